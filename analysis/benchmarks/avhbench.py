@@ -1,0 +1,10 @@
+"""Placeholder for the avhbench module (being written)."""
+
+from __future__ import annotations
+
+NAME = "avhbench"
+VERSION = "0"
+TASKS: tuple[str, ...] = ()
+TASK_REQUIRED = False
+PARSERS: tuple[str, ...] = ("official",)
+ALT_PARSER = "official"

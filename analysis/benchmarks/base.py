@@ -1,0 +1,100 @@
+"""What every benchmark module offers: the interface the registry and the CLI rely on.
+
+A benchmark is a module (``analysis/benchmarks/<id>.py``) with the attributes and functions of
+:class:`Benchmark`. ``tests/test_registry_conformance.py`` checks every registered module against
+it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Protocol, TypedDict
+
+import pandas as pd
+
+from analysis.metrics import MetricDict
+
+
+class ScoreReport(TypedDict):
+    """The JSON object ``halluscope score --json`` prints (see ``shared/spec/cli.md``)."""
+
+    benchmark: str
+    task: str | None
+    parser: str
+    n_scored: int
+    n_skipped: int
+    overall: MetricDict
+    groups: dict[str, dict[str, MetricDict]]
+
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One data problem found by an audit, from the data itself."""
+
+    check: str
+    """Kind of problem: ``conflicting-duplicate``, ``duplicate-record``, ``inverted-polarity``,
+    ``malformed-options``, ``duplicate-options``, ``same-gold-both-sides``, ``missing-media``,
+    ``unreadable-media``, ``question-mismatch``..."""
+    where: str
+    """How a person finds the item: a key, a pair id, a clip id."""
+    detail: str
+    """What is wrong, in a sentence."""
+    severity: Severity = "warning"
+    item_ids: tuple[str, ...] = ()
+    """Item-table ids of the rows concerned, so the app can queue them for review."""
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain-JSON form for ``halluscope audit --json``."""
+        return {
+            "check": self.check,
+            "where": self.where,
+            "detail": self.detail,
+            "severity": self.severity,
+            "item_ids": list(self.item_ids),
+        }
+
+
+class Benchmark(Protocol):
+    """The interface of a benchmark module."""
+
+    NAME: str
+    """Registry id, as typed on the command line."""
+    VERSION: str
+    """Scoring version of this module; bump it when a score could change."""
+    TASKS: tuple[str, ...]
+    """Values ``--task`` accepts; empty when the benchmark has no task option."""
+    TASK_REQUIRED: bool
+    PARSERS: tuple[str, ...]
+    """Parser names; the first is the default (``official`` where an official scorer exists)."""
+    ALT_PARSER: str
+    """The parser whose reading the item table keeps beside the default one."""
+
+    def load(
+        self,
+        predictions: Path,
+        *,
+        gold: Path | None = None,
+        task: str | None = None,
+        model: str | None = None,
+    ) -> pd.DataFrame:
+        """Read one prediction file (one model) into an item table."""
+        ...
+
+    def load_gold(self, paths: Sequence[Path]) -> pd.DataFrame:
+        """Read gold files alone (no model) into an item table, so gold can be browsed."""
+        ...
+
+    def score(
+        self, table: pd.DataFrame, *, task: str | None = None, parser: str | None = None
+    ) -> ScoreReport:
+        """Score an item table of one model exactly as ``cli.md`` describes."""
+        ...
+
+    def audit(self, paths: Sequence[Path], *, media_root: Path | None = None) -> list[Finding]:
+        """Find data problems in gold files (and their media, when a root is given)."""
+        ...

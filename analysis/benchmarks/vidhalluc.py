@@ -1,0 +1,10 @@
+"""Placeholder for the vidhalluc module (being written)."""
+
+from __future__ import annotations
+
+NAME = "vidhalluc"
+VERSION = "0"
+TASKS: tuple[str, ...] = ()
+TASK_REQUIRED = False
+PARSERS: tuple[str, ...] = ("official",)
+ALT_PARSER = "official"

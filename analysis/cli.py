@@ -1,0 +1,167 @@
+"""The ``halluscope`` command line: ``score`` and ``audit`` (contract in ``shared/spec/cli.md``).
+
+Exit codes: 0 success, 2 bad usage or bad input (one line on stderr naming file, record and
+field), 1 an internal error (one line; set ``HALLUSCOPE_DEBUG=1`` for the traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from analysis.benchmarks import REGISTRY, UnknownBenchmark, get
+from analysis.benchmarks.base import Benchmark, Finding, ScoreReport
+from analysis.errors import InputError
+
+
+class UsageError(Exception):
+    """Bad command-line usage (exit 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    parser = _Parser(prog="halluscope", description="Inspect and score multimodal hallucination benchmarks.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    score = sub.add_parser("score", help="score a prediction file exactly as the official scorer")
+    score.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
+    score.add_argument("predictions", type=Path)
+    score.add_argument("--gold", type=Path, help="gold file, where the benchmark needs one")
+    score.add_argument("--task", help="task, where the benchmark has several")
+    score.add_argument("--parser", help="answer parser (default: official, or first-word for avhbench)")
+    score.add_argument("--json", action="store_true", help="print one JSON object")
+
+    audit = sub.add_parser("audit", help="find data problems in gold files")
+    audit.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
+    audit.add_argument("gold", type=Path, nargs="+")
+    audit.add_argument("--media-root", type=Path, help="folder the media paths resolve against")
+    audit.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser
+
+
+def run_score(args: argparse.Namespace) -> ScoreReport:
+    """Load, validate options and score (the work behind ``halluscope score``)."""
+    bench = get(args.benchmark)
+    task = _check_task(bench, args.task)
+    parser = args.parser or bench.PARSERS[0]
+    if parser not in bench.PARSERS:
+        raise UsageError(
+            f"unknown parser {parser!r} for {bench.NAME} (known: {', '.join(bench.PARSERS)})"
+        )
+    table = bench.load(args.predictions, gold=args.gold, task=task)
+    return bench.score(table, task=task, parser=parser)
+
+
+def _check_task(bench: Benchmark, task: str | None) -> str | None:
+    if task is None:
+        if bench.TASK_REQUIRED:
+            raise UsageError(f"{bench.NAME} needs --task (one of: {', '.join(bench.TASKS)})")
+        return None
+    if not bench.TASKS:
+        raise UsageError(f"{bench.NAME} takes no --task")
+    if task not in bench.TASKS:
+        raise UsageError(f"unknown task {task!r} for {bench.NAME} (known: {', '.join(bench.TASKS)})")
+    return task
+
+
+def format_report(report: ScoreReport) -> str:
+    """A readable table of a score report."""
+    lines = [
+        f"{report['benchmark']}"
+        + (f" / {report['task']}" if report["task"] else "")
+        + f"  parser={report['parser']}  scored={report['n_scored']}  skipped={report['n_skipped']}"
+    ]
+    if report["overall"]:
+        lines.append("")
+        lines.append(_metric_table({"overall": report["overall"]}, "")) 
+    for group, rows in report["groups"].items():
+        lines.append("")
+        lines.append(_metric_table(rows, group))
+    return "\n".join(lines)
+
+
+def _metric_table(rows: dict[str, Any], title: str) -> str:
+    keys: list[str] = []
+    for metrics in rows.values():
+        keys.extend(k for k in metrics if k not in keys)
+    width = max([len(title), *(len(r) for r in rows)]) + 2
+    header = title.ljust(width) + "".join(k.rjust(max(len(k), 7) + 2) for k in keys)
+    out = [header]
+    for name, metrics in rows.items():
+        cells = "".join(_cell(metrics.get(k)).rjust(max(len(k), 7) + 2) for k in keys)
+        out.append(name.ljust(width) + cells)
+    return "\n".join(out)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool) or isinstance(value, int):
+        return str(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return f"{value:.4f}"
+    return str(value)
+
+
+def run_audit(args: argparse.Namespace) -> list[Finding]:
+    """Run a benchmark's audit on gold files."""
+    bench = get(args.benchmark)
+    return bench.audit(list(args.gold), media_root=args.media_root)
+
+
+def format_findings(findings: Sequence[Finding]) -> str:
+    """Findings as readable lines, grouped by check."""
+    if not findings:
+        return "no problems found"
+    lines = []
+    for f in findings:
+        lines.append(f"{f.severity:7}  {f.check:24}  {f.where}: {f.detail}")
+    counts: dict[str, int] = {}
+    for f in findings:
+        counts[f.check] = counts.get(f.check, 0) + 1
+    lines.append("")
+    lines.append(", ".join(f"{n} {check}" for check, n in counts.items()))
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``halluscope`` console script."""
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command == "score":
+            report = run_score(args)
+            print(json.dumps(report) if args.json else format_report(report))
+        elif args.command == "audit":
+            findings = run_audit(args)
+            if args.json:
+                print(json.dumps({"benchmark": get(args.benchmark).NAME,
+                                  "findings": [f.as_dict() for f in findings]}))
+            else:
+                print(format_findings(findings))
+        return 0
+    except (UsageError, UnknownBenchmark) as exc:
+        print(f"halluscope: error: {exc}", file=sys.stderr)
+        return 2
+    except InputError as exc:
+        print(f"halluscope: {exc.line()}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - the user gets one line, never a traceback
+        if os.environ.get("HALLUSCOPE_DEBUG"):
+            raise
+        print(f"halluscope: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,243 @@
+"""Reading the JSON and JSONL files that benchmark pipelines write, with errors that say where.
+
+Every reader raises :class:`~analysis.errors.InputError` naming the file, the record (a line
+number for JSONL, an index or key for JSON) and the field. Nothing here knows a benchmark.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from analysis.errors import InputError
+
+MAX_LINE_BYTES = 16 * 1024 * 1024
+"""A JSONL line longer than this is refused: no benchmark record comes near it."""
+
+MAX_TEXT_CHARS = 4 * 1024 * 1024
+"""A string field longer than this is refused (a runaway model output or a corrupt file)."""
+
+
+@dataclass
+class Records:
+    """JSON objects read from one file, with how to name each of them in an error."""
+
+    path: Path
+    items: list[Any]
+    labels: list[str] = field(default_factory=list)
+    """Per-item names (``line 7``, ``record 3``, ``key 'x'``); empty means ``record <index>``."""
+
+    def where(self, index: int) -> str:
+        """Name record ``index`` the way a person would look for it in the file."""
+        if self.labels:
+            return self.labels[index]
+        return f"record {index}"
+
+    def error(self, index: int, problem: str, field_name: str | None = None) -> InputError:
+        """Build the error for a problem in record ``index`` (and field, when known)."""
+        return InputError(self.path, problem, record=self.where(index), field=field_name)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+def _check_file(path: Path) -> None:
+    if not path.exists():
+        raise InputError(path, "no such file")
+    if path.is_dir():
+        raise InputError(path, "is a folder, expected a file")
+
+
+def _decode_problem(exc: Exception) -> str:
+    text = str(exc)
+    if "utf-8" in text.lower() or "unicode" in text.lower():
+        return "not valid UTF-8 text"
+    return f"invalid JSON ({text.split(':')[0]})"
+
+
+def read_bytes(path: Path) -> bytes:
+    """Read a whole file; refuse missing, empty and non-UTF-8 files with a clear error."""
+    _check_file(path)
+    data = path.read_bytes()
+    if not data.strip():
+        raise InputError(path, "file is empty")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(
+            path, f"not valid UTF-8 text (byte 0x{data[exc.start]:02x})", record=f"line {line}"
+        ) from None
+    return data
+
+
+def read_json(path: Path) -> Any:
+    """Parse a whole JSON document."""
+    data = read_bytes(path)
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(
+            path,
+            f"invalid JSON at column {exc.colno} ({exc.msg}); is the file truncated?",
+            record=f"line {exc.lineno}",
+        ) from None
+
+
+def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line number, value)`` for each non-blank line of a JSONL file."""
+    _check_file(path)
+    seen = False
+    with path.open("rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            if len(line) > MAX_LINE_BYTES:
+                raise InputError(
+                    path,
+                    f"line is {len(line):,} bytes, over the {MAX_LINE_BYTES:,}-byte limit for one record",
+                    record=f"line {number}",
+                )
+            if not line.strip():
+                continue
+            seen = True
+            try:
+                yield number, orjson.loads(line)
+            except orjson.JSONDecodeError as exc:
+                problem = _decode_problem(exc)
+                raise InputError(path, problem, record=f"line {number}") from None
+    if not seen:
+        raise InputError(path, "file is empty")
+
+
+def read_jsonl(path: Path) -> Records:
+    """Read a JSONL file whose every line is a JSON object."""
+    items: list[Any] = []
+    labels: list[str] = []
+    for number, value in iter_jsonl(path):
+        if not isinstance(value, dict):
+            raise InputError(
+                path, f"expected a JSON object, got {type_name(value)}", record=f"line {number}"
+            )
+        items.append(value)
+        labels.append(f"line {number}")
+    return Records(path, items, labels)
+
+
+def looks_like_jsonl(path: Path) -> bool:
+    """True when the file holds more than one top-level JSON value, one per line."""
+    with path.open("rb") as handle:
+        first = handle.readline(MAX_LINE_BYTES)
+        rest = handle.readline(MAX_LINE_BYTES)
+    if not first.strip().startswith(b"{") or not rest.strip():
+        return False
+    try:
+        orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
+def read_records(path: Path) -> Records:
+    """Read a list of JSON objects from a JSON array file or a JSONL file (by content, not name)."""
+    _check_file(path)
+    if looks_like_jsonl(path):
+        return read_jsonl(path)
+    value = read_json(path)
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list):
+        raise InputError(path, f"expected a JSON list of objects, got {type_name(value)}")
+    for index, item in enumerate(value):
+        if not isinstance(item, dict):
+            raise InputError(
+                path, f"expected a JSON object, got {type_name(item)}", record=f"record {index}"
+            )
+    return Records(path, value)
+
+
+def read_object(path: Path) -> dict[str, Any]:
+    """Read a JSON file whose top level must be an object (``{key: ...}``)."""
+    value = read_json(path)
+    if not isinstance(value, dict):
+        raise InputError(path, f"expected a JSON object at the top level, got {type_name(value)}")
+    return value
+
+
+def type_name(value: object) -> str:
+    """Name a JSON value's type the way JSON does (string, number, object...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def require(
+    records: Records,
+    index: int,
+    key: str,
+    kinds: tuple[type, ...] = (str,),
+    *,
+    optional: bool = False,
+) -> Any:
+    """Return ``records.items[index][key]`` after checking its type; errors name record and field.
+
+    ``optional`` allows the key to be absent or null (then ``None`` is returned).
+    """
+    item = records.items[index]
+    if key not in item or item[key] is None:
+        if optional:
+            return None
+        problem = "missing" if key not in item else "is null"
+        raise records.error(index, f"{problem}, expected {_kinds(kinds)}", key)
+    value = item[key]
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        raise records.error(index, f"expected {_kinds(kinds)}, got {type_name(value)}", key)
+    if isinstance(value, str) and len(value) > MAX_TEXT_CHARS:
+        raise records.error(
+            index, f"is {len(value):,} characters, over the {MAX_TEXT_CHARS:,} limit", key
+        )
+    return value
+
+
+def require_column(
+    records: Records,
+    key: str,
+    kinds: tuple[type, ...] = (str,),
+    *,
+    optional: bool = False,
+) -> list[Any]:
+    """Return one field of every record as a list, checked like :func:`require`.
+
+    The fast path reads the column in one comprehension; only when some value is off does it walk
+    the records again to name the first bad one.
+    """
+    values = [item.get(key) for item in records.items]
+    ok = all(
+        (v is None and optional) or (type(v) in kinds and not (type(v) is str and len(v) > MAX_TEXT_CHARS))
+        for v in values
+    )
+    if not ok:
+        for index in range(len(values)):
+            require(records, index, key, kinds, optional=optional)
+    return values
+
+
+def _kinds(kinds: Iterable[type]) -> str:
+    names = {str: "a string", int: "a number", float: "a number", bool: "a boolean",
+             list: "a list", dict: "an object"}
+    return " or ".join(dict.fromkeys(names.get(k, k.__name__) for k in kinds))
+
+
+Loader = Callable[[Path], Records]

@@ -1,0 +1,127 @@
+"""Metrics as small pure functions over whole columns.
+
+Conventions: inputs are numpy arrays (or anything ``np.asarray`` takes); an undefined ratio is
+``None`` unless the caller passes the official scorer's own convention as ``zero`` (CMM and
+DetailVerifyBench use 0). Nothing here does I/O or keeps state.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+BoolArray = npt.NDArray[np.bool_]
+Metric = float | int | None
+MetricDict = dict[str, Metric]
+
+YES = 1
+NO = 0
+UNPARSED = -1
+"""Codes of a yes/no reading: 1 yes, 0 no, -1 neither."""
+
+
+def ratio(numerator: float, denominator: float, zero: float | None = None) -> float | None:
+    """``numerator / denominator`` as a float; ``zero`` (default None) when the denominator is 0."""
+    if denominator == 0:
+        return zero
+    return float(numerator) / float(denominator)
+
+
+def accuracy(correct: Any, zero: float | None = None) -> float | None:
+    """Share of True in ``correct``."""
+    arr = np.asarray(correct, dtype=bool)
+    return ratio(int(arr.sum()), arr.size, zero)
+
+
+def binary_metrics(pred: Any, gold_yes: Any, correct: Any, zero: float | None = None) -> MetricDict:
+    """Yes/no metrics with positive class yes.
+
+    ``pred`` holds reading codes (1 yes, 0 no, -1 unparsed), ``gold_yes`` whether the gold is yes,
+    ``correct`` the verdict the scorer gave (which may differ from ``pred == gold`` where a scorer
+    has quirks, as CMM's substring rule does). An unparsed answer is wrong and neither yes nor no.
+
+    Keys: accuracy, precision (TP / predicted yes), recall (TP / gold yes), f1, yes_ratio
+    (predicted yes / n), pa (= recall), hr (TN / gold no), n, unparsed.
+    """
+    p = np.asarray(pred, dtype=np.int8)
+    g = np.asarray(gold_yes, dtype=bool)
+    c = np.asarray(correct, dtype=bool)
+    n = int(p.size)
+    pred_yes = p == YES
+    tp = int(np.count_nonzero(pred_yes & g))
+    tn = int(np.count_nonzero((p == NO) & ~g))
+    n_pred_yes = int(np.count_nonzero(pred_yes))
+    n_gold_yes = int(np.count_nonzero(g))
+    prec = ratio(tp, n_pred_yes, zero)
+    rec = ratio(tp, n_gold_yes, zero)
+    return {
+        "accuracy": ratio(int(np.count_nonzero(c)), n, zero),
+        "precision": prec,
+        "recall": rec,
+        "f1": f1(prec, rec, zero),
+        "yes_ratio": ratio(n_pred_yes, n, zero),
+        "pa": rec,
+        "hr": ratio(tn, n - n_gold_yes, zero),
+        "n": n,
+        "unparsed": int(np.count_nonzero(p == UNPARSED)),
+    }
+
+
+def f1(precision: float | None, recall: float | None, zero: float | None = None) -> float | None:
+    """Harmonic mean of precision and recall; ``zero`` when undefined or both are 0."""
+    if precision is None or recall is None or precision + recall == 0:
+        return zero
+    return 2 * precision * recall / (precision + recall)
+
+
+def mcc(pred_yes: Any, gold_yes: Any) -> float:
+    """Matthews correlation of two boolean columns; 0 when undefined (a constant column)."""
+    p = np.asarray(pred_yes, dtype=bool)
+    g = np.asarray(gold_yes, dtype=bool)
+    tp = float(np.count_nonzero(p & g))
+    tn = float(np.count_nonzero(~p & ~g))
+    fp = float(np.count_nonzero(p & ~g))
+    fn = float(np.count_nonzero(~p & g))
+    denom = math.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
+    if denom == 0:
+        return 0.0
+    return (tp * tn - fp * fn) / denom
+
+
+def counterfactual_metrics(
+    cf_correct: Any, cs_correct: Any, cf_commonsense_error: Any
+) -> MetricDict:
+    """CDH-Bench metrics of one task (or task and category).
+
+    ``cf_correct`` / ``cs_correct``: verdicts on counterfactual / commonsense records;
+    ``cf_commonsense_error``: per counterfactual record, wrong *and* equal to the commonsense gold.
+    CFAD = CS-Acc - CF-Acc (signed); CCR = commonsense errors / counterfactual errors;
+    RPD = CFAD / CS-Acc. Each is None when undefined.
+    """
+    cf = np.asarray(cf_correct, dtype=bool)
+    cs = np.asarray(cs_correct, dtype=bool)
+    cse = np.asarray(cf_commonsense_error, dtype=bool)
+    cf_acc = accuracy(cf)
+    cs_acc = accuracy(cs)
+    cfad = None if cf_acc is None or cs_acc is None else cs_acc - cf_acc
+    errors = int(cf.size - np.count_nonzero(cf))
+    ccr = ratio(int(np.count_nonzero(cse & ~cf)), errors)
+    rpd = None if cfad is None or not cs_acc else cfad / cs_acc
+    return {
+        "cf_acc": cf_acc,
+        "cs_acc": cs_acc,
+        "cfad": cfad,
+        "ccr": ccr,
+        "rpd": rpd,
+        "n_cf": int(cf.size),
+        "n_cs": int(cs.size),
+    }
+
+
+def macro_mean(values: Any, zero: float = 0.0) -> float:
+    """Plain mean of per-item values; ``zero`` for no items."""
+    arr = np.asarray(values, dtype=float)
+    return float(arr.mean()) if arr.size else zero

@@ -1,0 +1,150 @@
+"""The item table: one DataFrame layout shared by all five benchmarks.
+
+Each row is one thing a model answered (or, for gold-only tables, one thing it would be asked).
+Columns are defined once here, each with its documentation; loaders fill them with whole-column
+operations, and :func:`make_table` puts them in order, checks that none is missing and gives each
+its dtype. Fields of a record that have no column of their own are kept, as JSON, in ``extra``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of the item table."""
+
+    name: str
+    dtype: str
+    doc: str
+
+
+COLUMNS: tuple[Column, ...] = (
+    Column("benchmark", "category", "Registry id of the benchmark (``cmm``, ``cdh-bench``...)."),
+    Column(
+        "item_id",
+        "str",
+        "Stable id of the question asked, the same for every model and every run: built from the "
+        "benchmark's own key (see each module's card), never from a row position.",
+    ),
+    Column("model", "category", "Model that answered; empty for gold-only tables."),
+    Column("task", "category", "Benchmark task (AVHBench task string, VidHalluc bqa/mcq/tsh/sth...)."),
+    Column("category", "category", "Benchmark category (CMM sub-category, CDH-Bench category...)."),
+    Column("subcategory", "category", "Finer grouping where the benchmark has one, else empty."),
+    Column("question", "str", "The question or prompt as the benchmark states it."),
+    Column("options", "str", "Answer options as a JSON list of strings; empty when there are none."),
+    Column("gold", "str", "Gold answer as written in the file (for span tasks, the tagged caption)."),
+    Column("raw_answer", "str", "The model's answer exactly as the file has it; null when absent."),
+    Column("parsed", "str", "The answer read by the default (official) parser; null if unparsed."),
+    Column("correct", "boolean", "Verdict under the default parser; null where not scored."),
+    Column("alt_parser", "category", "Name of the alternative parser whose reading is kept beside."),
+    Column("alt_parsed", "str", "The answer read by the alternative parser; null if unparsed."),
+    Column("alt_correct", "boolean", "Verdict under the alternative parser."),
+    Column(
+        "scored",
+        "bool",
+        "Whether the official scorer counts this row (False for dropped duplicates, failed runs, "
+        "invalid outputs); rows not scored stay in the table so reviewers can see them.",
+    ),
+    Column("skip_reason", "str", "Why the row is not scored; empty when it is."),
+    Column(
+        "media",
+        "str",
+        'Media references as a JSON list of {"kind": "video"|"audio"|"image", "path": ..., '
+        '"role": ...}; paths as the file gives them, resolved against media roots at display time.',
+    ),
+    Column("pair_id", "str", "Pair the item belongs to (VidHalluc clip pair, CDH-Bench pair); empty if none."),
+    Column("side", "str", "Which side of the pair (clip id; counterfactual or commonsense); empty if none."),
+    Column("source", "str", "File the row was read from, and the record within it (``file:line 3``)."),
+    Column("extra", "str", "The record's other fields as a JSON object, kept so nothing is lost."),
+)
+
+COLUMN_NAMES: tuple[str, ...] = tuple(c.name for c in COLUMNS)
+_BY_NAME = {c.name: c for c in COLUMNS}
+
+MediaKind = Literal["video", "audio", "image"]
+
+
+def make_table(columns: Mapping[str, Any], length: int | None = None) -> pd.DataFrame:
+    """Build an item table from whole columns.
+
+    ``columns`` maps column names to sequences (or scalars, broadcast to ``length``). Columns left
+    out get their empty value (empty string, null, False). Unknown names are an error: the schema
+    is defined once, here.
+    """
+    unknown = set(columns) - set(COLUMN_NAMES)
+    if unknown:
+        raise KeyError(f"not item-table columns: {sorted(unknown)}")
+    if length is None:
+        lengths = {len(v) for v in columns.values() if _is_sequence(v)}
+        if len(lengths) > 1:
+            raise ValueError(f"columns of different lengths: {sorted(lengths)}")
+        length = lengths.pop() if lengths else 0
+    data: dict[str, Any] = {}
+    for col in COLUMNS:
+        value = columns.get(col.name, _default(col))
+        if not _is_sequence(value):
+            value = [value] * length
+        data[col.name] = pd.Series(value, dtype=_pandas_dtype(col), copy=False)
+    frame = pd.DataFrame(data)
+    return frame
+
+
+def empty_table() -> pd.DataFrame:
+    """An item table with no rows and every column typed."""
+    return make_table({}, length=0)
+
+
+def concat_tables(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Stack item tables (several models, several files) keeping the schema's dtypes."""
+    if not tables:
+        return empty_table()
+    frame = pd.concat(list(tables), ignore_index=True)
+    for col in COLUMNS:
+        frame[col.name] = frame[col.name].astype(_pandas_dtype(col))
+    return frame
+
+
+def item_key(*parts: str | None) -> str:
+    """Deterministic short hash of the parts that identify an item (None counts as empty)."""
+    joined = "\x1f".join("" if p is None else p for p in parts)
+    return hashlib.blake2b(joined.encode("utf-8"), digest_size=8).hexdigest()
+
+
+def media_json(refs: Sequence[tuple[MediaKind, str, str]]) -> str:
+    """Encode media references ``(kind, path, role)`` for the ``media`` column."""
+    return json.dumps([{"kind": k, "path": p, "role": r} for k, p, r in refs], ensure_ascii=False)
+
+
+def extra_json(record: Mapping[str, Any], keep_out: Sequence[str]) -> str:
+    """Encode the fields of ``record`` that have a column of their own elsewhere left out."""
+    rest = {k: v for k, v in record.items() if k not in keep_out}
+    return json.dumps(rest, ensure_ascii=False, default=str) if rest else ""
+
+
+def column_doc(name: str) -> str:
+    """Documentation of one column."""
+    return _BY_NAME[name].doc
+
+
+def _default(col: Column) -> Any:
+    if col.dtype == "bool":
+        return False
+    if col.dtype == "boolean" or col.name in {"raw_answer", "parsed", "alt_parsed"}:
+        return None
+    return ""
+
+
+def _pandas_dtype(col: Column) -> str:
+    return {"str": "string", "category": "category", "bool": "bool", "boolean": "boolean"}[col.dtype]
+
+
+def _is_sequence(value: Any) -> bool:
+    return not isinstance(value, (str, bytes)) and hasattr(value, "__len__")

@@ -1,0 +1,1 @@
+"""Gradio parts of the halluscope app: thin adapters over ``analysis``."""
