@@ -84,7 +84,7 @@ def format_report(report: ScoreReport) -> str:
     ]
     if report["overall"]:
         lines.append("")
-        lines.append(_metric_table({"overall": report["overall"]}, "")) 
+        lines.append(_metric_table({"overall": report["overall"]}, ""))
     for group, rows in report["groups"].items():
         lines.append("")
         lines.append(_metric_table(rows, group))
@@ -107,7 +107,7 @@ def _metric_table(rows: dict[str, Any], title: str) -> str:
 def _cell(value: Any) -> str:
     if value is None:
         return "-"
-    if isinstance(value, bool) or isinstance(value, int):
+    if isinstance(value, (bool, int)):
         return str(value)
     if isinstance(value, float) and math.isfinite(value):
         return f"{value:.4f}"
@@ -156,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         print(f"halluscope: {exc.line()}", file=sys.stderr)
         return 2
-    except Exception as exc:  # noqa: BLE001 - the user gets one line, never a traceback
+    except Exception as exc:  # the user gets one line, never a traceback
         if os.environ.get("HALLUSCOPE_DEBUG"):
             raise
         print(f"halluscope: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)

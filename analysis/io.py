@@ -130,7 +130,11 @@ def looks_like_jsonl(path: Path) -> bool:
     """True when the file holds more than one top-level JSON value, one per line."""
     with path.open("rb") as handle:
         first = handle.readline(MAX_LINE_BYTES)
-        rest = handle.readline(MAX_LINE_BYTES)
+        rest = b""
+        while not rest.strip():
+            rest = handle.readline(MAX_LINE_BYTES)
+            if not rest:
+                break
     if not first.strip().startswith(b"{") or not rest.strip():
         return False
     try:

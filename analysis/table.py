@@ -60,7 +60,9 @@ COLUMNS: tuple[Column, ...] = (
         'Media references as a JSON list of {"kind": "video"|"audio"|"image", "path": ..., '
         '"role": ...}; paths as the file gives them, resolved against media roots at display time.',
     ),
-    Column("pair_id", "str", "Pair the item belongs to (VidHalluc clip pair, CDH-Bench pair); empty if none."),
+    Column(
+        "pair_id", "str", "Pair the item belongs to (VidHalluc clip pair, CDH-Bench pair); empty if none."
+    ),
     Column("side", "str", "Which side of the pair (clip id; counterfactual or commonsense); empty if none."),
     Column("source", "str", "File the row was read from, and the record within it (``file:line 3``)."),
     Column("extra", "str", "The record's other fields as a JSON object, kept so nothing is lost."),
@@ -108,7 +110,7 @@ def concat_tables(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
         return empty_table()
     frame = pd.concat(list(tables), ignore_index=True)
     for col in COLUMNS:
-        frame[col.name] = frame[col.name].astype(_pandas_dtype(col))
+        frame[col.name] = frame[col.name].astype(_pandas_dtype(col))  # type: ignore[call-overload]
     return frame
 
 

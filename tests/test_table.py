@@ -1,0 +1,44 @@
+"""The item table schema is defined once and enforced."""
+
+import pandas as pd
+import pytest
+
+from analysis.table import COLUMN_NAMES, COLUMNS, concat_tables, empty_table, item_key, make_table
+
+
+def test_every_column_is_documented_and_unique() -> None:
+    assert len(set(COLUMN_NAMES)) == len(COLUMN_NAMES)
+    for col in COLUMNS:
+        assert len(col.doc) > 20, col.name
+
+
+def test_make_table_orders_types_and_fills_defaults() -> None:
+    t = make_table({"item_id": ["a", "b"], "benchmark": "cmm", "correct": [True, None]})
+    assert list(t.columns) == list(COLUMN_NAMES)
+    assert t["benchmark"].tolist() == ["cmm", "cmm"]
+    assert t["correct"].dtype == "boolean" and pd.isna(t["correct"][1])
+    assert t["scored"].tolist() == [False, False]
+    assert t["raw_answer"].isna().all()
+
+
+def test_unknown_column_and_ragged_lengths_are_errors() -> None:
+    with pytest.raises(KeyError):
+        make_table({"nope": [1]})
+    with pytest.raises(ValueError):
+        make_table({"item_id": ["a"], "gold": ["x", "y"]})
+
+
+def test_concat_keeps_dtypes() -> None:
+    a = make_table({"item_id": ["a"], "model": "m1"})
+    b = make_table({"item_id": ["b"], "model": "m2"})
+    both = concat_tables([a, b, empty_table()])
+    assert both["model"].dtype == "category"
+    assert both["item_id"].tolist() == ["a", "b"]
+
+
+def test_item_key_is_deterministic() -> None:
+    assert item_key("00191", "Is it?") == item_key("00191", "Is it?")
+    assert item_key("a", "bc") != item_key("ab", "c")
+    assert item_key(None, "x") == item_key("", "x")
+    # pinned: ids are stored by reviewers, so they must never change between versions
+    assert item_key("00191", "Is the sleeping man making sound in the audio?") == "5c71a2df0dab86ce"
