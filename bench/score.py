@@ -65,7 +65,7 @@ def write_cmm(path: Path, rows: int, seed: int = 0) -> None:
             out.write(json.dumps(rec) + "\n")
 
 
-WORDS = (
+WORDS = (  # noqa: SIM905 - a sentence of words reads better than a list literal
     "the a red blue small large chart bar line shows shows value axis label title person stands near "
     "window with jacket black-and-white 3.5 percent building tree sky river car dog holding cup "
     "wooden table left right top bottom background foreground bright dark green yellow"
@@ -189,7 +189,9 @@ def main() -> None:
         table, load_s = timed("CMM first load (parse + item table)", cmm.load, cmm_file)
         cache = folder / "cache"
         timed("CMM load through cache (miss: load + store)", load_cached, cmm, cmm_file, cache_dir=cache)
-        _, reopen_s = timed("CMM re-open from cache (hash + parquet)", load_cached, cmm, cmm_file, cache_dir=cache)
+        _, reopen_s = timed(
+            "CMM re-open from cache (hash + parquet)", load_cached, cmm, cmm_file, cache_dir=cache
+        )
         best = min(timed("CMM score: every metric and group", cmm.score, table)[1] for _ in range(3))
         per_record_baseline(cmm_file)
         loop_s = per_record_baseline.elapsed  # type: ignore[attr-defined]
@@ -204,7 +206,7 @@ def main() -> None:
         del table
 
         dvb_file = folder / "tested_model_output_seed_42.json"
-        timed(f"write {args.captions:,} synthetic DetailVerifyBench captions", write_dvb, dvb_file, args.captions)
+        timed(f"write {args.captions:,} DetailVerifyBench captions", write_dvb, dvb_file, args.captions)
         dvb = get("detailverifybench")
         dvb_table, dvb_load = timed("DetailVerifyBench load", dvb.load, dvb_file)
         _, dvb_score = timed("DetailVerifyBench score (official)", dvb.score, dvb_table)
