@@ -47,6 +47,14 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("gold", type=Path, nargs="+")
     audit.add_argument("--media-root", type=Path, help="folder the media paths resolve against")
     audit.add_argument("--json", action="store_true", help="print one JSON object")
+
+    export = sub.add_parser("export", help="export corrections, or corrected gold in native files")
+    export.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
+    export.add_argument("--db", help="label database: a SQLite file or postgresql://... "
+                        "(default data/halluscope.db)")
+    export.add_argument("--format", choices=("csv", "jsonl", "parquet", "native"), default="csv")
+    export.add_argument("--out", type=Path, required=True, help="output file, or folder for --format native")
+    export.add_argument("--gold", type=Path, nargs="+", help="native: the original files to write corrected")
     return parser
 
 
@@ -149,6 +157,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                                   "findings": [f.as_dict() for f in findings]}))
             else:
                 print(format_findings(findings))
+        elif args.command == "export":
+            from analysis.store.command import run_export  # lazy: scoring never loads the store
+
+            print(run_export(args))
         return 0
     except (UsageError, UnknownBenchmark) as exc:
         print(f"halluscope: error: {exc}", file=sys.stderr)

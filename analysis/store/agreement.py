@@ -1,0 +1,132 @@
+"""How far reviewers agree, which items they disagree on, and adjudication.
+
+Agreement is computed on the reviewers' current votes (``scope="vote"``) for one field:
+
+- Cohen's kappa for each pair of reviewers over the items both voted on (scikit-learn's
+  ``cohen_kappa_score``), with their raw agreement beside it;
+- Krippendorff's alpha, nominal, over every reviewer and item at once (the ``krippendorff``
+  package), which copes with reviewers who did not see every item;
+- raw agreement: the share of items with two or more votes on which every vote is the same.
+
+A statistic is None when undefined (fewer than two votes, or a single value used by everyone,
+where chance agreement is already total). The disagreement queue lists items whose votes differ
+and that no adjudication has settled since the last vote. :func:`adjudicate` settles one: a
+``final`` gold event by the adjudicator, with a reason.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis.store.db import Store
+from analysis.store.events import Event, ItemRef, as_item, write_label
+from analysis.store.identity import Identity
+from analysis.store.labels import current_labels, events_frame
+from analysis.store.values import InvalidLabel
+
+
+def votes_matrix(store: Store, benchmark: str, field: str = "gold") -> pd.DataFrame:
+    """Current votes as a table: one row per item, one column per reviewer, None where no vote."""
+    votes = current_labels(store, benchmark, scope="vote")
+    votes = votes[votes["field"] == field]
+    if votes.empty:
+        return pd.DataFrame(index=pd.Index([], name="item_id"))
+    wide = votes.pivot(index="item_id", columns="reviewer", values="value")
+    return wide.astype(object).where(wide.notna(), None)
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and np.isnan(value))
+
+
+def cohen_kappa(a: list[str], b: list[str]) -> float | None:
+    """Cohen's kappa of two reviewers' labels on the same items; None when undefined."""
+    if len(a) < 2 or len(set(a) | set(b)) < 2:
+        return None
+    sklearn_metrics: Any = importlib.import_module("sklearn.metrics")
+    return float(sklearn_metrics.cohen_kappa_score(a, b, labels=sorted(set(a) | set(b))))
+
+
+def pairwise(matrix: pd.DataFrame) -> pd.DataFrame:
+    """Cohen's kappa and raw agreement for every pair of reviewers (columns of ``matrix``)."""
+    rows = []
+    for left, right in itertools.combinations(sorted(matrix.columns), 2):
+        both = matrix[[left, right]].dropna()
+        a, b = both[left].astype(str).tolist(), both[right].astype(str).tolist()
+        same = sum(x == y for x, y in zip(a, b, strict=True))
+        rows.append((left, right, len(a), cohen_kappa(a, b), same / len(a) if a else None))
+    return pd.DataFrame(rows, columns=["reviewer_a", "reviewer_b", "n", "kappa", "agreement"])
+
+
+def krippendorff_alpha(matrix: pd.DataFrame) -> float | None:
+    """Krippendorff's alpha (nominal) over all reviewers and items; None when undefined."""
+    values = sorted({str(v) for v in matrix.to_numpy().ravel() if not _missing(v)})
+    pairable = int((matrix.notna().sum(axis=1) >= 2).sum()) if len(matrix.columns) else 0
+    if len(values) < 2 or pairable == 0:
+        return None
+    code = {v: float(i) for i, v in enumerate(values)}
+    data = np.array([[np.nan if _missing(v) else code[str(v)] for v in matrix[c]] for c in matrix.columns])
+    kripp: Any = importlib.import_module("krippendorff")
+    return float(kripp.alpha(reliability_data=data, level_of_measurement="nominal"))
+
+
+def raw_agreement(matrix: pd.DataFrame) -> float | None:
+    """Share of items with at least two votes on which all votes are the same."""
+    unanimous, counted = 0, 0
+    for row in matrix.itertuples(index=False):
+        votes = [str(v) for v in row if not _missing(v)]
+        if len(votes) >= 2:
+            counted += 1
+            unanimous += len(set(votes)) == 1
+    return unanimous / counted if counted else None
+
+
+def agreement_report(store: Store, benchmark: str, field: str = "gold") -> dict[str, Any]:
+    """Every agreement figure for one field, as plain JSON-ready values."""
+    matrix = votes_matrix(store, benchmark, field)
+    return {
+        "benchmark": benchmark,
+        "field": field,
+        "n_items": len(matrix),
+        "reviewers": sorted(str(c) for c in matrix.columns),
+        "raw_agreement": raw_agreement(matrix),
+        "krippendorff_alpha": krippendorff_alpha(matrix),
+        "pairs": pairwise(matrix).to_dict("records"),
+    }
+
+
+def disagreements(store: Store, benchmark: str, field: str = "gold") -> pd.DataFrame:
+    """Items whose current votes differ and that no adjudication settled after the last vote.
+
+    Columns: ``item_id``, ``votes`` ({reviewer: value}), ``n_votes``.
+    """
+    events = events_frame(store, benchmark)
+    events = events[events["field"] == field]
+    matrix = votes_matrix(store, benchmark, field)
+    last_vote = events[events["scope"] == "vote"].groupby("item_key")["id"].max()
+    adjudicated = events[(events["scope"] == "final") & (events["kind"] == "adjudicate")]
+    last_adjudication = adjudicated.groupby("item_key")["id"].max()
+    rows = []
+    settled_at = last_adjudication.to_dict()
+    for item_id, row in matrix.iterrows():
+        key = str(item_id)
+        votes = {str(r): str(v) for r, v in row.items() if not _missing(v)}
+        settled = key in settled_at and settled_at[key] > last_vote.get(key, -1)
+        if len(set(votes.values())) > 1 and not settled:
+            rows.append((key, votes, len(votes)))
+    return pd.DataFrame(rows, columns=["item_id", "votes", "n_votes"])
+
+
+def adjudicate(store: Store, item: ItemRef | Mapping[str, Any] | pd.Series, field: str, value: Any,
+               adjudicator: Identity, reason: str) -> Event:
+    """Set the final corrected value after a disagreement: a ``final`` event that needs a reason."""
+    if not isinstance(reason, str) or not reason.strip():
+        raise InvalidLabel("an adjudication needs a reason")
+    return write_label(store, as_item(item), field, value, adjudicator, reason, scope="final",
+                       kind="adjudicate", allow_same=True)

@@ -1,0 +1,234 @@
+"""Labels are events: insert-only rows; the current value of a label is its latest event.
+
+A label is identified by (benchmark, item, field, scope, owner). ``scope`` is ``final`` for the
+shared corrected value (relabels, undos, adjudications: any reviewer's latest event wins) or
+``vote`` for one reviewer's independent judgement in a multi-reviewer round (the owner is that
+reviewer; votes never change the corrected gold until adjudicated).
+
+Nothing here ever updates or deletes an event (the database refuses it too, see migration
+``0003_insert_only``). Undo is a new event that restores the value before the event it undoes;
+undoing again steps further back. Each event carries a unique ``event_id`` so a retried write or
+an imported file never adds it twice.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import pandas as pd
+from sqlalchemy import Connection, insert, select
+
+from analysis.store.db import Store, lock_label, write_tx
+from analysis.store.identity import Identity, as_identity
+from analysis.store.schema import label_events
+from analysis.store.values import MAX_REASON, InvalidLabel, normalize
+
+SCOPES = ("final", "vote")
+KINDS = ("set", "undo", "adjudicate")
+
+_TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+class NoChange(ValueError):
+    """A relabel to the value the label already has."""
+
+
+class NothingToUndo(ValueError):
+    """An undo on a label with no event left to undo."""
+
+
+@dataclass(frozen=True)
+class ItemRef:
+    """Which item a label is about (a row of the item table gives all of it)."""
+
+    benchmark: str
+    item_id: str
+    task: str = ""
+    gold: str | None = None
+    """The official gold, when known: it is the ``old_value`` of the first correction."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """One row of ``label_events``."""
+
+    event_id: str
+    benchmark: str
+    item_key: str
+    field: str
+    old_value: str | None
+    new_value: str | None
+    reviewer: str
+    reason: str
+    created_at: str
+    scoring_version: str
+    scope: str = "final"
+    kind: str = "set"
+    undo_of: str | None = None
+    origin: str = ""
+    id: int | None = None
+
+    def as_row(self) -> dict[str, Any]:
+        """The event's portable columns (everything but the local ``id``)."""
+        row = asdict(self)
+        row.pop("id")
+        return row
+
+
+def as_item(item: ItemRef | Mapping[str, Any] | pd.Series) -> ItemRef:
+    """An :class:`ItemRef` from itself, or from an item-table row (a Series or a mapping)."""
+    if isinstance(item, ItemRef):
+        return item
+    get = item.get
+    benchmark, item_id = get("benchmark"), get("item_id")
+    if not benchmark or not item_id:
+        raise InvalidLabel("an item needs its benchmark and item_id")
+    gold = get("gold")
+    return ItemRef(str(benchmark), str(item_id), str(get("task") or ""),
+                   None if gold is None or pd.isna(gold) else str(gold))
+
+
+def relabel(store: Store, item: ItemRef | Mapping[str, Any] | pd.Series, field: str, new: Any,
+            reviewer: Identity, reason: str = "", *, event_id: str | None = None) -> Event:
+    """Set the corrected value of ``field`` for ``item`` (``None`` clears it); returns the event."""
+    return write_label(store, as_item(item), field, new, reviewer, reason, scope="final",
+                       kind="set", event_id=event_id)
+
+
+def undo(store: Store, item: ItemRef | Mapping[str, Any] | pd.Series, field: str, reviewer: Identity,
+         reason: str = "", *, scope: str = "final", event_id: str | None = None) -> Event:
+    """Undo the latest event not yet undone on this label, as a new event restoring its old value.
+
+    In the ``vote`` scope a reviewer undoes only their own votes.
+    """
+    ref, who = as_item(item), as_identity(reviewer)
+
+    def decide(history: list[Event]) -> tuple[str | None, str | None, str | None]:
+        target = undo_target(history)
+        if target is None:
+            raise NothingToUndo(f"nothing to undo on {field} of {ref.item_id}")
+        return target.old_value, history[-1].new_value, target.event_id
+
+    return _write(store, ref, field, who, reason, scope, "undo", event_id, decide)
+
+
+def write_label(store: Store, ref: ItemRef, field: str, new: Any, reviewer: Identity, reason: str, *,
+                scope: str, kind: str, event_id: str | None = None, allow_same: bool = False) -> Event:
+    """Write a new value (the shared path of relabel, vote and adjudicate).
+
+    A value equal to the current one is refused (:class:`NoChange`) unless ``allow_same``: an
+    adjudication that confirms the current value is still a decision worth recording.
+    """
+    who = as_identity(reviewer)
+    value = normalize(field, new, benchmark=ref.benchmark, task=ref.task, original=ref.gold)
+
+    def decide(history: list[Event]) -> tuple[str | None, str | None, str | None]:
+        official = ref.gold if field == "gold" and scope == "final" else None
+        old = history[-1].new_value if history else official
+        if _canonical(field, old, ref) == value and not allow_same:
+            raise NoChange(f"{field} of {ref.item_id} is already {value!r}")
+        return value, old, None
+
+    return _write(store, ref, field, who, reason, scope, kind, event_id, decide)
+
+
+def _canonical(field: str, value: str | None, ref: ItemRef) -> str | None:
+    """A stored or official value in canonical spelling (``Yes`` -> ``yes``), as is if it has none."""
+    try:
+        return normalize(field, value, benchmark=ref.benchmark, task=ref.task, original=ref.gold)
+    except InvalidLabel:
+        return value
+
+
+Decide = Callable[[list[Event]], tuple[str | None, str | None, str | None]]
+
+
+def _write(store: Store, ref: ItemRef, field: str, who: Identity, reason: str, scope: str, kind: str,
+           event_id: str | None, decide: Decide) -> Event:
+    if scope not in SCOPES:
+        raise InvalidLabel(f"unknown scope {scope!r}")
+    if not isinstance(reason, str) or len(reason) > MAX_REASON:
+        raise InvalidLabel(f"reason must be text of at most {MAX_REASON:,} characters")
+    eid = _check_event_id(event_id)
+    owner = who.name if scope == "vote" else ""
+    with write_tx(store) as conn:
+        existing = _by_event_id(conn, eid) if event_id is not None else None
+        if existing is not None:  # a retried write: the first one stands
+            return existing
+        lock_label(conn, ref.benchmark, ref.item_id, field, scope, owner)
+        history = _history(conn, ref.benchmark, ref.item_id, field, scope, owner, latest_only=kind != "undo")
+        new, old, undo_of = decide(history)
+        event = Event(
+            eid, ref.benchmark, ref.item_id, field, old, new, who.name, reason.strip(),
+            _time_after(history[-1].created_at if history else None), _scoring_version(ref.benchmark),
+            scope, kind, undo_of, "local",
+        )
+        result = conn.execute(insert(label_events).values(**event.as_row()))
+        key = result.inserted_primary_key
+        event = Event(**{**event.as_row(), "id": int(key[0]) if key is not None else None})
+        if store.mirror is not None:  # before commit: the mirror may hold more, never less
+            store.mirror.append([event.as_row()])
+    return event
+
+
+def undo_target(history: Sequence[Event]) -> Event | None:
+    """The event an undo would revert: the latest one that is neither an undo nor undone."""
+    stack: list[Event] = []
+    for event in history:
+        if event.kind == "undo":
+            stack = [e for e in stack if e.event_id != event.undo_of]
+        else:
+            stack.append(event)
+    return stack[-1] if stack else None
+
+
+def _history(conn: Connection, benchmark: str, item: str, field: str, scope: str, owner: str,
+             *, latest_only: bool = False) -> list[Event]:
+    """The label's events, oldest first (only the latest one when that is all a write needs)."""
+    e = label_events
+    query = select(e).where(e.c.benchmark == benchmark, e.c.item_key == item, e.c.field == field,
+                            e.c.scope == scope)
+    if scope == "vote":
+        query = query.where(e.c.reviewer == owner)
+    if latest_only:
+        query = query.order_by(e.c.id.desc()).limit(1)
+        return [Event(**row._asdict()) for row in conn.execute(query)]
+    return [Event(**row._asdict()) for row in conn.execute(query.order_by(e.c.id))]
+
+
+def _by_event_id(conn: Connection, event_id: str) -> Event | None:
+    row = conn.execute(select(label_events).where(label_events.c.event_id == event_id)).first()
+    return None if row is None else Event(**row._asdict())
+
+
+def _check_event_id(event_id: str | None) -> str:
+    if event_id is None:
+        return uuid.uuid4().hex
+    if not isinstance(event_id, str) or not 8 <= len(event_id) <= 64:
+        raise InvalidLabel("event_id must be text of 8 to 64 characters")
+    return event_id
+
+
+def _time_after(previous: str | None) -> str:
+    # Per label, times only go forward, so sorting a mirror by time replays each label in order.
+    now = datetime.now(timezone.utc)
+    if previous is not None:
+        before = datetime.strptime(previous, _TIME_FORMAT).replace(tzinfo=timezone.utc)
+        if now <= before:
+            now = before + timedelta(microseconds=1)
+    return now.strftime(_TIME_FORMAT)
+
+
+def _scoring_version(benchmark: str) -> str:
+    from analysis.benchmarks import REGISTRY
+
+    module = REGISTRY.get(benchmark)
+    return str(getattr(module, "VERSION", "")) if module is not None else ""
+
+
+__all__ = ["KINDS", "SCOPES", "Event", "ItemRef", "NoChange", "NothingToUndo", "as_item", "relabel",
+           "undo", "undo_target", "write_label"]

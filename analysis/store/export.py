@@ -1,0 +1,131 @@
+"""Corrections out and in: CSV, JSONL and Parquet, one row per event (who, when, why, old, new).
+
+Every event is exported, undos included, so a file carries the full history and importing it
+into another store rebuilds the same current labels. Importing is idempotent (events are known
+by ``event_id``): importing a file twice adds it once.
+
+CSV cells are made safe for spreadsheets: a cell that starts with ``=``, ``+``, ``-``, ``@``, a
+tab or a carriage return (which a spreadsheet would run as a formula) gets a leading apostrophe,
+and so does a cell that starts with an apostrophe, so the import can take exactly one off again.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+import pandas as pd
+
+from analysis.errors import InputError
+from analysis.io import read_jsonl
+from analysis.store.db import Store
+from analysis.store.identity import Identity, as_identity
+from analysis.store.labels import events_frame
+from analysis.store.merge import insert_events
+from analysis.store.schema import EVENT_COLUMNS
+
+Format = Literal["csv", "jsonl", "parquet"]
+FORMATS: tuple[str, ...] = ("csv", "jsonl", "parquet")
+EXPORT_COLUMNS: tuple[str, ...] = tuple("item_id" if c == "item_key" else c for c in EVENT_COLUMNS)
+"""Columns of an exported corrections file (``item_id`` is the item table's id)."""
+
+_DANGEROUS = ("=", "+", "-", "@", "\t", "\r", "'")
+
+
+def csv_safe(value: Any) -> str:
+    """A cell a spreadsheet will show as text: formula starters get a leading apostrophe."""
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return ""
+    text = str(value)
+    return "'" + text if text.startswith(_DANGEROUS) else text
+
+
+def csv_unsafe(cell: str) -> str | None:
+    """The value of a cell written by :func:`csv_safe` (empty means none)."""
+    if cell == "":
+        return None
+    return cell[1:] if cell.startswith("'") else cell
+
+
+def corrections_frame(store: Store, benchmark: str | None = None) -> pd.DataFrame:
+    """Every event (of one benchmark), oldest first, in the export's columns."""
+    frame = events_frame(store, benchmark).rename(columns={"item_key": "item_id"})
+    return frame[list(EXPORT_COLUMNS)].reset_index(drop=True)
+
+
+def guess_format(path: Path, fmt: str | None) -> Format:
+    """The format named, else the one the file's extension says."""
+    name = (fmt or path.suffix.lstrip(".")).lower()
+    name = {"parq": "parquet", "pq": "parquet", "json": "jsonl", "ndjson": "jsonl"}.get(name, name)
+    if name not in FORMATS:
+        raise InputError(path, f"unknown corrections format {name!r} (known: {', '.join(FORMATS)})")
+    return name  # type: ignore[return-value]
+
+
+def export_corrections(store: Store, path: Path, *, fmt: str | None = None,
+                       benchmark: str | None = None) -> int:
+    """Write every event (of one benchmark) to ``path``; returns the number of rows."""
+    frame = corrections_frame(store, benchmark)
+    kind = guess_format(path, fmt)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(EXPORT_COLUMNS)
+        for row in frame.itertuples(index=False):
+            writer.writerow([csv_safe(v) for v in row])
+        path.write_text(buffer.getvalue(), encoding="utf-8")
+    elif kind == "jsonl":
+        records = frame.astype(object).where(frame.notna(), None).to_dict("records")
+        path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
+    else:
+        frame.astype({c: "string" for c in EXPORT_COLUMNS}).to_parquet(path, index=False)
+    return len(frame)
+
+
+def read_corrections(path: Path, *, fmt: str | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """The events of a corrections file, as ``(where, event)`` pairs ready to merge."""
+    kind = guess_format(path, fmt)
+    if not path.is_file():
+        raise InputError(path, "no such file")
+    if kind == "jsonl":
+        records = read_jsonl(path)
+        rows = [(records.where(i), dict(r)) for i, r in enumerate(records.items)]
+    elif kind == "csv":
+        rows = _read_csv(path)
+    else:
+        try:
+            frame = pd.read_parquet(path)
+        except Exception as exc:  # pyarrow raises several types for a file that is not Parquet
+            raise InputError(path, f"not a Parquet file ({type(exc).__name__})") from None
+        frame = frame.astype(object).where(frame.notna(), None)
+        rows = [(f"row {i}", r) for i, r in enumerate(frame.to_dict("records"))]
+    return [(where, {("item_key" if k == "item_id" else str(k)): v for k, v in row.items()})
+            for where, row in rows]
+
+
+def _read_csv(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(path, "not valid UTF-8 text") from None
+    reader = csv.DictReader(io.StringIO(text))
+    missing = {"event_id", "item_id", "field"} - set(reader.fieldnames or ())
+    if missing:
+        raise InputError(path, f"missing columns: {', '.join(sorted(missing))}", record="line 1")
+    return [(f"line {n}", {k: csv_unsafe(v or "") for k, v in row.items() if k is not None})
+            for n, row in enumerate(reader, start=2)]
+
+
+def import_corrections(store: Store, path: Path, importer: Identity, *, fmt: str | None = None) -> int:
+    """Merge a corrections file into ``store``; returns how many events were new.
+
+    The events keep their authors (this is history from another store); ``origin`` records who
+    imported them, and from which file, so an import is never mistaken for a local edit.
+    """
+    who = as_identity(importer)
+    rows = read_corrections(path, fmt=fmt)
+    return insert_events(store, rows, source=str(path), origin=f"import by {who.name} from {path.name}"[:256])

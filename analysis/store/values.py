@@ -1,0 +1,210 @@
+"""What a label may say: the fields, and each benchmark's gold values in one canonical spelling.
+
+Fields: ``gold`` (the corrected answer), ``flag`` (a set of problem flags), ``note`` (free text).
+Gold values depend on the benchmark and task:
+
+==========================  ==============================================================
+yes/no                      AVHBench binary tasks, CMM, VidHalluc BQA, CDH-Bench qa: ``yes``/``no``
+letters                     VidHalluc MCQ: a set of option letters, ``AC`` (sorted, no repeats)
+letter                      CDH-Bench mc: one option letter
+order                       VidHalluc TSH: ``AB`` or ``BA``
+scene                       VidHalluc STH: ``Scene change: Yes, Locations: from X to Y.``
+tagged caption              DetailVerifyBench: the caption with ``<HALLUCINATION>`` tags; only the
+                            tags may differ from the original text (or give character spans)
+text                        AVHBench captioning references and anything else
+==========================  ==============================================================
+
+``None`` clears a label (the item goes back to its official value).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
+
+FIELDS: tuple[str, ...] = ("gold", "flag", "note")
+FLAGS: tuple[str, ...] = ("ambiguous", "broken-media", "invalid-question", "wrong-options")
+MAX_VALUE = 1_000_000
+MAX_NOTE = 20_000
+MAX_REASON = 4_000
+
+OPEN, CLOSE = "<HALLUCINATION>", "</HALLUCINATION>"
+_TAG = re.compile(r"</?hallucination>", re.IGNORECASE)
+
+_YES_NO = {"yes": "yes", "y": "yes", "true": "yes", "no": "no", "n": "no", "false": "no"}
+GoldKind = Literal["yesno", "letters", "letter", "order", "scene", "tagged", "text"]
+
+
+class InvalidLabel(ValueError):
+    """A label value that does not fit its field, benchmark or task."""
+
+
+def gold_kind(benchmark: str, task: str = "", original: str | None = None) -> GoldKind:
+    """Which kind of gold value an item of ``benchmark`` / ``task`` takes."""
+    if benchmark == "cmm" or (benchmark == "avhbench" and task != "AV Captioning"):
+        return "yesno"
+    if benchmark == "vidhalluc":
+        kinds: dict[str, GoldKind] = {"bqa": "yesno", "mcq": "letters", "tsh": "order", "sth": "scene"}
+        return kinds.get(task, "text")
+    if benchmark == "cdh-bench":
+        if task == "mc":
+            return "letter"
+        if task == "qa" and (original is None or original.strip().lower() in ("yes", "no")):
+            return "yesno"
+    if benchmark == "detailverifybench":
+        return "tagged"
+    return "text"
+
+
+def normalize(field: str, value: Any, *, benchmark: str = "", task: str = "",
+              original: str | None = None) -> str | None:
+    """The canonical spelling of ``value`` for ``field``; :class:`InvalidLabel` when it does not fit."""
+    if field not in FIELDS:
+        raise InvalidLabel(f"unknown field {field!r} (known: {', '.join(FIELDS)})")
+    if value is None:
+        return None
+    if field == "flag":
+        return normalize_flags(value)
+    if not isinstance(value, str):
+        raise InvalidLabel(f"{field} must be text, got {type(value).__name__}")
+    if field == "note":
+        note = value.strip()
+        if len(note) > MAX_NOTE:
+            raise InvalidLabel(f"note is {len(note):,} characters, over {MAX_NOTE:,}")
+        return note or None
+    if len(value) > MAX_VALUE:
+        raise InvalidLabel(f"gold is {len(value):,} characters, over {MAX_VALUE:,}")
+    return normalize_gold(value, gold_kind(benchmark, task, original), original)
+
+
+def normalize_flags(value: Any) -> str | None:
+    """Flags as a sorted, comma-joined set of known names; None for no flag."""
+    items: Iterable[Any] = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple, set, frozenset)) and not isinstance(value, str):
+        raise InvalidLabel(f"flag must be a list of names, got {type(value).__name__}")
+    names = {str(v).strip().lower().replace(" ", "-").replace("_", "-") for v in items} - {""}
+    unknown = names - set(FLAGS)
+    if unknown:
+        raise InvalidLabel(f"unknown flag {sorted(unknown)[0]!r} (known: {', '.join(FLAGS)})")
+    return ",".join(sorted(names)) or None
+
+
+def normalize_gold(value: str, kind: GoldKind, original: str | None = None) -> str:
+    """Canonical gold of one kind."""
+    text = value.strip()
+    if kind == "yesno":
+        word = _YES_NO.get(text.lower())
+        if word is None:
+            raise InvalidLabel(f"gold must be yes or no, got {text[:40]!r}")
+        return word
+    if kind in ("letters", "letter", "order"):
+        return _letters(text, kind)
+    if kind == "scene":
+        return _scene(text)
+    if kind == "tagged":
+        return _tagged(value, original)
+    if not text:
+        raise InvalidLabel("gold is empty")
+    return text
+
+
+def _letters(text: str, kind: GoldKind) -> str:
+    letters = [c for c in text.upper() if c not in " ,;/|"]
+    if not letters or any(c not in "ABCD" for c in letters):
+        raise InvalidLabel(f"gold must be option letters A-D, got {text[:40]!r}")
+    if kind == "letters":
+        return "".join(sorted(set(letters)))
+    if kind == "letter":
+        if len(letters) != 1:
+            raise InvalidLabel(f"gold must be one option letter, got {text[:40]!r}")
+        return letters[0]
+    order = "".join(letters)
+    if order not in ("AB", "BA"):
+        raise InvalidLabel(f"gold must be the order AB or BA, got {text[:40]!r}")
+    return order
+
+
+_SCENE = re.compile(r"^\s*(?:scene change\s*:\s*)?(yes|no)\s*(?:,\s*locations\s*:\s*(.*))?$", re.I | re.S)
+
+
+def _scene(text: str) -> str:
+    if text.startswith("{"):
+        try:
+            obj = json.loads(text)
+            text = f"Scene change: {obj['Scene change']}, Locations: {obj.get('Locations', '')}"
+        except (ValueError, KeyError, TypeError):
+            raise InvalidLabel("STH gold must be {'Scene change': ..., 'Locations': ...}") from None
+    match = _SCENE.match(text)
+    if match is None:
+        raise InvalidLabel("STH gold must read 'Scene change: Yes, Locations: from X to Y.', "
+                           f"got {text[:40]!r}")
+    change = match.group(1).capitalize()
+    locations = (match.group(2) or "").strip()
+    if change == "Yes" and not re.match(r"from (.+?) to (.+?)\.", locations, re.I):
+        raise InvalidLabel("a scene change needs its locations as 'from X to Y.'")
+    return f"Scene change: {change}, Locations: {locations}" if change == "Yes" else "Scene change: No"
+
+
+def untag(tagged: str) -> str:
+    """The caption without its hallucination tags."""
+    return _TAG.sub("", tagged)
+
+
+def tagged_to_spans(tagged: str) -> list[tuple[int, int]]:
+    """Character spans ``[start, end)`` of the tagged parts, as offsets into the untagged caption."""
+    spans: list[tuple[int, int]] = []
+    start: int | None = None
+    removed = 0
+    for match in _TAG.finditer(tagged):
+        at = match.start() - removed
+        closing = match.group(0).startswith("</")
+        if closing == (start is None):
+            raise InvalidLabel(f"unbalanced or nested hallucination tag at character {match.start()}")
+        if closing:
+            assert start is not None
+            if at > start:
+                spans.append((start, at))
+            start = None
+        else:
+            start = at
+        removed += len(match.group(0))
+    if start is not None:
+        raise InvalidLabel("a hallucination tag is not closed")
+    return spans
+
+
+def spans_to_tagged(clean: str, spans: Sequence[Sequence[int]]) -> str:
+    """Tag ``clean`` at the given character spans (sorted; overlapping spans are merged)."""
+    merged: list[list[int]] = []
+    for start, end in sorted((int(s), int(e)) for s, e in spans):
+        if not 0 <= start < end <= len(clean):
+            raise InvalidLabel(f"span [{start}, {end}) is outside the caption (length {len(clean)})")
+        if merged and start < merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    out, pos = [], 0
+    for start, end in merged:
+        out += [clean[pos:start], OPEN, clean[start:end], CLOSE]
+        pos = end
+    out.append(clean[pos:])
+    return "".join(out)
+
+
+def _tagged(value: str, original: str | None) -> str:
+    clean = untag(original) if original is not None else None
+    if value.lstrip().startswith("{"):
+        try:
+            spans = json.loads(value)["spans"]
+        except (ValueError, KeyError, TypeError):
+            raise InvalidLabel('spans must be given as {"spans": [[start, end], ...]}') from None
+        if clean is None:
+            raise InvalidLabel("spans need the item's caption to apply to")
+        return spans_to_tagged(clean, spans)
+    spans = tagged_to_spans(value)
+    text = untag(value)
+    if clean is not None and text != clean:
+        raise InvalidLabel("the caption text differs from the original; only the tags may change")
+    return spans_to_tagged(text, spans)
