@@ -125,15 +125,8 @@ def write_label(store: Store, ref: ItemRef, field: str, new: Any, reviewer: Iden
     """
     who = as_identity(reviewer)
     value = normalize(field, new, benchmark=ref.benchmark, task=ref.task, original=ref.gold)
-
-    def decide(history: list[Event]) -> tuple[str | None, str | None, str | None]:
-        official = ref.gold if field == "gold" and scope == "final" else None
-        old = history[-1].new_value if history else official
-        if _canonical(field, old, ref) == value and not allow_same:
-            raise NoChange(f"{field} of {ref.item_id} is already {value!r}")
-        return value, old, None
-
-    return _write(store, ref, field, who, reason, scope, kind, event_id, decide)
+    return _write(store, ref, field, who, reason, scope, kind, event_id,
+                  _set_to(ref, field, value, scope, allow_same))
 
 
 def _canonical(field: str, value: str | None, ref: ItemRef) -> str | None:
@@ -154,25 +147,70 @@ def _write(store: Store, ref: ItemRef, field: str, who: Identity, reason: str, s
     if not isinstance(reason, str) or len(reason) > MAX_REASON:
         raise InvalidLabel(f"reason must be text of at most {MAX_REASON:,} characters")
     eid = _check_event_id(event_id)
-    owner = who.name if scope == "vote" else ""
     with write_tx(store) as conn:
         existing = _by_event_id(conn, eid) if event_id is not None else None
         if existing is not None:  # a retried write: the first one stands
             return existing
-        lock_label(conn, ref.benchmark, ref.item_id, field, scope, owner)
-        history = _history(conn, ref.benchmark, ref.item_id, field, scope, owner, latest_only=kind != "undo")
-        new, old, undo_of = decide(history)
-        event = Event(
-            eid, ref.benchmark, ref.item_id, field, old, new, who.name, reason.strip(),
-            _time_after(history[-1].created_at if history else None), _scoring_version(ref.benchmark),
-            scope, kind, undo_of, "local",
-        )
-        result = conn.execute(insert(label_events).values(**event.as_row()))
-        key = result.inserted_primary_key
-        event = Event(**{**event.as_row(), "id": int(key[0]) if key is not None else None})
-        if store.mirror is not None:  # before commit: the mirror may hold more, never less
-            store.mirror.append([event.as_row()])
+        return _insert(conn, store, ref, field, who, reason, scope, kind, eid, decide)
+
+
+def _insert(conn: Connection, store: Store, ref: ItemRef, field: str, who: Identity, reason: str,
+            scope: str, kind: str, eid: str, decide: Decide) -> Event:
+    """Lock the label, read its history, decide and insert the event (inside a write transaction)."""
+    owner = who.name if scope == "vote" else ""
+    lock_label(conn, ref.benchmark, ref.item_id, field, scope, owner)
+    history = _history(conn, ref.benchmark, ref.item_id, field, scope, owner, latest_only=kind != "undo")
+    new, old, undo_of = decide(history)
+    event = Event(
+        eid, ref.benchmark, ref.item_id, field, old, new, who.name, reason.strip(),
+        _time_after(history[-1].created_at if history else None), _scoring_version(ref.benchmark),
+        scope, kind, undo_of, "local",
+    )
+    result = conn.execute(insert(label_events).values(**event.as_row()))
+    key = result.inserted_primary_key
+    event = Event(**{**event.as_row(), "id": int(key[0]) if key is not None else None})
+    if store.mirror is not None:  # before commit: the mirror may hold more, never less
+        store.mirror.append([event.as_row()])
     return event
+
+
+def write_labels(store: Store, writes: Sequence[tuple[ItemRef, str, Any]], reviewer: Identity,
+                 reason: str = "", *, scope: str, kind: str = "set", allow_same: bool = False) -> list[Event]:
+    """Write several labels in one transaction: all of them are stored, or none.
+
+    ``writes`` are ``(item, field, value)``. A value equal to the label's current one is skipped
+    (not an error) unless ``allow_same``; returns the events written. Labels are locked in a
+    fixed order (item, field) so two batches over the same labels cannot deadlock.
+    """
+    who = as_identity(reviewer)
+    if scope not in SCOPES or kind not in KINDS or kind == "undo":
+        raise InvalidLabel(f"write_labels takes a scope of {', '.join(SCOPES)} and kind set or adjudicate")
+    if not isinstance(reason, str) or len(reason) > MAX_REASON:
+        raise InvalidLabel(f"reason must be text of at most {MAX_REASON:,} characters")
+    planned = sorted(((ref, field, normalize(field, value, benchmark=ref.benchmark, task=ref.task,
+                                             original=ref.gold))
+                      for ref, field, value in writes), key=lambda w: (w[0].item_id, w[1]))
+    events: list[Event] = []
+    with write_tx(store) as conn:
+        for ref, field, value in planned:
+            try:
+                events.append(_insert(conn, store, ref, field, who, reason, scope, kind, uuid.uuid4().hex,
+                                      _set_to(ref, field, value, scope, allow_same)))
+            except NoChange:
+                continue
+    return events
+
+
+def _set_to(ref: ItemRef, field: str, value: str | None, scope: str, allow_same: bool) -> Decide:
+    """The decision of a plain write: the new value, and the current one as the old value."""
+    def decide(history: list[Event]) -> tuple[str | None, str | None, str | None]:
+        official = ref.gold if field == "gold" and scope == "final" else None
+        old = history[-1].new_value if history else official
+        if _canonical(field, old, ref) == value and not allow_same:
+            raise NoChange(f"{field} of {ref.item_id} is already {value!r}")
+        return value, old, None
+
+    return decide
 
 
 def undo_target(history: Sequence[Event]) -> Event | None:
@@ -231,4 +269,4 @@ def _scoring_version(benchmark: str) -> str:
 
 
 __all__ = ["KINDS", "SCOPES", "Event", "ItemRef", "NoChange", "NothingToUndo", "as_item", "relabel",
-           "undo", "undo_target", "write_label"]
+           "undo", "undo_target", "write_label", "write_labels"]

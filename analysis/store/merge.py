@@ -19,7 +19,7 @@ from analysis.errors import InputError
 from analysis.store.db import Store, insert_ignoring_duplicates, write_tx
 from analysis.store.events import KINDS, SCOPES
 from analysis.store.schema import EVENT_COLUMNS, label_events
-from analysis.store.values import FIELDS
+from analysis.store.values import ALL_FIELDS
 
 _REQUIRED = ("event_id", "benchmark", "item_key", "field", "reviewer", "created_at")
 _CHUNK = 500
@@ -45,7 +45,7 @@ def check_event(row: Mapping[str, Any], source: str, where: str, origin: str) ->
     for name in _REQUIRED:
         if not out[name]:
             raise InputError(source, "missing", record=where, field=name)
-    checks = (("field", FIELDS), ("scope", SCOPES), ("kind", KINDS))
+    checks = (("field", ALL_FIELDS), ("scope", SCOPES), ("kind", KINDS))
     out["scope"] = out["scope"] or "final"
     out["kind"] = out["kind"] or "set"
     for name, allowed in checks:

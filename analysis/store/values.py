@@ -15,6 +15,11 @@ text                        AVHBench captioning references and anything else
 ==========================  ==============================================================
 
 ``None`` clears a label (the item goes back to its official value).
+
+Choice fields (:data:`CHOICE_FIELDS`) hold one word out of a short fixed list; they carry
+checks that are not gold answers, such as VidHalluc's pair validation
+(:mod:`analysis.validation`): ``pair_check:clear_action`` yes/no, ..., ``pair_check:decision``
+keep/drop.
 """
 
 from __future__ import annotations
@@ -26,6 +31,15 @@ from typing import Any, Literal
 
 FIELDS: tuple[str, ...] = ("gold", "flag", "note")
 FLAGS: tuple[str, ...] = ("ambiguous", "broken-media", "invalid-question", "wrong-options")
+CHOICE_FIELDS: dict[str, tuple[str, ...]] = {
+    "pair_check:clear_action": ("yes", "no"),
+    "pair_check:single_action": ("yes", "no"),
+    "pair_check:actions_differ": ("yes", "no"),
+    "pair_check:decision": ("keep", "drop"),
+}
+"""Fields whose value is one word of a fixed list (yes/no accept the same spellings as gold)."""
+ALL_FIELDS: tuple[str, ...] = FIELDS + tuple(CHOICE_FIELDS)
+"""Every field a label may have: :data:`FIELDS` and the choice fields."""
 MAX_VALUE = 1_000_000
 MAX_NOTE = 20_000
 MAX_REASON = 4_000
@@ -61,10 +75,12 @@ def gold_kind(benchmark: str, task: str = "", original: str | None = None) -> Go
 def normalize(field: str, value: Any, *, benchmark: str = "", task: str = "",
               original: str | None = None) -> str | None:
     """The canonical spelling of ``value`` for ``field``; :class:`InvalidLabel` when it does not fit."""
-    if field not in FIELDS:
-        raise InvalidLabel(f"unknown field {field!r} (known: {', '.join(FIELDS)})")
+    if field not in ALL_FIELDS:
+        raise InvalidLabel(f"unknown field {field!r} (known: {', '.join(ALL_FIELDS)})")
     if value is None:
         return None
+    if field in CHOICE_FIELDS:
+        return normalize_choice(field, value)
     if field == "flag":
         return normalize_flags(value)
     if not isinstance(value, str):
@@ -77,6 +93,20 @@ def normalize(field: str, value: Any, *, benchmark: str = "", task: str = "",
     if len(value) > MAX_VALUE:
         raise InvalidLabel(f"gold is {len(value):,} characters, over {MAX_VALUE:,}")
     return normalize_gold(value, gold_kind(benchmark, task, original), original)
+
+
+def normalize_choice(field: str, value: Any) -> str:
+    """One word of the field's list; a bool or a yes/no spelling for yes/no fields."""
+    allowed = CHOICE_FIELDS[field]
+    if isinstance(value, bool) and allowed == ("yes", "no"):
+        return "yes" if value else "no"
+    if not isinstance(value, str):
+        raise InvalidLabel(f"{field} must be one of {', '.join(allowed)}, got {type(value).__name__}")
+    word = value.strip().lower()
+    word = _YES_NO.get(word, word) if allowed == ("yes", "no") else word
+    if word not in allowed:
+        raise InvalidLabel(f"{field} must be one of {', '.join(allowed)}, got {value[:40]!r}")
+    return word
 
 
 def normalize_flags(value: Any) -> str | None:
