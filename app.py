@@ -1,1 +1,201 @@
-print("app placeholder")
+"""halluscope's reviewer app: browse, inspect and chart benchmark results.
+
+``python app.py`` serves the bundled samples (``samples/manifest.json``) with no configuration;
+``halluscope serve FILE... --media-root BENCH=DIR`` serves a user's own files. The app is built by
+:func:`build_app` from a loaded :class:`~analysis.catalog.Catalog` (no module-level state), and the
+handlers it wires are plain functions in ``components/``.
+"""
+
+from __future__ import annotations
+
+import os
+from html import escape
+from typing import Any
+
+import gradio as gr
+import pandas as pd
+
+from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
+from analysis.views import Filters, filter_rows
+from components import browse, charts, keys, navigate
+from components.inspect import build_inspector
+from components.style import CSS
+
+
+def build_app(catalog: Catalog) -> gr.Blocks:
+    """The reviewer app over ``catalog``."""
+    demo = gr.Blocks(title="halluscope")
+    with demo:
+        current = gr.State(None)
+        gr.Markdown(_summary(catalog), elem_id="summary")
+        if catalog.errors:
+            with gr.Accordion(
+                f"{len(catalog.errors)} file(s) could not be loaded",
+                open=len(catalog.errors) <= 3,
+                elem_id="load-errors",
+            ):
+                gr.HTML(_errors_html(catalog.errors), js_on_load=None)
+        with gr.Row(equal_height=False):
+            with gr.Column(scale=1, min_width=240):
+                f = browse.build_filters(catalog)
+                jump = gr.Textbox(
+                    label="Go to item id", placeholder="paste an item id (Enter)", elem_id="jump"
+                )
+                gr.Markdown(keys.legend_markdown(), elem_id="keys-legend")
+            with gr.Column(scale=5), gr.Tabs():
+                with gr.Tab("Items", id="items-tab"):
+                    t = browse.build_table(catalog)
+                    ins = build_inspector()
+                with gr.Tab("Charts", id="charts-tab"):
+                    ch = charts.build_charts()
+                with gr.Tab("Data problems", id="problems-tab"):
+                    _problems(catalog)
+        _wire(catalog, demo, current, f, t, ins, ch, jump)
+    return demo
+
+
+def _wire(
+    catalog: Catalog,
+    demo: gr.Blocks,
+    current: gr.State,
+    f: browse.BrowseWidgets,
+    t: browse.TableWidgets,
+    ins: Any,
+    ch: charts.ChartWidgets,
+    jump: gr.Textbox,
+) -> None:
+    fin = f.inputs()
+
+    table_out = [t.table, t.page, t.info]
+    free: dict[str, Any] = {"concurrency_limit": None}  # read-only handlers: no queue serialising
+
+    def refresh(*values: Any) -> tuple[Any, ...]:
+        filters = browse.filters_from(*values)
+        rows = filter_rows(catalog.table, filters)
+        return (*browse.show_page(catalog, filters, 1, rows), *charts.chart_updates(catalog, filters, rows))
+
+    def go_page(delta: int, page: float | None, *values: Any) -> tuple[Any, ...]:
+        return browse.show_page(catalog, browse.filters_from(*values), int(page or 1) + delta)
+
+    def on_select(evt: gr.SelectData, *values: Any) -> tuple[Any, ...]:
+        return navigate.select_row(catalog, evt.row_value, list(values))
+
+    def step(delta: int, row: int | None, page: float | None, *values: Any) -> tuple[Any, ...]:
+        return navigate.step_item(catalog, delta, row, page, list(values))
+
+    refresh_out = [*table_out, *ch.outputs()]
+    item_out = [current, *ins.outputs()]
+    demo.load(refresh, fin, refresh_out, api_name="view", **free)
+    f.benchmark.input(
+        lambda b: browse.on_benchmark(catalog, b),
+        f.benchmark,
+        [f.models, f.task, f.category],
+        api_visibility="private",
+        **free,
+    ).then(refresh, fin, refresh_out, api_visibility="private", **free)
+    for widget in (f.models, f.task, f.category, f.wrong_only, f.parser_dependent, f.flagged_only):
+        widget.input(refresh, fin, refresh_out, trigger_mode="always_last", api_visibility="private", **free)
+    f.search.submit(refresh, fin, refresh_out, api_visibility="private", **free)
+    t.page.submit(lambda p, *v: go_page(0, p, *v), [t.page, *fin], table_out, api_name="page", **free)
+    t.prev_page.click(
+        lambda p, *v: go_page(-1, p, *v), [t.page, *fin], table_out, api_visibility="private", **free
+    )
+    t.next_page.click(
+        lambda p, *v: go_page(1, p, *v), [t.page, *fin], table_out, api_visibility="private", **free
+    )
+    t.table.select(on_select, fin, item_out, api_visibility="private", **free)
+    step_in = [current, t.page, *fin]
+    ins.next_item.click(
+        lambda r, p, *v: step(1, r, p, *v), step_in, [*item_out, *table_out], api_name="next_item", **free
+    )
+    ins.prev_item.click(
+        lambda r, p, *v: step(-1, r, p, *v),
+        step_in,
+        [*item_out, *table_out],
+        api_name="previous_item",
+        **free,
+    )
+    jump.submit(
+        lambda i, *v: navigate.find_item(catalog, i, list(v)), [jump, *fin], item_out, api_name="item", **free
+    )
+
+
+def _summary(catalog: Catalog) -> str:
+    table = catalog.table
+    models = table["model"].astype(str)
+    parts = [
+        f"{len(table):,} rows",
+        f"{models[models != ''].nunique()} models",
+        f"{len(catalog.benchmarks())} benchmarks",
+    ]
+    if catalog.errors:
+        parts.append(f"**{len(catalog.errors)} file problem(s), listed below**")
+    return "## halluscope · reviewer\n" + " · ".join(parts)
+
+
+def _errors_html(errors: list[str]) -> str:
+    lines = "".join(f"<li><code>{escape(e)}</code></li>" for e in errors)
+    head = "<b>Some files could not be loaded; the rest are shown.</b>"
+    return f'<div class="hs-errors">{head}<ul>{lines}</ul></div>'
+
+
+def _problems(catalog: Catalog) -> None:
+    records = [
+        {
+            "benchmark": b,
+            "severity": x.severity,
+            "check": x.check,
+            "where": x.where,
+            "detail": x.detail,
+            "items": len(x.item_ids),
+        }
+        for b, found in catalog.findings.items()
+        for x in found
+    ]
+    gr.Markdown(
+        f"{len(records)} audit finding(s). Tick *Flagged by the audit* to browse the items they name."
+    )
+    gr.Dataframe(
+        pd.DataFrame.from_records(
+            records, columns=["benchmark", "severity", "check", "where", "detail", "items"]
+        ),
+        interactive=False,
+        max_height=500,
+        wrap=True,
+        column_widths=["10%", "9%", "15%", "22%", "36%", "8%"],
+        elem_id="findings",
+    )
+    if catalog.errors:
+        gr.HTML(_errors_html(catalog.errors), js_on_load=None)
+
+
+def launch_kwargs(catalog: Catalog) -> dict[str, Any]:
+    """What ``launch`` needs: styling, the key script, and media roots as the only served folders."""
+    return {
+        "css": CSS,
+        "head": keys.HEAD,
+        "allowed_paths": catalog.allowed_paths(),
+        "run_history": False,
+        "theme": gr.themes.Soft(),
+    }
+
+
+def default_filters(catalog: Catalog) -> Filters:
+    """The view the app opens with: the first benchmark, nothing else restricted."""
+    benches = catalog.benchmarks()
+    return Filters(benchmark=benches[0] if benches else None)
+
+
+def serve(catalog: Catalog, *, host: str | None = None, port: int | None = None) -> None:
+    """Serve the app over a loaded catalog until interrupted."""
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    build_app(catalog).launch(server_name=host, server_port=port, **launch_kwargs(catalog))
+
+
+def main() -> None:
+    """Serve the bundled samples (``python app.py``; on Hugging Face Spaces too)."""
+    serve(load_manifest(SAMPLE_MANIFEST))
+
+
+if __name__ == "__main__":
+    main()

@@ -55,7 +55,28 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--format", choices=("csv", "jsonl", "parquet", "native"), default="csv")
     export.add_argument("--out", type=Path, required=True, help="output file, or folder for --format native")
     export.add_argument("--gold", type=Path, nargs="+", help="native: the original files to write corrected")
+
+    serve = sub.add_parser("serve", help="open the reviewer app on result files of any benchmarks")
+    serve.add_argument("files", type=Path, nargs="*", help="gold and prediction files (none: the samples)")
+    serve.add_argument("--gold", type=Path, action="append", default=[], help="a file to take as gold")
+    serve.add_argument("--media-root", action="append", default=[], metavar="BENCH=DIR",
+                       help="folder a benchmark's media paths resolve against (repeatable)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=7860)
     return parser
+
+
+def media_roots(values: Sequence[str]) -> dict[str, list[Path]]:
+    """Parse ``--media-root BENCH=DIR`` options into folders per benchmark id."""
+    roots: dict[str, list[Path]] = {}
+    for value in values:
+        bench, sep, folder = value.partition("=")
+        if not sep or not folder:
+            raise UsageError(f"--media-root expects BENCH=DIR, got {value!r}")
+        if not Path(folder).is_dir():
+            raise UsageError(f"--media-root {value!r}: no such folder")
+        roots.setdefault(get(bench).NAME, []).append(Path(folder))
+    return roots
 
 
 def run_score(args: argparse.Namespace) -> ScoreReport:
@@ -161,6 +182,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from analysis.store.command import run_export  # lazy: scoring never loads the store
 
             print(run_export(args))
+        elif args.command == "serve":
+            from analysis.catalog import SAMPLE_MANIFEST, start_loading
+
+            roots = media_roots(args.media_root)
+            wait = start_loading(args.files or [SAMPLE_MANIFEST], gold=args.gold, media_roots=roots)
+            import app  # lazy, and while the files load: only the app needs Gradio
+
+            app.serve(wait(), host=args.host, port=args.port)
         return 0
     except (UsageError, UnknownBenchmark) as exc:
         print(f"halluscope: error: {exc}", file=sys.stderr)

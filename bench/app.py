@@ -1,0 +1,213 @@
+"""Reviewer app timings with 100,000 items: handlers on the server, and a cold start (figures printed).
+
+Targets (issue 3): selecting an item <= 50 ms; changing a filter, with the table page and every
+chart, <= 300 ms; cold start to the first served page <= 8 s. No assertions: this prints figures.
+
+The 100,000 rows are native files made by replicating the bundled samples' prediction files with
+distinct keys (CMM, CDH-Bench, AVHBench, DetailVerifyBench, VidHalluc TSH and MCQ), so the loaders,
+the catalog and the app run exactly as on real files.
+
+    python bench/app.py [--rows 100000] [--no-cold-start]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from analysis.catalog import Catalog, load_paths  # noqa: E402 - after the path set-up above
+from analysis.views import ALL, filter_rows  # noqa: E402
+from components import browse, charts, navigate  # noqa: E402
+
+SAMPLES = ROOT / "samples"
+
+
+def _copies(
+    records: list[dict[str, Any]], k: int, key: str, fmt: Callable[[Any, int], Any]
+) -> list[dict[str, Any]]:
+    return [{**r, key: fmt(r[key], c)} for c in range(k) for r in records]
+
+
+def synthesize(folder: Path, rows: int) -> list[Path]:
+    """Native prediction files whose item tables add up to about ``rows`` rows."""
+    manifest = json.loads((SAMPLES / "manifest.json").read_text())
+    preds = {b: [SAMPLES / p["path"] for p in e["predictions"]] for b, e in manifest["benchmarks"].items()}
+    per_copy = 0
+    sources: list[tuple[str, Path]] = []
+    for bench, paths in preds.items():
+        for path in paths:
+            if bench == "vidhalluc" and path.parent.name not in ("tsh", "mcq"):
+                continue
+            sources.append((bench, path))
+            per_copy += _count(bench, path)
+    k = max(1, round(rows / per_copy))
+    out = []
+    for bench, path in sources:
+        target = folder / bench / path.parent.name / path.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _replicate(bench, path, target, k)
+        out.append(target)
+    return out
+
+
+def _count(bench: str, path: Path) -> int:
+    if path.suffix == ".jsonl":
+        return sum(1 for line in path.read_text().splitlines() if line.strip())
+    data = json.loads(path.read_text())
+    if bench == "vidhalluc" and path.parent.name == "mcq":
+        return sum(len(v) for v in data.values())
+    return len(data)
+
+
+def _replicate(bench: str, path: Path, target: Path, k: int) -> None:
+    if path.suffix == ".jsonl":
+        records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        key = "pair_id" if bench == "cdh-bench" else "question"
+        copies = _copies(records, k, key, lambda v, c: f"{v} #{c}")
+        target.write_text("\n".join(json.dumps(r) for r in copies) + "\n")
+        return
+    data = json.loads(path.read_text())
+    if isinstance(data, dict):  # VidHalluc tsh / mcq: keys made distinct
+        target.write_text(json.dumps({f"{key}-{c}": value for c in range(k) for key, value in data.items()}))
+    elif bench == "avhbench":
+        target.write_text(json.dumps(_copies(data, k, "text", lambda v, c: f"{v} #{c}")))
+    else:  # DetailVerifyBench: distinct ids
+        target.write_text(json.dumps(_copies(data, k, "id", lambda v, c: int(v) + 100_000 * c)))
+
+
+def median_ms(fn: Callable[[], Any], repeat: int = 7) -> float:
+    fn()  # warm-up
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def filters(bench: str, **kw: Any) -> list[Any]:
+    values = {
+        "benchmark": bench,
+        "models": [],
+        "task": ALL,
+        "category": ALL,
+        "wrong": False,
+        "dependent": False,
+        "flagged": False,
+        "search": "",
+    }
+    values.update(kw)
+    return list(values.values())
+
+
+def refresh(cat: Catalog, values: list[Any]) -> None:
+    """What the app's filter-change handler does: filter once, then the page and every chart."""
+    f = browse.filters_from(*values)
+    rows = filter_rows(cat.table, f)
+    browse.show_page(cat, f, 1, rows)
+    charts.chart_updates(cat, f, rows)
+
+
+def handler_figures(cat: Catalog) -> None:
+    print(f"{'handler':58} {'median ms':>10}")
+    for bench in cat.benchmarks():
+        n = int((cat.table["benchmark"] == bench).sum())
+        for label, values in (
+            ("benchmark", filters(bench)),
+            ("+ wrong only", filters(bench, wrong=True)),
+            ("+ search 'the'", filters(bench, wrong=True, search="the")),
+        ):
+            ms = median_ms(lambda v=values: refresh(cat, v), repeat=5)
+            print(f"filter change {bench:18} {label:16} ({n:6,} rows) {ms:10.1f}")
+    every = median_ms(lambda: refresh(cat, filters(ALL)), 3)
+    print(f"{'filter change, all benchmarks at once':58} {every:10.1f}")
+    values = filters("cdh-bench", wrong=True)
+    frame, _, _ = browse.show_page(cat, browse.filters_from(*values), 1)
+    row = frame.iloc[7].tolist()
+    print(
+        f"{'select an item (row values -> inspector)':58} "
+        f"{median_ms(lambda: navigate.select_row(cat, row, values)):10.1f}"
+    )
+    current = int(row[0])
+    step = median_ms(lambda: navigate.step_item(cat, 1, current, 1, values))
+    print(f"{'next item (keyboard n)':58} {step:10.1f}")
+    dvb = filters("detailverifybench")
+    frame, _, _ = browse.show_page(cat, browse.filters_from(*dvb), 1)
+    dvb_row = frame.iloc[3].tolist()
+    print(
+        f"{'select a DetailVerifyBench item (span view)':58} "
+        f"{median_ms(lambda: navigate.select_row(cat, dvb_row, dvb)):10.1f}"
+    )
+    print(
+        f"{'change page':58} "
+        f"{median_ms(lambda: browse.show_page(cat, browse.filters_from(*values), 3)):10.1f}"
+    )
+
+
+def cold_start(files: list[Path]) -> None:
+    """Start ``halluscope serve`` in a fresh process; time until the page and the first view answer."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONPATH": str(ROOT)}
+    start = time.perf_counter()
+    cmd = [sys.executable, "-m", "analysis.cli", "serve", *map(str, files), "--port", str(port)]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                if proc.poll() is not None:
+                    print("cold start: the server exited")
+                    return
+                time.sleep(0.05)
+        page = time.perf_counter() - start
+        from gradio_client import Client
+
+        Client(url, verbose=False).predict(*filters("avhbench"), api_name="/view")
+        first_view = time.perf_counter() - start
+        print(f"{'cold start to the first served page':58} {page * 1000:10.0f}")
+        print(f"{'cold start to the first page of items and charts':58} {first_view * 1000:10.0f}")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--no-cold-start", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        files = synthesize(Path(tmp), args.rows)
+        start = time.perf_counter()
+        cat = load_paths(files)
+        load = time.perf_counter() - start
+        counts = cat.table.groupby("benchmark", observed=True).size().to_dict()
+        print(f"{len(cat.table):,} rows from {len(files)} native files ({counts}); errors: {len(cat.errors)}")
+        print(f"{'load and index (in process)':58} {load * 1000:10.0f}")
+        handler_figures(cat)
+        if not args.no_cold_start:
+            cold_start(files)
+
+
+if __name__ == "__main__":
+    main()

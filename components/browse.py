@@ -1,0 +1,192 @@
+"""Selectors, filters and the paged item table: widgets plus plain handler functions.
+
+Handlers take the :class:`~analysis.catalog.Catalog` and the widgets' values and return new
+values; ``app.build_app`` wires them. The table is paged on the server; each shown row carries
+``row`` (the catalog position) and ``item_id``, read back from the selected row's values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from analysis.catalog import Catalog
+from analysis.views import (
+    ALL,
+    DISPLAY_COLUMNS,
+    PAGE_SIZE,
+    Filters,
+    choices,
+    display_frame,
+    filter_rows,
+    page_count,
+    page_slice,
+)
+
+_WIDTHS: list[str | int] = [
+    "56px",
+    "120px",
+    "120px",
+    "90px",
+    "120px",
+    "260px",
+    "200px",
+    "70px",
+    "80px",
+    "64px",
+    "44px",
+]
+
+
+@dataclass
+class BrowseWidgets:
+    """The selector and filter widgets, in the order handlers take their values."""
+
+    benchmark: gr.Dropdown
+    models: gr.Dropdown
+    task: gr.Dropdown
+    category: gr.Dropdown
+    wrong_only: gr.Checkbox
+    parser_dependent: gr.Checkbox
+    flagged_only: gr.Checkbox
+    search: gr.Textbox
+
+    def inputs(self) -> list[Any]:
+        """The widgets whose values make a :class:`Filters`, in :func:`filters_from` order."""
+        return [
+            self.benchmark,
+            self.models,
+            self.task,
+            self.category,
+            self.wrong_only,
+            self.parser_dependent,
+            self.flagged_only,
+            self.search,
+        ]
+
+
+@dataclass
+class TableWidgets:
+    """The paged item table and its page controls."""
+
+    table: gr.Dataframe
+    page: gr.Number
+    info: gr.Markdown
+    prev_page: gr.Button
+    next_page: gr.Button
+
+
+def filters_from(
+    benchmark: str | None,
+    models: list[str] | None,
+    task: str | None,
+    category: str | None,
+    wrong_only: bool,
+    parser_dependent: bool,
+    flagged_only: bool,
+    search: str | None,
+) -> Filters:
+    """Turn the widgets' values into a :class:`Filters`."""
+    return Filters(
+        benchmark=benchmark or None,
+        models=tuple(models or ()),
+        task=task or None,
+        category=category or None,
+        wrong_only=bool(wrong_only),
+        parser_dependent=bool(parser_dependent),
+        flagged_only=bool(flagged_only),
+        search=search or "",
+    )
+
+
+def build_filters(catalog: Catalog) -> BrowseWidgets:
+    """The left column: benchmark, model, task and category selectors, then the filters."""
+    benches = catalog.benchmarks()
+    first = benches[0] if benches else None
+    start = choices(catalog.table, first)
+    return BrowseWidgets(
+        benchmark=gr.Dropdown(benches, value=first, label="Benchmark", elem_id="f-benchmark"),
+        models=gr.Dropdown(
+            start["model"], value=[], multiselect=True, label="Models (none = all)", elem_id="f-models"
+        ),
+        task=gr.Dropdown([ALL, *start["task"]], value=ALL, label="Task", elem_id="f-task"),
+        category=gr.Dropdown([ALL, *start["category"]], value=ALL, label="Category", elem_id="f-category"),
+        wrong_only=gr.Checkbox(label="Wrong only", elem_id="f-wrong"),
+        parser_dependent=gr.Checkbox(label="Verdict depends on the parser", elem_id="f-dependent"),
+        flagged_only=gr.Checkbox(label="Flagged by the audit", elem_id="f-flagged"),
+        search=gr.Textbox(
+            label="Search", placeholder="question, answer, item id… (Enter)", elem_id="f-search"
+        ),
+    )
+
+
+def build_table(catalog: Catalog) -> TableWidgets:
+    """The item table with its page controls (the first page is filled by the app's load event)."""
+    with gr.Row(equal_height=True, elem_id="pager"):
+        prev_page = gr.Button("◀", size="sm", scale=0, min_width=44, elem_id="prev-page")
+        page = gr.Number(
+            value=1,
+            precision=0,
+            minimum=1,
+            label="Page",
+            scale=0,
+            min_width=70,
+            elem_id="page",
+            show_label=False,
+            container=False,
+        )
+        next_page = gr.Button("▶", size="sm", scale=0, min_width=44, elem_id="next-page")
+        info = gr.Markdown("", elem_id="page-info")
+    table = gr.Dataframe(
+        value=pd.DataFrame(columns=list(DISPLAY_COLUMNS)),
+        headers=list(DISPLAY_COLUMNS),
+        interactive=False,
+        max_height=380,
+        elem_id="items",
+        column_widths=_WIDTHS,
+        wrap=False,
+        label="Items (click a row to inspect it)",
+        show_label=True,
+    )
+    return TableWidgets(table, page, info, prev_page, next_page)
+
+
+def on_benchmark(catalog: Catalog, benchmark: str | None) -> tuple[Any, Any, Any]:
+    """New model, task and category choices for a benchmark (selections reset)."""
+    c = choices(catalog.table, benchmark)
+    return (
+        gr.update(choices=c["model"], value=[]),
+        gr.update(choices=[ALL, *c["task"]], value=ALL),
+        gr.update(choices=[ALL, *c["category"]], value=ALL),
+    )
+
+
+def show_page(
+    catalog: Catalog, filters: Filters, page: float | None, rows: npt.NDArray[np.intp] | None = None
+) -> tuple[pd.DataFrame, int, str]:
+    """One page of the filtered table, the page number actually shown, and a "rows x–y of n" line.
+
+    ``rows``: the filtered rows when the caller has them already (a refresh filters once).
+    """
+    rows = filter_rows(catalog.table, filters) if rows is None else rows
+    pages = page_count(len(rows))
+    number = min(max(1, int(page or 1)), pages)
+    shown = page_slice(rows, number)
+    first = (number - 1) * PAGE_SIZE + 1 if len(rows) else 0
+    info = f"rows {first:,}–{first + len(shown) - 1:,} of {len(rows):,} · page {number} of {pages}"
+    return display_frame(catalog.table, shown), number, info
+
+
+def row_from_values(values: list[Any] | None) -> int | None:
+    """The catalog row of a selected table row, read from its values (never its position)."""
+    if not values:
+        return None
+    try:
+        return int(values[DISPLAY_COLUMNS.index("row")])
+    except (TypeError, ValueError):
+        return None

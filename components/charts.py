@@ -1,0 +1,61 @@
+"""The charts tab: four plots that follow the filters; a chart with nothing to show is hidden."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+import numpy as np
+import numpy.typing as npt
+
+from analysis import charts
+from analysis.catalog import Catalog
+from analysis.views import Filters, filter_rows
+
+
+@dataclass
+class ChartWidgets:
+    """The chart plots, in the order :func:`chart_updates` fills them."""
+
+    note: gr.Markdown
+    accuracy: gr.Plot
+    yes_bias: gr.Plot
+    cf_cs: gr.Plot
+    spans: gr.Plot
+
+    def outputs(self) -> list[Any]:
+        """Widgets :func:`chart_updates` fills."""
+        return [self.note, self.accuracy, self.yes_bias, self.cf_cs, self.spans]
+
+
+def build_charts() -> ChartWidgets:
+    """Plots, one per row so each gets the full width."""
+    note = gr.Markdown("Charts follow the filters on the left (a chart with no data in the view is hidden).")
+    return ChartWidgets(
+        note,
+        gr.Plot(label="Accuracy", elem_id="chart-accuracy", show_label=False),
+        gr.Plot(label="Yes-bias", elem_id="chart-yes-bias", show_label=False),
+        gr.Plot(label="Counterfactual vs commonsense", elem_id="chart-cf-cs", show_label=False),
+        gr.Plot(label="DetailVerifyBench", elem_id="chart-spans", show_label=False),
+    )
+
+
+def chart_updates(
+    catalog: Catalog, filters: Filters, rows: npt.NDArray[np.intp] | None = None
+) -> tuple[Any, ...]:
+    """Every chart for the rows passing ``filters`` (or ``rows``); charts without traces are hidden."""
+    view = catalog.chart_rows(filter_rows(catalog.table, filters) if rows is None else rows)
+    figures = (
+        charts.accuracy_by_category(view),
+        charts.yes_bias(view),
+        charts.cf_cs(view),
+        charts.dvb_charts(view),
+    )
+    note = f"Charts over the {len(view):,} rows of the current view."
+    if filters.wrong_only:
+        note += " *Wrong only* is on: every verdict in view is wrong, so accuracies read 0."
+    updates = [
+        gr.update(value=fig, visible=index == 0 or bool(fig.data)) for index, fig in enumerate(figures)
+    ]
+    return (note, *updates)

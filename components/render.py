@@ -1,0 +1,240 @@
+"""HTML for the inspector, built from :mod:`analysis.views` objects. Pure functions, no Gradio.
+
+Every piece of text that comes from a data file (questions, answers, captions, paths, model names)
+goes through :func:`html.escape`: a model answer holding ``<img onerror=...>`` is shown as text,
+never run. Media URLs point at Gradio's file route and only for files the resolver found inside a
+configured media root.
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape
+from pathlib import Path
+from urllib.parse import quote
+
+from analysis.media import MediaResolver
+from analysis.views import ItemDetail, MediaRef, OtherAnswer, SpanView
+
+FILE_ROUTE = "gradio_api/file="
+"""Gradio's route for files under ``allowed_paths`` (relative, so it works under a proxy prefix)."""
+
+SPAN_CLASSES = {"hit": "hs-hit", "false alarm": "hs-fa", "miss": "hs-miss", "not compared": "hs-nc"}
+
+
+def media_url(path: Path) -> str:
+    """URL at which the Gradio server serves ``path`` (which must be inside an allowed root)."""
+    return FILE_ROUTE + quote(str(path), safe="/")
+
+
+def _caption(ref: MediaRef) -> str:
+    words = [w for w in (ref.side, ref.role) if w]
+    return escape(" · ".join(dict.fromkeys(words)) or ref.kind)
+
+
+def media_html(detail: ItemDetail, resolver: MediaResolver) -> str:
+    """Players and images for an item and the other sides of its pair, side by side."""
+    refs = sorted(detail.media, key=lambda r: (r.side, r.kind != "video"))
+    if not refs:
+        return '<p class="hs-none">This item has no media.</p>'
+    # A silent video and a separate audio track of the same side play together (CMM visual+audio).
+    sides = {r.side for r in refs}
+    blocks: list[str] = []
+    for index, side in enumerate(sorted(sides)):
+        group = [r for r in refs if r.side == side]
+        has_both = any(r.kind == "video" for r in group) and any(r.kind == "audio" for r in group)
+        sync = f"hs-sync-{index}" if has_both else ""
+        blocks.extend(_one_media(r, resolver.resolve(r.reference), sync) for r in group)
+    return f'<div class="hs-media-row">{"".join(blocks)}</div>'
+
+
+def _one_media(ref: MediaRef, path: Path | None, sync: str) -> str:
+    caption = f"<figcaption>{_caption(ref)}</figcaption>"
+    if path is None:
+        return (
+            f'<figure class="hs-media hs-missing">{caption}'
+            f"<p>Not found under the media roots: <code>{escape(ref.reference)}</code></p></figure>"
+        )
+    src = escape(media_url(path), quote=True)
+    sync_attr = f' data-sync="{sync}"' if sync else ""
+    if ref.kind == "video":
+        player = f'<video controls preload="metadata" src="{src}"{sync_attr}></video>'
+    elif ref.kind == "audio":
+        player = f'<audio controls preload="metadata" src="{src}"{sync_attr}></audio>'
+    else:
+        player = f'<img src="{src}" alt="{escape(ref.role or "image", quote=True)}" loading="lazy">'
+    return f'<figure class="hs-media hs-{escape(ref.kind)}">{caption}{player}</figure>'
+
+
+def _row(label: str, value: str, css: str = "") -> str:
+    cls = f' class="{css}"' if css else ""
+    return f"<tr><th>{escape(label)}</th><td{cls}>{value}</td></tr>"
+
+
+def _verdict_class(verdict: str) -> str:
+    return {"correct": "hs-correct", "wrong": "hs-wrong"}.get(verdict, "hs-unscored")
+
+
+def answer_html(detail: ItemDetail) -> str:
+    """The raw answer with the parser's reading marked."""
+    if detail.fields.get("raw_answer") is None:
+        return '<p class="hs-none">No answer in the file.</p>'
+    body = "".join(
+        f'<mark class="hs-parsed">{escape(t)}</mark>' if hit else escape(t) for t, hit in detail.answer_pieces
+    )
+    return f'<div class="hs-answer">{body}</div>'
+
+
+def _text(value: object, empty: str = "") -> str:
+    return escape(str(value)) if value is not None and value != "" else empty
+
+
+def _options(detail: ItemDetail) -> list[str]:
+    """Answer options: the ``options`` column, else VidHalluc MCQ's ``Choices`` kept in ``extra``."""
+    if detail.options:
+        return [str(o) for o in detail.options]
+    choices = detail.extra.get("Choices")
+    if isinstance(choices, dict):
+        return [f"{k}. {v}" for k, v in choices.items()]
+    return []
+
+
+def item_html(detail: ItemDetail, *, spans: bool = False) -> str:
+    """Question, options, answer with its reading, gold and verdicts of one row.
+
+    ``spans``: a span-tagging item (DetailVerifyBench): the caption and tags are shown by the span
+    view, so here only the verdicts and the model's raw output (folded) appear.
+    """
+    f = detail.fields
+    keys = ("benchmark", "model", "task", "category", "subcategory")
+    where = " · ".join(escape(str(f[k])) for k in keys if f.get(k))
+    parts = [
+        f'<div class="hs-meta">{where}<br><code>{escape(str(f["item_id"]))}</code> '
+        f'<span class="hs-source">{_text(f.get("source"))}</span></div>'
+    ]
+    if spans:
+        parts.append(_facts(detail, parsed=False, gold=False))
+        raw = detail.extra.get("raw_output")
+        if raw:
+            parts.append(
+                f'<details><summary>Raw model output</summary><div class="hs-answer">{_text(raw)}'
+                "</div></details>"
+            )
+        return "".join(parts)
+    parts.append(f'<div class="hs-question">{_text(f.get("question"))}</div>')
+    options = _options(detail)
+    if options:
+        parts.append('<ul class="hs-options">' + "".join(f"<li>{escape(o)}</li>" for o in options) + "</ul>")
+    parts += [answer_html(detail), _facts(detail), task_html(detail), pair_html(detail)]
+    return "".join(p for p in parts if p)
+
+
+def _facts(detail: ItemDetail, *, parsed: bool = True, gold: bool = True) -> str:
+    f = detail.fields
+    rows = []
+    if parsed:
+        rows.append(_row("parsed", _text(f.get("parsed"), "(unparsed)")))
+    if gold:
+        rows.append(_row("gold", _text(f.get("gold"))))
+    rows.append(_row("verdict", escape(detail.verdict), _verdict_class(detail.verdict)))
+    if f.get("alt_parser"):
+        alt = _text(f.get("alt_parsed"), "(unparsed)") if parsed else ""
+        arrow = f"{alt} → " if alt else ""
+        rows.append(
+            _row(
+                f"{f['alt_parser']} parser",
+                f"{arrow}{escape(detail.alt_verdict)}",
+                _verdict_class(detail.alt_verdict),
+            )
+        )
+    return f'<table class="hs-facts">{"".join(rows)}</table>'
+
+
+_ACTION = re.compile(r"Action ([AB])\.\s*([^\n]*)")
+
+
+def task_html(detail: ItemDetail) -> str:
+    """Task-specific facts: VidHalluc TSH's two actions in the read and gold orders; STH's scene change."""
+    f = detail.fields
+    if f.get("benchmark") != "vidhalluc":
+        return ""
+    if f.get("task") == "tsh":
+        actions = dict(_ACTION.findall(str(f.get("question") or "")))
+
+        def order(text: object) -> str:
+            steps = [f"{c}: {actions[c]}" if c in actions else c for c in str(text or "")]
+            return " → ".join(escape(step) for step in steps) or "(none)"
+
+        rows = _row("model order", order(f.get("parsed"))) + _row("gold order", order(f.get("gold")))
+        return f'<table class="hs-facts hs-task">{rows}</table>'
+    if f.get("task") == "sth":
+        x = detail.extra
+        rows = _row(
+            "model",
+            f"scene change {_text(f.get('parsed'), '(unparsed)')} · "
+            f"{_text(x.get('locations'), '(no locations)')}",
+        ) + _row("gold", f"scene change {_text(f.get('gold'))} · {_text(x.get('gold_locations'), '-')}")
+        return f'<table class="hs-facts hs-task">{rows}</table>'
+    return ""
+
+
+def pair_html(detail: ItemDetail) -> str:
+    """The other sides of the item's pair, same model."""
+    if not detail.pair:
+        return ""
+    rows = "".join(
+        f"<tr><td>{escape(str(p['side']))}</td><td>{escape(_clip(p['raw_answer']))}</td>"
+        f"<td>{escape(str(p['parsed'] or ''))}</td><td>{escape(str(p['gold'] or ''))}</td>"
+        f'<td class="{_verdict_class(p["verdict"])}">{escape(p["verdict"])}</td></tr>'
+        for p in detail.pair
+    )
+    return (
+        '<h4>Other side of the pair</h4><table class="hs-others"><tr><th>side</th><th>answer</th>'
+        f"<th>parsed</th><th>gold</th><th>verdict</th></tr>{rows}</table>"
+    )
+
+
+def _clip(text: object, width: int = 200) -> str:
+    value = " ".join(str(text or "").split())
+    return value if len(value) <= width else value[: width - 1] + "…"
+
+
+def others_html(others: list[OtherAnswer]) -> str:
+    """Every other model's answer to the same item."""
+    if not others:
+        return '<p class="hs-none">No other model answered this item.</p>'
+    rows = "".join(
+        f"<tr><td>{escape(o.model)}</td><td>{escape(_clip(o.raw_answer))}</td>"
+        f"<td>{_text(o.parsed, '(unparsed)')}</td>"
+        f'<td class="{_verdict_class(o.verdict)}">{escape(o.verdict)}</td>'
+        f'<td class="{_verdict_class(o.alt_verdict)}">{escape(o.alt_verdict)}</td></tr>'
+        for o in others
+    )
+    return (
+        '<table class="hs-others"><tr><th>model</th><th>answer</th><th>parsed</th><th>verdict</th>'
+        f"<th>alt. parser</th></tr>{rows}</table>"
+    )
+
+
+def spans_html(view: SpanView, reason: str = "") -> str:
+    """A DetailVerifyBench caption coloured by hits, false alarms and misses, with scores."""
+    legend = (
+        '<div class="hs-legend"><span class="hs-hit">hit</span> <span class="hs-fa">false alarm</span> '
+        '<span class="hs-miss">miss</span> <span class="hs-note">hover a span for its label type</span></div>'
+    )
+    body = "".join(_span(p.text, p.kind, p.label) for p in view.pieces)
+    s = view.scores
+    scores = (
+        f'<div class="hs-scores">token P {s["precision"]:.3f} · R {s["recall"]:.3f} · '
+        f"F1 {s['f1']:.3f} · IoU {s['iou']:.3f} · {view.compared} tokens compared "
+        f"(gold {view.gold_tokens}, prediction {view.predicted_tokens})</div>"
+    )
+    note = f'<div class="hs-invalid">Not scored: {escape(reason)}</div>' if reason else ""
+    return f'{note}{legend}<div class="hs-caption">{body}</div>{scores}'
+
+
+def _span(text: str, kind: str | None, label: str | None) -> str:
+    if kind is None:
+        return escape(text)
+    title = f"{kind}: {label}" if label else kind
+    return f'<span class="{SPAN_CLASSES[kind]}" title="{escape(title, quote=True)}">{escape(text)}</span>'

@@ -1,0 +1,130 @@
+"""Browser tests: one app server per session over the samples plus two hostile records.
+
+Runs Debian's Chromium (``/usr/bin/chromium``) through pytest-playwright; never downloads a
+browser. Skipped, with the reason, when Chromium, Playwright or the samples are missing.
+Screenshots go to ``test-artifacts/screenshots/`` (git-ignored).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "samples" / "manifest.json"
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+sys.path.insert(0, str(ROOT / "tests"))
+
+from app_data import PAYLOAD, release_gradio_loops  # noqa: E402 - the tests folder is not a package
+
+PAYLOAD_MODEL = "payload-model"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    reason = None
+    if not CHROMIUM.exists():
+        reason = f"{CHROMIUM} not installed (apt-get install chromium)"
+    elif not SAMPLES.exists():
+        reason = "samples/manifest.json not generated (python samples/generate.py)"
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        reason = "playwright not installed"
+    if reason:
+        for item in items:
+            if "browser" in str(item.fspath):
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **browser_type_launch_args,
+        "executable_path": str(CHROMIUM),
+        "args": [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--autoplay-policy=no-user-gesture-required",
+        ],
+    }
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]:
+    return {**browser_context_args, "viewport": {"width": 1440, "height": 1000}}
+
+
+def _hostile_manifest(folder: Path) -> Path:
+    """The samples' manifest with absolute paths, plus a CDH-Bench answer and a DetailVerifyBench
+    caption carrying HTML that would run if it were ever inserted as markup."""
+    manifest = json.loads(SAMPLES.read_text())
+    base = SAMPLES.parent
+    for entry in manifest["benchmarks"].values():
+        entry["media_root"] = str(base / entry["media_root"])
+        entry["gold"] = [str(base / g) for g in entry["gold"]]
+        for pred in entry["predictions"]:
+            pred["path"] = str(base / pred["path"])
+            pred["gold"] = str(base / pred["gold"]) if pred.get("gold") else None
+    cdh = manifest["benchmarks"]["cdh-bench"]
+    record = json.loads(Path(cdh["predictions"][0]["path"]).read_text().splitlines()[0])
+    record.update(pred=PAYLOAD, model_name=PAYLOAD_MODEL, correct=False)
+    (folder / "cdh.jsonl").write_text(json.dumps(record) + "\n")
+    cdh["predictions"].append(
+        {"path": str(folder / "cdh.jsonl"), "model": PAYLOAD_MODEL, "task": None, "gold": None}
+    )
+    dvb = manifest["benchmarks"]["detailverifybench"]
+    first = json.loads(Path(dvb["predictions"][0]["path"]).read_text())[0]
+    caption = f"A chart {PAYLOAD} with <HALLUCINATION>red</HALLUCINATION> bars."
+    first.update(
+        gt_hallucinated_caption_with_tags=caption,
+        hallucinated_caption_with_tags=caption,
+        original_caption=caption.replace("<HALLUCINATION>", "").replace("</HALLUCINATION>", ""),
+    )
+    (folder / "dvb.json").write_text(json.dumps([first]))
+    dvb["predictions"].append(
+        {"path": str(folder / "dvb.json"), "model": PAYLOAD_MODEL, "task": None, "gold": None}
+    )
+    path = folder / "manifest.json"
+    path.write_text(json.dumps(manifest))
+    return path
+
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    import warnings
+
+    import app
+    from analysis.catalog import load_manifest
+
+    os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+    catalog = load_manifest(_hostile_manifest(tmp_path_factory.mktemp("hostile")))
+    assert not catalog.errors, catalog.errors
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)  # Gradio's unclosed loops: see app_data
+        demo = app.build_app(catalog)
+        _, url, _ = demo.launch(
+            prevent_thread_lock=True,
+            server_name="127.0.0.1",
+            server_port=port,
+            quiet=True,
+            **app.launch_kwargs(catalog),
+        )
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    yield url
+    demo.close()
+    release_gradio_loops()

@@ -1,0 +1,82 @@
+"""``halluscope serve``: options parsed, Gradio imported only when serving, bad options exit 2."""
+
+from __future__ import annotations
+
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from analysis import catalog, cli
+
+
+def test_serve_passes_files_gold_and_media_roots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[Any, ...]] = []
+    fake = types.ModuleType("app")
+    fake.serve = lambda catalog, **kw: calls.append(("serve", catalog, kw))  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "app", fake)
+
+    def start_loading(files: list[Path], **kw: Any) -> Any:
+        calls.append((files, kw))
+        return lambda: "the catalog"
+
+    monkeypatch.setattr(catalog, "start_loading", start_loading)
+    (tmp_path / "cmm").mkdir()
+    code = cli.main(
+        [
+            "serve",
+            "a.jsonl",
+            "b.json",
+            "--gold",
+            "g.json",
+            "--media-root",
+            f"CMM={tmp_path / 'cmm'}",
+            "--media-root",
+            f"cdh_bench={tmp_path}",
+            "--port",
+            "7999",
+        ]
+    )
+    assert code == 0
+    (files, kw), served = calls
+    assert files == [Path("a.jsonl"), Path("b.json")]
+    assert kw == {
+        "gold": [Path("g.json")],
+        "media_roots": {"cmm": [tmp_path / "cmm"], "cdh-bench": [tmp_path]},
+    }
+    assert served == ("serve", "the catalog", {"host": "127.0.0.1", "port": 7999})
+
+
+def test_serve_without_files_serves_the_samples(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[Any] = []
+    fake = types.ModuleType("app")
+    fake.serve = lambda catalog, **kw: None  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "app", fake)
+    monkeypatch.setattr(catalog, "start_loading", lambda files, **kw: seen.append(files) or (lambda: None))
+    assert cli.main(["serve"]) == 0
+    assert seen == [[catalog.SAMPLE_MANIFEST]]
+
+
+def test_start_loading_loads_in_another_process(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("[")
+    loaded = catalog.start_loading([bad])()
+    assert loaded.table.empty and len(loaded.errors) == 1 and loaded.errors[0].startswith(str(bad))
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("cmm", "expects BENCH=DIR"),
+        ("cmm=/no/such/folder", "no such folder"),
+        ("cmmm={tmp}", "did you mean 'cmm'"),
+    ],
+)
+def test_bad_media_root_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, message: str
+) -> None:
+    assert cli.main(["serve", "--media-root", option.format(tmp=tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1

@@ -1,0 +1,54 @@
+"""Smoke test through a real server: launch the app on a free port and call named endpoints."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+from app_data import GRADIO_LOOP_WARNINGS, catalog, close_gradio_loop
+
+import app
+from analysis.views import ALL
+
+pytestmark = [*GRADIO_LOOP_WARNINGS, pytest.mark.usefixtures("close_gradio_loop")]
+__all__ = ["close_gradio_loop"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_endpoints_answer_through_gradio_client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    client_module = pytest.importorskip("gradio_client")
+    monkeypatch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
+    cat = catalog(tmp_path)
+    demo = app.build_app(cat)
+    _, url, _ = demo.launch(
+        prevent_thread_lock=True,
+        server_name="127.0.0.1",
+        server_port=_free_port(),
+        quiet=True,
+        **app.launch_kwargs(cat),
+    )
+    try:
+        client = client_module.Client(url, verbose=False)
+        filters = ["cmm", [], ALL, ALL, True, False, False, ""]
+        view = client.predict(*filters, api_name="/view")
+        table, page, info = view[0], view[1], view[2]
+        assert page == 1 and info == "rows 1–2 of 2 · page 1 of 1"
+        assert [r[1] for r in table["data"]] == ["cmm-2", "cmm-2"]
+        _, media, item, _, _ = client.predict("cmm-0", *filters, api_name="/item")
+        assert "Did you see thing 0?" in item and "reorg_raw_files/v0.mp4" in media
+        # the media URL is served (inside the CMM root), a path outside every root is refused
+        import httpx
+
+        served = httpx.get(url + media.split('src="')[1].split('"')[0])
+        assert served.status_code == 200 and served.content == b"\x00"
+        outside = tmp_path / "secret.txt"
+        outside.write_text("no")
+        assert httpx.get(url + f"gradio_api/file={outside}").status_code == 403
+    finally:
+        demo.close()

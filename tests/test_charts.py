@@ -1,0 +1,101 @@
+"""Charts are pure DataFrame -> Figure functions: checked on their numbers and on fig.data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from app_data import catalog
+
+from analysis import charts
+from analysis.benchmarks import get
+from analysis.views import prepare
+
+SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "manifest.json"
+
+
+@pytest.fixture(scope="module")
+def table() -> pd.DataFrame:
+    return catalog().table
+
+
+def test_yes_bias_numbers(table: pd.DataFrame) -> None:
+    cmm = table[table["benchmark"] == "cmm"]
+    data = charts.yes_bias_data(cmm).set_index("model")
+    # m1: answers yes / no / unparsed on golds yes / no / no: predicted-yes 1/3, gold-yes 1/3,
+    # PA = 1/1, HR = 1 no-read on gold no / 2 gold no = 1/2.
+    assert data.loc["m1", "yes_ratio"] == pytest.approx(1 / 3)
+    assert data.loc["m1", "gold_yes_ratio"] == pytest.approx(1 / 3)
+    assert data.loc["m1", "pa"] == 1.0 and data.loc["m1", "hr"] == 0.5
+    assert data.loc["m1", "group"] == "(no benchmark)" or data.loc["m1", "by"] in {"benchmark", "category"}
+
+
+def test_yes_bias_figure_has_a_bar_per_model_and_gold_marks(table: pd.DataFrame) -> None:
+    avh = table[table["benchmark"] == "avhbench"]
+    fig = charts.yes_bias(avh)
+    bars = [t for t in fig.data if t.type == "bar"]
+    assert sorted(t.name for t in bars) == ["m1", "m2"]
+    m1 = next(t for t in bars if t.name == "m1")
+    # grouped by task (two tasks); m1 always answers yes
+    assert [x.replace("<br>", " ") for x in m1.x] == [
+        "Audio-driven Video Hallucination",
+        "Video-driven Audio Hallucination",
+    ]
+    assert list(m1.y) == [1.0, 1.0]
+    assert any(t.name == "gold yes" for t in fig.data)
+
+
+def test_cf_cs_matches_the_module_metrics(table: pd.DataFrame) -> None:
+    data = charts.cf_cs_data(table).set_index("model")
+    # m1: counterfactual wrong (a commonsense error), commonsense right:
+    # CF 0, CS 1, CFAD 1, CCR 1/1.
+    row = data.loc["m1"]
+    assert (row["cf_acc"], row["cs_acc"], row["cfad"], row["ccr"]) == (0.0, 1.0, 1.0, 1.0)
+    fig = charts.cf_cs(table)
+    scatter = next(t for t in fig.data if t.type == "scatter" and t.name == "m1")
+    assert list(scatter.x) == [1.0] and list(scatter.y) == [0.0]
+
+
+def test_accuracy_per_group_follows_the_rows(table: pd.DataFrame) -> None:
+    cmm = table[table["benchmark"] == "cmm"]
+    data = charts.accuracy_data(cmm).set_index("model")
+    assert data.loc["m1", "accuracy"] == pytest.approx(2 / 3)  # yes/yes, no/no right, unparsed wrong
+    fig = charts.accuracy_by_category(cmm[cmm["correct"] == False])  # noqa: E712 - the "wrong only" view
+    assert all(list(t.y) == [0.0] for t in fig.data)
+
+
+def test_empty_views_give_an_empty_figure_with_a_note(table: pd.DataFrame) -> None:
+    empty = table.iloc[0:0]
+    for fig in (
+        charts.yes_bias(empty),
+        charts.cf_cs(empty),
+        charts.accuracy_by_category(empty),
+        charts.dvb_charts(empty),
+    ):
+        assert len(fig.data) == 0
+        assert fig.layout.annotations and "No" in fig.layout.annotations[0].text
+
+
+def test_dvb_chart_numbers_equal_the_module_score() -> None:
+    if not SAMPLES.exists():
+        pytest.skip("samples/manifest.json not generated (python samples/generate.py)")
+    from analysis.catalog import load_manifest
+
+    cat = load_manifest(SAMPLES)
+    dvb = cat.table[cat.table["benchmark"] == "detailverifybench"]
+    if dvb.empty:
+        pytest.skip("no DetailVerifyBench rows in the samples")
+    domains, _ = charts.dvb_data(dvb)
+    model = str(dvb["model"].iloc[0])
+    report = get("detailverifybench").score(dvb[dvb["model"] == model])
+    mine = domains[domains["model"] == model].set_index("domain")["token_f1"].to_dict()
+    assert mine == {d: m["token_f1"] for d, m in report["groups"]["domain"].items()}
+    fig = charts.dvb_charts(dvb)
+    assert {t.name for t in fig.data if t.type == "bar"} == set(dvb["model"].astype(str))
+
+
+def test_group_column_prefers_category_then_task(table: pd.DataFrame) -> None:
+    assert charts.group_column(prepare(table[table["benchmark"] == "avhbench"])) == "task"
+    cdh = table[table["benchmark"] == "cdh-bench"]
+    assert charts.group_column(cdh) == "benchmark"  # one category, one task
