@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from html import escape
+from pathlib import Path
 from typing import Any
 
 import gradio as gr
@@ -18,12 +19,16 @@ import pandas as pd
 from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.views import Filters, filter_rows
 from components import browse, charts, keys, navigate
+from components.identity import auth_from, on_spaces
 from components.inspect import build_inspector
+from components.review import ReviewContext, build_review
+from components.review_app import build_review_tab, wire_review
 from components.style import CSS
 
 
-def build_app(catalog: Catalog) -> gr.Blocks:
-    """The reviewer app over ``catalog``."""
+def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Blocks:
+    """The reviewer app over ``catalog``; ``review`` (a label store and reviewers) enables review."""
+    ctx = review or ReviewContext(catalog)
     demo = gr.Blocks(title="halluscope")
     with demo:
         current = gr.State(None)
@@ -42,15 +47,24 @@ def build_app(catalog: Catalog) -> gr.Blocks:
                     label="Go to item id", placeholder="paste an item id (Enter)", elem_id="jump"
                 )
                 gr.Markdown(keys.legend_markdown(), elem_id="keys-legend")
-            with gr.Column(scale=5), gr.Tabs():
+                if ctx.oauth:
+                    gr.LoginButton()
+            with gr.Column(scale=5), gr.Tabs() as tabs:
                 with gr.Tab("Items", id="items-tab"):
                     t = browse.build_table(catalog)
                     ins = build_inspector()
+                    rv = build_review()
                 with gr.Tab("Charts", id="charts-tab"):
+                    gold_mode = gr.Radio(["official", "corrected"], value="official", label="Gold",
+                                         elem_id="gold-mode")
+                    changes = gr.Markdown("", elem_id="metric-changes")
                     ch = charts.build_charts()
+                with gr.Tab("Review", id="review-tab"):
+                    rt = build_review_tab()
                 with gr.Tab("Data problems", id="problems-tab"):
                     _problems(catalog)
         _wire(catalog, demo, current, f, t, ins, ch, jump)
+        wire_review(ctx, demo, current, f, t, ins, ch, rv, rt, gold_mode, changes, tabs)
     return demo
 
 
@@ -186,15 +200,53 @@ def default_filters(catalog: Catalog) -> Filters:
     return Filters(benchmark=benches[0] if benches else None)
 
 
-def serve(catalog: Catalog, *, host: str | None = None, port: int | None = None) -> None:
-    """Serve the app over a loaded catalog until interrupted."""
+def open_review(catalog: Catalog, *, db: str | None = None, data_dir: Path | None = None,
+                users: list[tuple[str, str]] | None = None, gold_files: dict[str, list[Path]] | None = None,
+                ) -> ReviewContext:
+    """The label store (mirrored to a HF dataset when ``HALLUSCOPE_HF_DATASET`` is set) and reviewers.
+
+    The database file must not lie under a served media root (checked before anything is served).
+    """
+    from analysis.store import assert_not_served, open_store
+    from analysis.store.db import default_db_path
+    from analysis.store.mirror import open_mirrored_store
+
+    folder = data_dir or Path(os.environ.get("HALLUSCOPE_DATA_DIR") or Path(__file__).parent / "data")
+    roots = [Path(p) for p in catalog.allowed_paths()]
+    if db is None:
+        assert_not_served(default_db_path(folder), roots)
+    if os.environ.get("HALLUSCOPE_HF_DATASET") and db is None:
+        store = open_mirrored_store(folder)
+    else:
+        store = open_store(db, data_dir=folder, media_roots=roots)
+    if store.path is not None:
+        assert_not_served(store.path, roots)
+    return ReviewContext(catalog, store, tuple(u for u, _ in users or ()), oauth=on_spaces(),
+                         extra={"gold_files": gold_files or {}})
+
+
+def serve(catalog: Catalog, *, host: str | None = None, port: int | None = None,
+          users: list[tuple[str, str]] | None = None, db: str | None = None, data_dir: Path | None = None,
+          gold_files: dict[str, list[Path]] | None = None) -> None:
+    """Serve the app over a loaded catalog until interrupted (read-only without users or a Space)."""
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-    build_app(catalog).launch(server_name=host, server_port=port, **launch_kwargs(catalog))
+    users = users if users is not None else auth_from()
+    ctx = open_review(catalog, db=db, data_dir=data_dir, users=users, gold_files=gold_files)
+    build_app(catalog, ctx).launch(server_name=host, server_port=port, auth=users or None,
+                                   **launch_kwargs(catalog))
+
+
+def manifest_gold(path: Path) -> dict[str, list[Path]]:
+    """Gold files per benchmark listed by a sample manifest (for corrected native exports)."""
+    import json
+
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    return {b: [path.parent / g for g in e.get("gold", [])] for b, e in manifest["benchmarks"].items()}
 
 
 def main() -> None:
     """Serve the bundled samples (``python app.py``; on Hugging Face Spaces too)."""
-    serve(load_manifest(SAMPLE_MANIFEST))
+    serve(load_manifest(SAMPLE_MANIFEST), gold_files=manifest_gold(SAMPLE_MANIFEST))
 
 
 if __name__ == "__main__":

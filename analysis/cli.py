@@ -63,6 +63,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="folder a benchmark's media paths resolve against (repeatable)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=7860)
+    serve.add_argument("--db", default=None, metavar="URL",
+                       help="label store: SQLite path or postgresql:// URL (default DATA_DIR/halluscope.db)")
+    serve.add_argument("--data-dir", type=Path, default=None, help="folder for the label store")
+    serve.add_argument("--auth", action="append", default=[], metavar="USER:PASS",
+                       help="a reviewer who may sign in (repeatable; also $HALLUSCOPE_AUTH)")
+    serve.add_argument("--auth-file", type=Path, default=None, help="a file of USER:PASS lines")
     return parser
 
 
@@ -188,8 +194,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             roots = media_roots(args.media_root)
             wait = start_loading(args.files or [SAMPLE_MANIFEST], gold=args.gold, media_roots=roots)
             import app  # lazy, and while the files load: only the app needs Gradio
+            from components.identity import AuthError, auth_from
 
-            app.serve(wait(), host=args.host, port=args.port)
+            try:
+                users = auth_from(extra=args.auth, auth_file=args.auth_file)
+            except (AuthError, OSError) as exc:
+                raise UsageError(f"--auth: {exc}") from exc
+            review = {"users": users or None, "db": args.db, "data_dir": args.data_dir}
+            app.serve(wait(), host=args.host, port=args.port,
+                      **{k: v for k, v in review.items() if v is not None})
         return 0
     except (UsageError, UnknownBenchmark) as exc:
         print(f"halluscope: error: {exc}", file=sys.stderr)

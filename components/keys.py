@@ -19,6 +19,15 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("space", "play / pause"),
 )
 
+REVIEW_KEYS: tuple[tuple[str, str], ...] = (
+    ("y / n", "gold yes / no"),
+    ("a-d / 1-4", "gold letter"),
+    ("s", "save and next"),
+    ("u", "undo"),
+    ("f", "flags"),
+)
+"""Keys active only while the review panel is shown (then ``n`` means *no*; ``j`` / ``k`` move)."""
+
 HEAD = f"""
 <script>
 (() => {{
@@ -28,9 +37,32 @@ HEAD = f"""
     const el = document.getElementById(id);
     return el && el.tagName !== "BUTTON" ? el.querySelector("button") : el;
   }};
+  const radios = () => [...document.querySelectorAll("#rv-gold input[type=radio]")];
+  const pick = (value) => {{
+    const r = radios().find((x) => x.value.toLowerCase() === value.toLowerCase());
+    if (r) {{ r.click(); return true; }}
+    return false;
+  }};
+  const reviewKey = (e) => {{
+    const k = e.key;
+    if (k === "y") return pick("yes");
+    if (k === "n") return pick("no");
+    if (/^[1-9]$/.test(k)) {{
+      const r = radios()[Number(k) - 1];
+      if (r) r.click();
+      return !!r;
+    }}
+    if (/^[a-e]$/.test(k)) return pick(k.toUpperCase());
+    if (k === "s") {{ const b = button("rv-save"); if (b) b.click(); return !!b; }}
+    if (k === "u") {{ const b = button("rv-undo"); if (b) b.click(); return !!b; }}
+    if (k === "f") {{ const c = document.querySelector("#rv-flags input"); if (c) c.focus(); return !!c; }}
+    return false;
+  }};
   document.addEventListener("keydown", (e) => {{
     if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target) || typing(document.activeElement)) return;
     const id = clickers[e.key];
+    const panel = document.getElementById("rv-panel");
+    if (panel && panel.offsetParent !== null && reviewKey(e)) {{ e.preventDefault(); return; }}
     if (id) {{ const b = button(id); if (b) {{ b.click(); e.preventDefault(); }} return; }}
     if (e.key === " ") {{
       const media = document.querySelector("#{MEDIA_ID} video, #{MEDIA_ID} audio");
@@ -66,4 +98,6 @@ HEAD = f"""
 def legend_markdown() -> str:
     """The on-screen legend of the shortcuts."""
     keys = " · ".join(f"`{k}` {what}" for k, what in KEYS)
-    return f"**Keys** {keys} (ignored while typing in a field)"
+    review = " · ".join(f"`{k}` {what}" for k, what in REVIEW_KEYS)
+    return (f"**Keys** {keys} (ignored while typing in a field)\n\n"
+            f"**Reviewing** {review} (`n` is *no* while the review panel is shown; `j`/`k` move)")

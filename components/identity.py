@@ -1,0 +1,64 @@
+"""Who is using the app: password users (``launch(auth=...)``) or Hugging Face sign-in on a Space.
+
+The identity of a write comes only from the session: ``request.username`` or the OAuth profile
+Gradio injects, never from a form value or an API argument. Without either, the app is a
+read-only demo and every write handler refuses (see :mod:`components.review`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from analysis.store import Identity, NotAuthenticated, identity_from
+
+AUTH_ENV = "HALLUSCOPE_AUTH"
+"""``alice:pw1,bob:pw2``: password users for ``python app.py`` (none set: read-only demo)."""
+
+
+class AuthError(ValueError):
+    """A malformed ``user:password`` entry."""
+
+
+def parse_auth(entries: Sequence[str]) -> list[tuple[str, str]]:
+    """``user:password`` strings (each may hold several, comma-separated) as (user, password) pairs."""
+    pairs: list[tuple[str, str]] = []
+    for entry in entries:
+        for part in entry.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            user, sep, password = part.partition(":")
+            if not sep or not user.strip() or not password:
+                raise AuthError(f"auth entries are user:password, got {part.split(':')[0]!r}:...")
+            pairs.append((user.strip(), password))
+    return pairs
+
+
+def auth_from(env: Mapping[str, str] | None = None, extra: Sequence[str] = (),
+              auth_file: Path | None = None) -> list[tuple[str, str]]:
+    """Users from ``$HALLUSCOPE_AUTH``, ``--auth`` options and an ``--auth-file`` (one per line)."""
+    env = os.environ if env is None else env
+    entries = [env.get(AUTH_ENV, ""), *extra]
+    if auth_file is not None:
+        entries += [line for line in auth_file.read_text(encoding="utf-8").splitlines()
+                    if line.strip() and not line.lstrip().startswith("#")]
+    return parse_auth(entries)
+
+
+def on_spaces(env: Mapping[str, str] | None = None) -> bool:
+    """Running on a Hugging Face Space (where sign-in goes through OAuth)."""
+    return bool((os.environ if env is None else env).get("SPACE_ID"))
+
+
+def identity_of(request: gr.Request | None, profile: Any = None) -> Identity | None:
+    """The signed-in reviewer of a request, or None (a read-only visitor)."""
+    username = getattr(request, "username", None) if request is not None else None
+    try:
+        return identity_from(username, profile)
+    except NotAuthenticated:
+        return None

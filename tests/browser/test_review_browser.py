@@ -1,0 +1,132 @@
+"""Two reviewers in separate browser sessions relabel CDH-Bench's seeded inverted pair (Pair 11).
+
+The app runs with password users and a fresh label store; each reviewer signs in through Gradio's
+login page. Checks: keyboard relabelling, the corrected metric change, a ``<script>`` note shown
+as text, and a visitor-free app (the login page comes first).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from app_data import release_gradio_loops
+from conftest import SAMPLES, SHOTS
+
+pw = pytest.importorskip("playwright.sync_api")
+expect = pw.expect
+
+CS, CF = "cdh-78ba53b03e01f25c", "cdh-117e4c011cc91328"  # Pair 11 qa: commonsense, counterfactual
+USERS = [("alice", "pw-alice"), ("bob", "pw-bob")]
+NOTE = '<script>window.__pwned=3</script><img src=x onerror="window.__pwned=4">'
+
+
+@pytest.fixture(scope="module")
+def review_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    import app
+    from analysis.catalog import load_manifest
+    from analysis.store import open_store
+    from components.review import ReviewContext
+
+    os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+    catalog = load_manifest(SAMPLES)
+    store = open_store(tmp_path_factory.mktemp("store") / "labels.db")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        demo = app.build_app(catalog, ReviewContext(catalog, store, ("alice", "bob")))
+        _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=port,
+                                quiet=True, auth=USERS, **app.launch_kwargs(catalog))
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    yield url
+    demo.close()
+    release_gradio_loops()
+
+
+def _sign_in(browser: Any, url: str, user: str, password: str) -> Any:
+    context = browser.new_context(viewport={"width": 1440, "height": 1100})
+    page = context.new_page()
+    page.goto(url)
+    page.get_by_label("username").fill(user)
+    page.get_by_label("password").fill(password)
+    page.get_by_role("button", name=re.compile("login", re.I)).click()
+    expect(page.locator("#rv-who")).to_contain_text(f"Signed in as {user}", timeout=20000)
+    return page
+
+
+def _open(page: Any, item_id: str) -> None:
+    page.locator("#f-benchmark input").fill("cdh-bench")
+    page.keyboard.press("Enter")
+    page.locator("#jump textarea, #jump input").first.fill(item_id)
+    page.keyboard.press("Enter")
+    expect(page.locator("#item")).to_contain_text(item_id, timeout=10000)
+    expect(page.locator("#rv-panel").first).to_be_visible(timeout=10000)
+
+
+def test_two_reviewers_relabel_pair_11_and_see_the_metric_change(browser: Any, review_url: str) -> None:
+    alice = _sign_in(browser, review_url, *USERS[0])
+    bob = _sign_in(browser, review_url, *USERS[1])
+    _open(alice, CS)
+    alice.locator("body").click(position={"x": 5, "y": 5})
+    alice.keyboard.press("y")  # keyboard: y sets the gold to yes
+    expect(alice.locator("#rv-gold input[value='yes']")).to_be_checked(timeout=5000)
+    alice.locator("#rv-reason textarea, #rv-reason input").first.fill("inverted polarity (audit)")
+    alice.locator("#rv-note textarea, #rv-note input").first.fill(NOTE)
+    alice.locator("#rv-save-only").click()
+    expect(alice.locator("#rv-message")).to_contain_text("Saved as alice: gold no → yes", timeout=10000)
+    expect(alice.locator("#rv-history")).to_contain_text("<script>window.__pwned=3</script>")
+    assert alice.evaluate("window.__pwned") is None
+    assert alice.locator("#rv-message img, #rv-history img, #rv-history script").count() == 0
+    alice.screenshot(path=str(SHOTS / "review-alice-relabel.png"), full_page=True)
+
+    _open(bob, CF)
+    bob.locator("body").click(position={"x": 5, "y": 5})
+    bob.keyboard.press("n")  # in review mode n means "no", not "next item"
+    expect(bob.locator("#rv-gold input[value='no']")).to_be_checked(timeout=5000)
+    bob.locator("#rv-reason textarea, #rv-reason input").first.fill("inverted polarity (audit)")
+    bob.locator("body").click(position={"x": 5, "y": 5})
+    bob.keyboard.press("s")  # save and next
+    expect(bob.locator("#rv-message")).to_contain_text("Saved as bob: gold yes → no", timeout=10000)
+    bob.get_by_role("tab", name="Charts").click()
+    bob.get_by_label("corrected").check()
+    changes = bob.locator("#metric-changes")
+    expect(changes).to_contain_text("cdh-bench: 2 gold correction(s)", timeout=20000)
+    expect(changes).to_contain_text("qa.cfad: 0.114 → 0.205")
+    bob.screenshot(path=str(SHOTS / "review-bob-corrected.png"), full_page=True)
+    bob.get_by_role("tab", name="Review").click()
+    bob.locator("#rv-queue-load").click()
+    expect(bob.locator("#rv-queue-items")).to_contain_text("named by an audit finding", timeout=10000)
+    expect(bob.locator("#rv-agreement")).to_contain_text("raw agreement", timeout=10000)
+    bob.locator("#rv-export").click()
+    expect(bob.locator("#rv-dl-0")).to_be_visible(timeout=10000)
+    bob.screenshot(path=str(SHOTS / "review-tab.png"), full_page=True)
+    for page in (alice, bob):
+        page.context.close()
+
+
+def test_the_app_asks_for_a_login_first(browser: Any, review_url: str) -> None:
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(review_url)
+    expect(page.get_by_label("password")).to_be_visible(timeout=10000)
+    page.get_by_label("username").fill("mallory")
+    page.get_by_label("password").fill("guess")
+    page.get_by_role("button", name=re.compile("login", re.I)).click()
+    expect(page.get_by_text(re.compile("incorrect", re.I))).to_be_visible(timeout=10000)
+    context.close()
+
+
+
+def test_without_a_reviewer_the_review_panel_is_hidden(page: Any, app_url: str) -> None:
+    page.goto(app_url)
+    expect(page.locator("#rv-who")).to_contain_text("Read-only", timeout=20000)
+    page.locator("#items [data-row='0'][data-col='1']").click()
+    expect(page.locator("#item")).not_to_contain_text("Select a row", timeout=10000)
+    expect(page.locator("#rv-panel").first).to_be_hidden()
