@@ -3,31 +3,34 @@
 The reference rules are in :mod:`analysis.spans` (one caption at a time, regex based); this
 module gives the same answer for a whole column without a Python object per token:
 
-- tags are read per caption with :func:`analysis.spans.tag_pairs` (a handful per caption); the
-  clean captions of a chunk are joined with newlines (never part of a token) into one
-  code-point array;
-- token boundaries come from character classes: under the official pattern, a caption without
-  ``@`` or ``#`` has exactly two kinds of token, maximal runs of ASCII letters and digits joined
-  by single ``- ' . @ _`` characters that have a letter or digit on both sides, and maximal runs
-  of CJK characters. Captions with ``@`` or ``#`` (where ``[@#][A-Za-z0-9_]+`` can cut a run) go
-  through the regex itself;
-- a token is flagged when a tag pair starts before its end and ends after its start (pairs and
-  tokens are both sorted and disjoint, so a few ``searchsorted`` calls flag a whole chunk).
+- the tagged captions of a chunk are joined with newlines (never part of a token or a tag) and
+  split once on the tag strings; the tags are paired like the official non-greedy regex: after
+  each closing tag (or at a caption's start) a new group begins, a group whose first tag opens
+  and whose last tag closes is a pair (the opens between are part of its content), any other
+  group pairs nothing. The text between the tags is the clean chunk;
+- tokens, sentence marks and flags come from character classes of the clean chunk
+  (:mod:`analysis.benchmarks._dvb_chars`);
+- :func:`tokenize_like` reads predictions next to their gold captions: a prediction whose clean
+  text is its gold's (the usual answer: the caption, re-tagged) takes the gold's tokens and only
+  gets its own flags.
 
-It also records, per token, what the sentence-level score needs: how many pieces the official
+Per token the table also keeps what the sentence-level score needs: how many pieces the official
 sentence split cuts it into (one more than the ``.`` inside it, since every ``.`` ends a
 "sentence") and how many sentence-ending characters come before it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
 
-from analysis.spans import TOKEN_PATTERN, tag_pairs
+from analysis.benchmarks import _dvb_chars as chars
+from analysis.spans import CLOSE, OPEN
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -35,24 +38,15 @@ BoolArray = npt.NDArray[np.bool_]
 CHUNK_TEXTS = 2048
 """Captions per vectorised pass: bounds memory (a code-point array of a few MB) per pass."""
 
-# Character classes of ASCII code points; index 128 stands for every non-ASCII character.
-_ALNUM, _CONNECTOR, _SENTENCE_END = 1, 2, 8
-_ASCII_CLASS = np.zeros(129, dtype=np.uint8)
-for _c in "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz":
-    _ASCII_CLASS[ord(_c)] = _ALNUM
-for _c in "-'@_":
-    _ASCII_CLASS[ord(_c)] = _CONNECTOR
-_ASCII_CLASS[ord(".")] = _CONNECTOR | _SENTENCE_END
-_ASCII_CLASS[ord("!")] = _ASCII_CLASS[ord("?")] = _SENTENCE_END
-_WIDE_SENTENCE_ENDS = np.array([ord(c) for c in "。！？"], dtype=np.uint32)
+_TAG_SPLIT = re.compile(f"({re.escape(OPEN)}|{re.escape(CLOSE)})")
 
 
 @dataclass(frozen=True)
 class TokenTable:
     """Tokens of many captions, flattened: caption ``i`` owns tokens ``offsets[i]:offsets[i+1]``."""
 
-    cleans: list[str]
-    """Each caption without its tags."""
+    texts: Sequence[str]
+    """The tagged captions, as given."""
     offsets: IntArray
     starts: IntArray
     """Token start in its clean caption."""
@@ -63,23 +57,64 @@ class TokenTable:
     """Index (into ``range_texts``) of the first tag pair the token overlaps; -1 if none."""
     range_offsets: IntArray
     """Caption ``i`` owns tag pairs ``range_offsets[i]:range_offsets[i+1]``."""
-    range_texts: list[str]
-    """Text inside each tag pair, as written (used to look up its label type)."""
+    range_bounds: IntArray
+    """Per tag pair, ``(start, end)`` of its content in its tagged caption (shape ``(n, 2)``)."""
     pieces: IntArray
     """Sentence pieces the token is cut into when each sentence is tokenised alone."""
     ends_before: IntArray
     """Sentence-ending characters (``.!?。！？``) before the token in its caption."""
+    clean_joined: tuple[str, ...]
+    """Clean captions of each chunk joined by newlines; caption ``i`` is a slice of one of them."""
+    clean_where: IntArray
+    """Per caption, ``(chunk, start, end)`` of its clean text in ``clean_joined`` (shape ``(n, 3)``)."""
 
     def counts(self) -> IntArray:
         """Tokens per caption."""
         return np.diff(self.offsets)
 
+    def clean(self, index: int) -> str:
+        """Caption ``index`` without its tags."""
+        chunk, start, end = (int(x) for x in self.clean_where[index])
+        return self.clean_joined[chunk][start:end]
+
+    @cached_property
+    def cleans(self) -> list[str]:
+        """Each caption without its tags (built on first use)."""
+        return [self.clean_joined[k][s:e] for k, s, e in self.clean_where.tolist()]
+
+    @cached_property
+    def range_texts(self) -> list[str]:
+        """Text inside each tag pair, as written (built on first use: only label types need it)."""
+        owner = np.repeat(np.arange(len(self.texts)), np.diff(self.range_offsets)).tolist()
+        return [self.texts[i][s:e] for i, (s, e) in zip(owner, self.range_bounds.tolist(), strict=True)]
+
     def words(self, index: int) -> list[str]:
         """Token strings of caption ``index`` (only for the few captions that need them)."""
         lo, hi = int(self.offsets[index]), int(self.offsets[index + 1])
-        clean = self.cleans[index]
+        clean = self.clean(index)
         spans = zip(self.starts[lo:hi].tolist(), self.ends[lo:hi].tolist(), strict=True)
         return [clean[s:e] for s, e in spans]
+
+
+@dataclass(frozen=True)
+class _Tags:
+    """A joined chunk without its tag strings, and its official tag pairs in text order."""
+
+    clean: str
+    clean_bases: IntArray
+    """Where each caption starts in ``clean``."""
+    caption: IntArray
+    """Per pair, the caption it is in."""
+    start: IntArray
+    """Content of each pair in the joined tagged text (``start`` just after the opening tag)."""
+    end: IntArray
+    clean_start: IntArray
+    """The same range in ``clean``."""
+    clean_end: IntArray
+
+    def clean_ends(self, n: int) -> IntArray:
+        """Where each of the ``n`` captions ends in ``clean``."""
+        return np.append(self.clean_bases[1:] - 1, len(self.clean))[:n]
 
 
 def tokenize_texts(tagged: Sequence[str], *, sentences: bool = True) -> TokenTable:
@@ -88,160 +123,170 @@ def tokenize_texts(tagged: Sequence[str], *, sentences: bool = True) -> TokenTab
     ``sentences=False`` leaves ``pieces`` and ``ends_before`` empty (predictions never need them).
     """
     parts = [_chunk(tagged[i:i + CHUNK_TEXTS], sentences) for i in range(0, len(tagged), CHUNK_TEXTS)]
-    return parts[0] if len(parts) == 1 else _concat(parts)
+    return _concat(tagged, parts)
 
 
 def _chunk(texts: Sequence[str], sentences: bool) -> TokenTable:
-    cleans, range_counts, range_starts, range_ends, range_texts = _read_tags(texts)
-    lengths = np.fromiter(map(len, cleans), dtype=np.int64, count=len(cleans))
-    bases = np.cumsum(lengths + 1) - (lengths + 1)
-    codes = np.frombuffer("\n".join(cleans).encode("utf-32-le", "surrogatepass"), dtype="<u4")
-    classes = np.take(_ASCII_CLASS, codes, mode="clip")  # every non-ASCII code reads entry 128
-    wide = np.flatnonzero(codes >= 128)
-    starts, ends = _token_bounds(classes, wide[_is_cjk(codes[wide])])
-    starts, ends = _regex_where_needed(cleans, bases, starts, ends)
+    bases = _bases(texts)
+    tags = _read_tags("\n".join(texts), bases)
+    codes, classes, wide = chars.code_points(tags.clean)
+    clean_bases, clean_ends = tags.clean_bases, tags.clean_ends(len(texts))
+    if wide.size:
+        starts, ends = chars.token_bounds(classes, wide[chars.is_cjk(codes[wide])])
+    else:
+        starts, ends = chars.ascii_token_bounds(classes)
+    starts, ends = chars.regex_where_needed(tags.clean, clean_bases, clean_ends, starts, ends)
     # Few keys into many sorted values: per caption, per tag pair, per "." (never per token).
-    offsets = np.searchsorted(starts, np.append(bases, codes.size)).astype(np.int64, copy=False)
-    owner = np.repeat(np.arange(len(cleans), dtype=np.int64), np.diff(offsets))
-    text_of_range = np.repeat(np.arange(len(cleans)), range_counts)
-    first = _first_overlap(
-        np.asarray(range_starts, dtype=np.int64) + bases[text_of_range],
-        np.asarray(range_ends, dtype=np.int64) + bases[text_of_range],
-        starts, ends,
-    )
+    offsets = np.searchsorted(starts, np.append(clean_bases, codes.size)).astype(np.int64, copy=False)
+    owner = np.repeat(np.arange(len(texts), dtype=np.int64), np.diff(offsets))
     pieces = ends_before = np.zeros(0, dtype=np.int64)
     if sentences:
-        sentence_ends = np.flatnonzero(classes & _SENTENCE_END)
-        if wide.size:
-            wide_ends = wide[np.isin(codes[wide], _WIDE_SENTENCE_ENDS)]
-            sentence_ends = np.sort(np.concatenate((sentence_ends, wide_ends)))
-        ends_before = _count_before(sentence_ends, starts) - np.searchsorted(sentence_ends, bases)[owner]
-        dots = sentence_ends[codes[sentence_ends] == ord(".")]
-        pieces = _inside(dots, starts, ends) + 1
+        marks = chars.sentence_ends(codes, classes, wide)
+        before, pieces = chars.sentence_marks(marks, codes[marks] == ord("."), starts, ends)
+        ends_before = before - np.searchsorted(marks, clean_bases)[owner]
+    first = chars.first_overlap(tags.clean_start, tags.clean_end, starts, ends)
+    return _table(texts, tags, bases, offsets, starts - clean_bases[owner], ends - clean_bases[owner], first,
+                  pieces, ends_before)
+
+
+def tokenize_like(tagged: Sequence[str], like: TokenTable) -> tuple[TokenTable, BoolArray]:
+    """:func:`tokenize_texts` (without sentences) of captions paired with those of ``like``.
+
+    A prediction usually has the words of its gold caption with other tags: where the clean
+    texts are equal, the tokens are ``like``'s and only the flags are new (this caption's own
+    tag pairs over those tokens); the other captions are tokenised. Returns the table and, per
+    caption, whether its clean text equals ``like``'s. Meant for chunk-sized inputs.
+    """
+    if len(tagged) != len(like.texts):
+        raise ValueError(f"{len(tagged)} captions to tokenise like {len(like.texts)}")
+    bases = _bases(tagged)
+    tags = _read_tags("\n".join(tagged), bases)
+    same = _same_clean(tags, like)
+    n_like = int(like.offsets[-1])
+    counts = np.where(same, like.counts(), 0)
+    first_token = like.offsets[:-1].copy()
+    starts, ends = like.starts, like.ends
+    others = np.flatnonzero(~same)
+    if others.size:
+        own = _chunk([tagged[i] for i in others.tolist()], sentences=False)
+        counts[others] = own.counts()
+        first_token[others] = own.offsets[:-1] + n_like
+        starts, ends = np.concatenate((starts, own.starts)), np.concatenate((ends, own.ends))
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64, copy=False)
+    if others.size:  # gather each caption's tokens from ``like`` or from its own table
+        pick = np.repeat(first_token - offsets[:-1], counts) + np.arange(int(offsets[-1]), dtype=np.int64)
+        starts, ends = starts[pick], ends[pick]
+    shift = np.repeat(tags.clean_bases, counts)
+    first = chars.first_overlap(tags.clean_start, tags.clean_end, starts + shift, ends + shift)
+    empty = np.zeros(0, dtype=np.int64)
+    return _table(tagged, tags, bases, offsets, starts, ends, first, empty, empty), same
+
+
+def _same_clean(tags: _Tags, like: TokenTable) -> BoolArray:
+    """Per caption, whether its clean text equals that of the same caption of ``like``.
+
+    Consecutive captions of equal lengths (within one chunk of ``like``) lie the same distance
+    apart in both joined texts, so one comparison settles a whole run of them; captions are
+    compared one by one only inside a run that differs.
+    """
+    n = tags.clean_bases.size
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    starts, ends = tags.clean_bases.tolist(), tags.clean_ends(n).tolist()
+    where = like.clean_where
+    equal_size = (tags.clean_ends(n) - tags.clean_bases) == (where[:, 2] - where[:, 1])
+    cut = np.flatnonzero(np.diff(equal_size.astype(np.int8)) | np.diff(where[:, 0]).astype(bool)) + 1
+    chunk, g_start, g_end = (where[:, i].tolist() for i in range(3))
+    same = np.zeros(n, dtype=bool)
+    for lo, hi in zip([0, *cut.tolist()], [*cut.tolist(), n], strict=True):
+        if not equal_size[lo]:
+            continue
+        theirs = like.clean_joined[chunk[lo]]
+        if tags.clean[starts[lo]:ends[hi - 1]] == theirs[g_start[lo]:g_end[hi - 1]]:
+            same[lo:hi] = True
+            continue
+        for i in range(lo, hi):
+            same[i] = tags.clean[starts[i]:ends[i]] == theirs[g_start[i]:g_end[i]]
+    return same
+
+
+def _bases(texts: Sequence[str]) -> IntArray:
+    """Where each text starts once they are joined with newlines."""
+    steps = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1
+    return np.cumsum(steps) - steps
+
+
+def _table(
+    texts: Sequence[str], tags: _Tags, bases: IntArray, offsets: IntArray, starts: IntArray, ends: IntArray,
+    first: IntArray, pieces: IntArray, ends_before: IntArray,
+) -> TokenTable:
+    """Assemble a chunk's table (token spans relative to their own caption)."""
+    range_counts = np.bincount(tags.caption, minlength=len(texts))
+    clean_bases = tags.clean_bases
     return TokenTable(
-        cleans=cleans,
+        texts=texts,
         offsets=offsets,
-        starts=starts - bases[owner],
-        ends=ends - bases[owner],
+        starts=starts,
+        ends=ends,
         flags=first >= 0,
         first_range=first,
         range_offsets=np.concatenate(([0], np.cumsum(range_counts))).astype(np.int64, copy=False),
-        range_texts=range_texts,
+        range_bounds=np.stack((tags.start - bases[tags.caption], tags.end - bases[tags.caption]), axis=1),
         pieces=pieces,
         ends_before=ends_before,
+        clean_joined=(tags.clean,),
+        clean_where=np.stack((np.zeros_like(clean_bases), clean_bases, tags.clean_ends(len(texts))), axis=1),
     )
 
 
-def _read_tags(texts: Sequence[str]) -> tuple[list[str], list[int], list[int], list[int], list[str]]:
-    """Clean captions and their tag pairs (clean offsets, text inside), one caption at a time.
+def _read_tags(joined: str, bases: IntArray) -> _Tags:
+    """Drop the tag strings of a joined chunk and find the pairs the official regex reads.
 
-    A handful of tags per caption: a plain loop here is cheaper than any array trick.
+    Tag strings never hold a newline, so none spans two captions, and a left-to-right split of
+    the whole chunk finds exactly the tags a split of each caption would.
     """
-    cleans: list[str] = []
-    counts: list[int] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    inside: list[str] = []
-    for text in texts:
-        if "HALLUCINATION>" not in text:
-            cleans.append(text)
-            counts.append(0)
-            continue
-        clean, pairs = tag_pairs(text)
-        cleans.append(clean)
-        counts.append(len(pairs))
-        for start, end, clean_start, clean_end in pairs:
-            starts.append(clean_start)
-            ends.append(clean_end)
-            inside.append(text[start:end])
-    return cleans, counts, starts, ends, inside
+    parts = _TAG_SPLIT.split(joined)
+    if len(parts) == 1:
+        empty = np.zeros(0, dtype=np.int64)
+        return _Tags(joined, bases, empty, empty, empty, empty, empty)
+    lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
+    tag_length = lengths[1::2]
+    tag_pos = np.cumsum(lengths)[0::2][:-1]  # a tag starts where the text before it ends
+    removed = np.concatenate(([0], np.cumsum(tag_length)))  # tag characters before each tag
+    closing = tag_length == len(CLOSE)
+    caption = np.searchsorted(bases, tag_pos, side="right") - 1
+    new_group = np.ones(tag_pos.size, dtype=bool)
+    new_group[1:] = (caption[1:] != caption[:-1]) | closing[:-1]
+    first = np.flatnonzero(new_group)
+    last = np.append(first[1:], tag_pos.size) - 1
+    paired = ~closing[first] & closing[last]
+    opens, closes = first[paired], last[paired]
+    return _Tags(
+        clean="".join(parts[0::2]),
+        clean_bases=bases - removed[np.searchsorted(tag_pos, bases)],
+        caption=caption[opens].astype(np.int64, copy=False),
+        start=tag_pos[opens] + len(OPEN),
+        end=tag_pos[closes],
+        clean_start=tag_pos[opens] - removed[opens],
+        clean_end=tag_pos[closes] - removed[closes],
+    )
 
 
-def _count_before(marks: IntArray, starts: IntArray) -> IntArray:
-    """Per token, how many sorted ``marks`` lie before its start (a bincount, not a search per token)."""
-    after = np.searchsorted(starts, marks, side="right")
-    return np.cumsum(np.bincount(after, minlength=starts.size + 1))[:starts.size].astype(np.int64, copy=False)
-
-
-def _inside(marks: IntArray, starts: IntArray, ends: IntArray) -> IntArray:
-    """Per token, how many ``marks`` (character positions) lie inside it."""
-    if starts.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    owner = np.searchsorted(starts, marks, side="right") - 1
-    hit = (owner >= 0) & (marks < ends[np.maximum(owner, 0)])
-    return np.bincount(owner[hit], minlength=starts.size).astype(np.int64, copy=False)
-
-
-def _is_cjk(codes: npt.NDArray[np.uint32]) -> BoolArray:
-    """CJK ideographs, hiragana and katakana: U+4E00..U+9FFF and U+3040..U+30FF."""
-    return ((codes - 0x4E00) < 0x5200) | ((codes - 0x3040) < 0xC0)
-
-
-def _token_bounds(classes: npt.NDArray[np.uint8], cjk: IntArray) -> tuple[IntArray, IntArray]:
-    """Official token spans of a caption without ``@``/``#`` (see the module docstring)."""
-    alnum = (classes & _ALNUM) != 0
-    kind = alnum.astype(np.uint8)
-    # A connector between two letters/digits joins them into one token.
-    kind[1:-1] |= ((classes[1:-1] & _CONNECTOR) != 0) & alnum[:-2] & alnum[2:]
-    kind[cjk] = 2
-    padded = np.zeros(kind.size + 2, dtype=np.uint8)
-    padded[1:-1] = kind
-    change = padded[1:] != padded[:-1]
-    starts = np.flatnonzero(change[:-1] & (kind != 0)).astype(np.int64, copy=False)
-    ends = np.flatnonzero(change[1:] & (kind != 0)).astype(np.int64, copy=False) + 1
-    return starts, ends
-
-
-def _regex_where_needed(
-    cleans: Sequence[str], bases: IntArray, starts: IntArray, ends: IntArray
-) -> tuple[IntArray, IntArray]:
-    """Replace the tokens of captions holding ``@`` or ``#`` by the regex's own reading."""
-    special = [i for i, c in enumerate(cleans) if "@" in c or "#" in c]
-    if not special:
-        return starts, ends
-    owner = np.searchsorted(bases, starts, side="right") - 1
-    keep = ~np.isin(owner, special)
-    extra_s: list[int] = []
-    extra_e: list[int] = []
-    for i in special:
-        base = int(bases[i])
-        for match in TOKEN_PATTERN.finditer(cleans[i]):
-            extra_s.append(base + match.start())
-            extra_e.append(base + match.end())
-    all_s = np.concatenate((starts[keep], np.asarray(extra_s, dtype=np.int64)))
-    all_e = np.concatenate((ends[keep], np.asarray(extra_e, dtype=np.int64)))
-    order = np.argsort(all_s, kind="stable")
-    return all_s[order], all_e[order]
-
-
-def _first_overlap(r_start: IntArray, r_end: IntArray, starts: IntArray, ends: IntArray) -> IntArray:
-    """Per token, the first range with ``range start < token end`` and ``range end > token start``.
-
-    Tokens and ranges are both sorted and disjoint, so range ``r`` overlaps exactly the tokens
-    ``first_after[r]:first_from[r]``; a difference array marks them, and a flagged token's first
-    range is the first one ending after its position (ranges end in order).
-    """
-    first_after = np.searchsorted(ends, r_start, side="right")
-    first_from = np.searchsorted(starts, r_end, side="left")
-    cover = np.cumsum(np.bincount(first_after, minlength=starts.size + 1)
-                      - np.bincount(first_from, minlength=starts.size + 1))[:starts.size]
-    flagged = np.flatnonzero(cover > 0)
-    out = np.full(starts.size, -1, dtype=np.int64)
-    out[flagged] = np.searchsorted(first_from, flagged, side="right")
-    return out
-
-
-def _concat(parts: Sequence[TokenTable]) -> TokenTable:
+def _concat(texts: Sequence[str], parts: Sequence[TokenTable]) -> TokenTable:
+    if len(parts) == 1:
+        return parts[0]
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
-        return TokenTable([], np.zeros(1, dtype=np.int64), empty, empty, empty.astype(bool), empty,
-                          np.zeros(1, dtype=np.int64), [], empty, empty)
+        return TokenTable(texts, np.zeros(1, dtype=np.int64), empty, empty, empty.astype(bool), empty,
+                          np.zeros(1, dtype=np.int64), np.zeros((0, 2), dtype=np.int64), empty, empty,
+                          (), np.zeros((0, 3), dtype=np.int64))
     token_shift = np.cumsum([0] + [int(p.offsets[-1]) for p in parts[:-1]])
     range_shift = np.cumsum([0] + [int(p.range_offsets[-1]) for p in parts[:-1]])
     first = [np.where(p.first_range >= 0, p.first_range + rs, -1)
              for p, rs in zip(parts, range_shift, strict=True)]
+    where = [p.clean_where + np.array([k, 0, 0]) for k, p in enumerate(parts)]
     return TokenTable(
-        cleans=[c for p in parts for c in p.cleans],
+        texts=texts,
         offsets=np.concatenate([[0]] + [p.offsets[1:] + s for p, s in zip(parts, token_shift, strict=True)]),
         starts=np.concatenate([p.starts for p in parts]),
         ends=np.concatenate([p.ends for p in parts]),
@@ -250,7 +295,9 @@ def _concat(parts: Sequence[TokenTable]) -> TokenTable:
         range_offsets=np.concatenate(
             [[0]] + [p.range_offsets[1:] + s for p, s in zip(parts, range_shift, strict=True)]
         ),
-        range_texts=[t for p in parts for t in p.range_texts],
+        range_bounds=np.concatenate([p.range_bounds for p in parts]),
         pieces=np.concatenate([p.pieces for p in parts]),
         ends_before=np.concatenate([p.ends_before for p in parts]),
+        clean_joined=tuple(j for p in parts for j in p.clean_joined),
+        clean_where=np.concatenate(where),
     )

@@ -10,8 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from analysis.io import Records, read_records, require, require_column
 from analysis.spans import CLOSE, OPEN, strip_tags
 from analysis.table import item_key
@@ -89,8 +87,10 @@ def read_pipeline(path: Path) -> PipelineFile:
     valid = require_column(records, "validation_passed", (bool,))
     gold = require_column(records, "gt_hallucinated_caption_with_tags")
     predictions = require_column(records, "hallucinated_caption_with_tags", optional=True)
-    for index in np.flatnonzero(np.asarray(valid, dtype=bool)).tolist():
-        require(records, index, "hallucinated_caption_with_tags")
+    # A valid record needs a prediction (its type is checked above): name the first without one.
+    missing = [i for i, (ok, text) in enumerate(zip(valid, predictions, strict=True)) if ok and text is None]
+    if missing:
+        require(records, missing[0], "hallucinated_caption_with_tags")
     messages = require_column(records, "validation_message", optional=True)
     return PipelineFile(
         records=records,

@@ -50,6 +50,12 @@ the compared positions (``1`` = hallucinated), ``correct`` = the scorer sees a p
 ``raw_output``, ``validation_message``, ``attempt``, ``seed``, ``data_source``,
 ``is_use_original``, both captions and, with ``--gold``, ``hallucination_labels``.
 
+Scoring a table under ``official`` reads the predictions' flags from ``parsed`` (as the other
+modules read their stored verdicts; ``load`` and the review store's rescoring write them) and
+tokenises only the gold captions; a ``parsed`` value that cannot be the official reading (null,
+not ``0``/``1``, longer than the gold) is read again from ``raw_answer``. ``aligned`` always
+re-reads ``raw_answer``.
+
 Deviations and quirks:
 
 - domain = the folder directly containing ``image_path`` (``./test/Chart/x.png`` -> ``Chart``),
@@ -78,17 +84,17 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import orjson
 import pandas as pd
 
 from analysis.benchmarks import _dvb_io as dvb_io
 from analysis.benchmarks._dvb_audit import audit_gold
+from analysis.benchmarks._dvb_columns import ColumnTexts, extra_column, may_hold_labels
+from analysis.benchmarks._dvb_measure import Comparison
 from analysis.benchmarks._dvb_metrics import (
-    Comparison,
     compare,
-    compare_prepared,
+    compare_flags,
+    compare_parsers,
     label_recall,
-    prepare,
     summarize,
 )
 from analysis.benchmarks.base import Finding, ScoreReport
@@ -123,12 +129,9 @@ def load(
     scored, reasons = _scored(pf)
     labels = _gold_labels(gold, pf) if gold is not None else [None] * len(pf.ids)
     rows = np.flatnonzero(scored)
-    prepared = prepare([pf.gold[i] for i in rows], [str(pf.predictions[i]) for i in rows])
-    verdicts = {
-        parser: _spread(compare_prepared(prepared, parser), rows, len(pf.ids))
-        for parser in ("official", ALT_PARSER)
-    }
-    extras = [_extra(record, found) for record, found in zip(pf.records.items, labels, strict=True)]
+    results = compare_parsers([pf.gold[i] for i in rows], [str(pf.predictions[i]) for i in rows],
+                              ("official", ALT_PARSER))
+    verdicts = {parser: _spread(result, rows, len(pf.ids)) for parser, result in results.items()}
     return make_table({
         "benchmark": NAME,
         "item_id": [dvb_io.make_item_id(i, g) for i, g in zip(pf.ids, pf.gold, strict=True)],
@@ -146,7 +149,7 @@ def load(
         "skip_reason": reasons,
         "media": [media_json([("image", p, "image")]) for p in pf.image_paths],
         "source": [f"{predictions.name}:{pf.records.where(i)}" for i in range(len(pf.ids))],
-        "extra": extras,
+        "extra": extra_column(pf.records.items, labels, _OWN_COLUMNS),
     }, length=len(pf.ids))
 
 
@@ -164,19 +167,6 @@ def _scored(pf: dvb_io.PipelineFile) -> tuple[np.ndarray[Any, np.dtype[np.bool_]
         else:
             last[pf.ids[index]] = index
     return scored, reasons
-
-
-def _extra(record: dict[str, Any], labels: list[dict[str, Any]] | None) -> str:
-    """The record's other fields as JSON; orjson because ``raw_output`` makes this the big column."""
-    rest = {k: v for k, v in record.items() if k not in _OWN_COLUMNS}
-    if labels is not None:
-        rest["hallucination_labels"] = labels
-    if not rest:
-        return ""
-    try:
-        return orjson.dumps(rest).decode("utf-8")
-    except TypeError:  # values orjson refuses (integers beyond 64 bits): the slower general path
-        return extra_json(rest, ())
 
 
 def _spread(
@@ -224,12 +214,16 @@ def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = 
     parser = parser or PARSERS[0]
     if parser not in PARSERS:
         raise ValueError(f"unknown parser {parser!r} for {NAME} (known: {', '.join(PARSERS)})")
-    rows = table[table["scored"].to_numpy(dtype=bool)]
-    gold = [str(g) for g in rows["gold"].fillna("").tolist()]
-    pred = [str(p) for p in rows["raw_answer"].fillna("").tolist()]
-    labels = _labels_from_extra(rows["extra"])
-    result = compare(gold, pred, parser, labels)
-    domains = rows["category"].astype(str).to_numpy()
+    # Only the columns scoring reads, a slice of scored rows at a time: never a copy of the table.
+    rows = np.flatnonzero(table["scored"].to_numpy(dtype=bool))
+    labels = _labels_from_extra(table["extra"], rows)
+    gold, pred = ColumnTexts(table["gold"], rows), ColumnTexts(table["raw_answer"], rows)
+    if parser == "official":  # the table's ``parsed`` column holds its reading: only the gold is tokenised
+        parsed = table["parsed"].iloc[rows].tolist()
+        result = compare_flags(gold, parsed, pred, labels)
+    else:
+        result = compare(gold, pred, parser, labels)
+    domains = table["category"].astype(str).to_numpy()[rows]
     groups: dict[str, dict[str, MetricDict]] = {
         "domain": {d: summarize(result, domains == d) for d in sorted(set(domains.tolist()))}
     }
@@ -239,16 +233,20 @@ def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = 
         "benchmark": NAME,
         "task": None,
         "parser": parser,
-        "n_scored": len(rows),
-        "n_skipped": len(table) - len(rows),
+        "n_scored": int(rows.size),
+        "n_skipped": len(table) - int(rows.size),
         "overall": summarize(result, np.ones(len(rows), dtype=bool)),
         "groups": groups,
     }
 
 
-def _labels_from_extra(extra: pd.Series) -> list[list[dict[str, Any]] | None] | None:
-    """Gold label entries kept in ``extra`` by ``load(gold=...)``; None when no row has them."""
-    texts = extra.fillna("").astype(str)
+def _labels_from_extra(
+    extra: pd.Series, rows: np.ndarray[Any, Any]
+) -> list[list[dict[str, Any]] | None] | None:
+    """Gold label entries kept in ``extra`` by ``load(gold=...)`` (rows ``rows``); None when none has them."""
+    if not may_hold_labels(extra):
+        return None
+    texts = extra.iloc[rows].fillna("").astype(str)
     if not texts.str.contains('"hallucination_labels"', regex=False).any():
         return None
     out: list[list[dict[str, Any]] | None] = []

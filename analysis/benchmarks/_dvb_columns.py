@@ -1,0 +1,107 @@
+"""Big DetailVerifyBench text columns, built and read without a copy of the whole column.
+
+A 100,000-record pipeline output carries about 1.3 GB of text (``raw_output`` and two captions
+per record in ``extra``, the tagged gold and prediction). Turning it into Python strings, then
+into Arrow strings, then filtering the table, each allocates that much afresh; so ``extra`` is
+encoded straight into Arrow buffers, a slice of records at a time, and the scorer reads the gold
+and prediction columns a slice of rows at a time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any, overload
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+import pandas as pd
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
+from analysis.table import extra_json
+
+ROWS_PER_SLICE = 8192
+"""Records encoded (or rows read) per step."""
+
+_LABELS_KEY = '"hallucination_labels"'
+
+
+def extra_column(
+    records: Sequence[dict[str, Any]],
+    labels: Sequence[list[dict[str, Any]] | None],
+    own_columns: Sequence[str],
+) -> pd.arrays.ArrowStringArray:
+    """Each record's other fields as a JSON object (``""`` when none), ``hallucination_labels`` last."""
+    chunks = []
+    for lo in range(0, len(records), ROWS_PER_SLICE):
+        hi = lo + ROWS_PER_SLICE
+        blobs = [_extra(r, x, own_columns) for r, x in zip(records[lo:hi], labels[lo:hi], strict=True)]
+        offsets = np.zeros(len(blobs) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, blobs), dtype=np.int64, count=len(blobs)), out=offsets[1:])
+        data = pa.py_buffer(b"".join(blobs))
+        chunks.append(pa.LargeStringArray.from_buffers(len(blobs), pa.py_buffer(offsets), data))
+    return pd.arrays.ArrowStringArray(pa.chunked_array(chunks, type=pa.large_string()))
+
+
+def _extra(record: dict[str, Any], labels: list[dict[str, Any]] | None, own_columns: Sequence[str]) -> bytes:
+    rest = {k: v for k, v in record.items() if k not in own_columns}
+    if labels is not None:
+        rest["hallucination_labels"] = labels
+    if not rest:
+        return b""
+    try:
+        return orjson.dumps(rest)
+    except TypeError:  # values orjson refuses (integers beyond 64 bits): the slower general path
+        return extra_json(rest, ()).encode("utf-8")
+
+
+class ColumnTexts(Sequence[str]):
+    """Some rows of a text column, turned into Python strings a slice at a time (null reads ``""``)."""
+
+    def __init__(self, column: pd.Series, rows: npt.NDArray[np.intp]) -> None:
+        """View rows ``rows`` (positions) of ``column``."""
+        self._values = column.array
+        self._rows = rows
+
+    def __len__(self) -> int:
+        """Number of rows viewed."""
+        return int(self._rows.size)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        """One text, or a list of the texts of a slice of the rows."""
+        if isinstance(index, slice):
+            return [_text(v) for v in self._values.take(self._rows[index]).tolist()]
+        return _text(self._values[int(self._rows[index])])
+
+    def __iter__(self) -> Iterator[str]:
+        """The texts in order, read a slice at a time."""
+        for lo in range(0, len(self), ROWS_PER_SLICE):
+            yield from self[lo:lo + ROWS_PER_SLICE]
+
+
+def _text(value: Any) -> str:
+    if type(value) is str:
+        return value
+    return "" if value is None or value is pd.NA or value != value else str(value)
+
+
+def may_hold_labels(extra: pd.Series) -> bool:
+    """False when no row of ``extra`` can contain a ``"hallucination_labels"`` key.
+
+    Arrow-backed columns are searched in their raw buffers (a fast byte search that may see
+    bytes of rows outside a sliced array, so True only means "look row by row"); other columns
+    fall back to the string accessor.
+    """
+    values = extra.array
+    if isinstance(values, pd.arrays.ArrowStringArray):
+        needle = re.compile(re.escape(_LABELS_KEY.encode("utf-8")))
+        chunks = pa.chunked_array(values.__arrow_array__()).chunks
+        return any(needle.search(memoryview(c.buffers()[2])) for c in chunks if c.buffers()[2] is not None)
+    return bool(extra.fillna("").astype(str).str.contains(_LABELS_KEY, regex=False).any())
