@@ -17,10 +17,12 @@ import gradio as gr
 import pandas as pd
 
 from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
+from analysis.previews import default_preview_dir
 from analysis.views import Filters, filter_rows
 from components import browse, charts, keys, navigate
-from components.identity import auth_from, on_spaces
+from components.identity import auth_from, identity_of, on_spaces
 from components.inspect import build_inspector
+from components.pairs_tab import build_pairs_tab
 from components.review import ReviewContext, build_review
 from components.review_app import build_review_tab, wire_review
 from components.style import CSS
@@ -61,6 +63,10 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                     ch = charts.build_charts()
                 with gr.Tab("Review", id="review-tab"):
                     rt = build_review_tab()
+                if ctx.store is not None and "vidhalluc" in catalog.benchmarks():
+                    with gr.Tab("Pair validation", id="pairs-tab"):
+                        build_pairs_tab(catalog, ctx.store, identity_of, k=ctx.k,
+                                        preview_dir=default_preview_dir(), reviewers=ctx.reviewers)
                 with gr.Tab("Data problems", id="problems-tab"):
                     _problems(catalog)
         _wire(catalog, demo, current, f, t, ins, ch, jump)

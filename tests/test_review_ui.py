@@ -240,6 +240,13 @@ def test_on_a_space_the_app_offers_hugging_face_sign_in(catalog: Catalog, tmp_pa
     pytest.importorskip("authlib", reason="Gradio's Hugging Face sign-in needs gradio[oauth] (authlib)")
     monkeypatch.setenv("SPACE_ID", "someone/halluscope")
     monkeypatch.setenv("SYSTEM", "spaces")  # else Gradio mocks sign-in with a local token
+    import gradio.oauth
+
+    # What a Space with `hf_oauth: true` sets; Gradio reads them when it registers the OAuth routes
+    # (registering fetches nothing).
+    for name, value in (("OAUTH_CLIENT_ID", "test-client"), ("OAUTH_CLIENT_SECRET", "test-secret"),
+                        ("OAUTH_SCOPES", "openid profile"), ("OPENID_PROVIDER_URL", "https://hf.invalid")):
+        monkeypatch.setattr(gradio.oauth, name, value)
     assert on_spaces()
     ctx = ReviewContext(catalog, open_store(tmp_path / "labels.db"), oauth=True)
     demo = app.build_app(catalog, ctx)
