@@ -22,6 +22,7 @@ from analysis.store import FLAGS, Identity, InvalidLabel, NoChange, NothingToUnd
 from analysis.store.identity import IdentityMismatch
 from analysis.store.payload import submit
 from analysis.store.values import gold_kind
+from components.span_picker import build_picker
 
 CHOICES: dict[str, list[str]] = {"yesno": ["yes", "no"], "order": ["AB", "BA"]}
 READ_ONLY = ("**Read-only demo.** Sign in to relabel, flag or note items; "
@@ -68,6 +69,8 @@ class ReviewWidgets:
     undo: gr.Button
     blind: gr.Checkbox
     group: gr.Group
+    picker: Any = None
+    """The DetailVerifyBench token picker (:class:`components.span_picker.SpanPicker`)."""
 
     def outputs(self) -> list[Any]:
         """Widgets :func:`panel` fills."""
@@ -89,6 +92,7 @@ def build_review() -> ReviewWidgets:
             gold = gr.Radio([], label="Gold label (y / n, a-d or 1-4)", elem_id="rv-gold", scale=2)
             gold_text = gr.Textbox(label="Gold", visible=False, elem_id="rv-gold-text", scale=2, lines=2)
             flags = gr.CheckboxGroup(list(FLAGS), label="Flags (f)", elem_id="rv-flags", scale=2)
+        picker = build_picker()
         with gr.Row(equal_height=True):
             note = gr.Textbox(label="Note", elem_id="rv-note", scale=2)
             reason = gr.Textbox(label="Reason for the change", elem_id="rv-reason", scale=2)
@@ -97,11 +101,12 @@ def build_review() -> ReviewWidgets:
             save_next = gr.Button("Save and next (s)", variant="primary", size="sm", elem_id="rv-save",
                                   scale=0, min_width=160)
             undo = gr.Button("Undo (u)", size="sm", elem_id="rv-undo", scale=0, min_width=100)
+    picker.selection.render()  # type: ignore[no-untyped-call]
     message = gr.Markdown("", elem_id="rv-message")
     with gr.Accordion("Label history of this item", open=True):
         history = gr.HTML("", elem_id="rv-history", js_on_load=None, padding=False)
     return ReviewWidgets(who, gold, gold_text, flags, note, reason, history, message, save, save_next,
-                         undo, blind, group)
+                         undo, blind, group, picker)
 
 
 def _kind(item: pd.Series) -> str:

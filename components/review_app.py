@@ -15,7 +15,7 @@ import gradio as gr
 
 from analysis.store import Identity
 from analysis.views import Filters
-from components import browse, charts, navigate, review_extra
+from components import browse, charts, navigate, review_extra, span_picker
 from components.identity import identity_of
 from components.inspect import inspect_row
 from components.review import Refused, ReviewContext, ReviewWidgets, panel, save, undo_last
@@ -94,9 +94,11 @@ def wire_review(ctx: ReviewContext, demo: gr.Blocks, current: gr.State, f: brows
     show = with_identity(lambda who, row, blind: panel(ctx, row, who, bool(blind)))
     inspector = with_identity(lambda who, row, blind: _blind_item(ctx, row, bool(blind), who))
     item_out = [ins.item, ins.spans, ins.others]
+    pick = span_picker.refresh(ctx)  # the token picker follows the gold text the panel filled
     for trigger in (current.change, rv.blind.change, demo.load):
         trigger(show, [current, rv.blind], rv.outputs(), **private, **FREE).then(
-            inspector, [current, rv.blind], item_out, **private, **FREE)
+            inspector, [current, rv.blind], item_out, **private, **FREE).then(
+            pick, [current, rv.gold_text], rv.picker.chips, **private, **FREE)
 
     def metrics(mode: str, *values: Any) -> tuple[Any, ...]:
         filters = browse.filters_from(*values)
@@ -120,14 +122,17 @@ def wire_review(ctx: ReviewContext, demo: gr.Blocks, current: gr.State, f: brows
         event = button.click(write, [current, rv.blind, *rv.inputs()], rv.message,
                              api_visibility="private", **FREE)
         event = event.success(show, [current, rv.blind], rv.outputs(), **private, **FREE)
+        event.then(pick, [current, rv.gold_text], rv.picker.chips, **private, **FREE)
         event.then(refresh_metrics, [gold_mode, *fin], metric_out, **private, **FREE)
         if then_next:
             event.then(lambda r, p, *v: navigate.step_item(ctx.catalog, 1, r, p, list(v)), step_in,
                        [current, *ins.outputs(), t.table, t.page, t.info], **private, **FREE)
     undo = with_identity(lambda who, row, blind: undo_last(ctx, row, who, bool(blind)))
-    rv.undo.click(undo, [current, rv.blind], rv.message, api_visibility="private", **FREE).success(
-        show, [current, rv.blind], rv.outputs(), **private, **FREE).then(
-        refresh_metrics, [gold_mode, *fin], metric_out, **private, **FREE)
+    undone = rv.undo.click(undo, [current, rv.blind], rv.message, api_visibility="private", **FREE).success(
+        show, [current, rv.blind], rv.outputs(), **private, **FREE)
+    undone.then(pick, [current, rv.gold_text], rv.picker.chips, **private, **FREE)
+    undone.then(refresh_metrics, [gold_mode, *fin], metric_out, **private, **FREE)
+    span_picker.wire_picker(ctx, rv.picker, current, rv.gold_text)
     _wire_tab(ctx, current, f, ins, rt, tabs)
     _api(ctx)
 
