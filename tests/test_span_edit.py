@@ -7,7 +7,7 @@ from html import escape
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
@@ -50,6 +50,9 @@ def test_reading_then_tagging_keeps_the_official_token_flags(a: str, b: str, c: 
     # any well-formed tagged caption: re-tagging its selection changes no token's official flag
     tagged = f"{_clean(a)}{OPEN}{_clean(b)}{CLOSE}{_clean(c)}"
     clean, _, flags = token_flags(tagged)
+    # parts cleaned one by one can still spell a tag where they join ("<" + "HALLUCINATION>"); a
+    # clean caption holding tag markup has no unambiguous tagged form, so it is not a case here
+    assume(OPEN not in clean and CLOSE not in clean)
     again = tag_tokens(clean, selected_tokens(tagged))
     assert token_flags(again)[2] == flags
 
