@@ -97,3 +97,16 @@ def test_sample_scores_follow_the_contract(name: str, pred: dict[str, str | None
             assert set(metrics) == expected
     assert report["n_scored"] > 0
     json.dumps(report, allow_nan=False)  # plain JSON: no NaN, no numpy types
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_score_refuses_an_unknown_parser_by_name(name: str) -> None:
+    from analysis.table import empty_table
+
+    bench = REGISTRY[name]
+    task = bench.TASKS[0] if bench.TASK_REQUIRED else None
+    with pytest.raises(ValueError) as err:
+        bench.score(empty_table(), task=task, parser="no-such-parser")
+    message = str(err.value)
+    assert "unknown parser 'no-such-parser'" in message
+    assert name in message and bench.PARSERS[0] in message

@@ -42,7 +42,7 @@ import pandas as pd
 from analysis.benchmarks import _avh_table
 from analysis.benchmarks._avh_audit import audit_records
 from analysis.benchmarks._avh_read import read
-from analysis.benchmarks.base import Finding, ScoreReport
+from analysis.benchmarks.base import Finding, ScoreReport, refuse_task, resolve_parser
 from analysis.metrics import NO, UNPARSED, YES, MetricDict, binary_metrics
 from analysis.table import concat_tables
 from analysis.yesno import first_word, negation_aware, read_column
@@ -79,8 +79,7 @@ def load(
     model: str | None = None,
 ) -> pd.DataFrame:
     """Read one model's AVHBench answers (any of the three shapes) into an item table."""
-    if task is not None:
-        raise ValueError(f"avhbench has no tasks (got {task!r})")
+    refuse_task(NAME, task)
     parsed = read(Path(predictions), need_pred=True, gold=None if gold is None else Path(gold))
     return _avh_table.build(parsed, name=NAME, model=model, readers=(first_word, READERS[ALT_PARSER]),
                             alt_parser=ALT_PARSER)
@@ -97,11 +96,8 @@ def load_gold(paths: Sequence[Path]) -> pd.DataFrame:
 
 def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = None) -> ScoreReport:
     """Score one model's item table: overall and per task (see the card)."""
-    if task is not None:
-        raise ValueError(f"avhbench has no tasks (got {task!r})")
-    parser = parser or PARSERS[0]
-    if parser not in PARSERS:
-        raise ValueError(f"unknown parser {parser!r} for avhbench (known: {', '.join(PARSERS)})")
+    refuse_task(NAME, task)
+    parser = resolve_parser(NAME, PARSERS, parser)
     binary = (table["task"].astype("string") != CAPTIONING).to_numpy(dtype=bool, na_value=True)
     scored = table["scored"].to_numpy(dtype=bool) & binary
     rows = table[scored]

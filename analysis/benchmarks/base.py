@@ -98,3 +98,20 @@ class Benchmark(Protocol):
     def audit(self, paths: Sequence[Path], *, media_root: Path | None = None) -> list[Finding]:
         """Find data problems in gold files (and their media, when a root is given)."""
         ...
+
+
+def resolve_parser(benchmark: str, parsers: Sequence[str], parser: str | None) -> str:
+    """The parser to score with: ``parser``, else the benchmark's default (the first of ``parsers``).
+
+    An unknown name is a ``ValueError`` that lists the known ones.
+    """
+    chosen = parser or parsers[0]
+    if chosen not in parsers:
+        raise ValueError(f"unknown parser {chosen!r} for {benchmark} (known: {', '.join(parsers)})")
+    return chosen
+
+
+def refuse_task(benchmark: str, task: str | None) -> None:
+    """Raise ``ValueError`` when a task is given to a benchmark that has none."""
+    if task is not None:
+        raise ValueError(f"{benchmark} has no tasks (got {task!r})")

@@ -82,7 +82,7 @@ import orjson
 import pandas as pd
 
 from analysis.benchmarks import _cdh_audit, _cdh_load, _cdh_parse
-from analysis.benchmarks.base import Finding, ScoreReport
+from analysis.benchmarks.base import Finding, ScoreReport, resolve_parser
 from analysis.errors import InputError
 from analysis.metrics import MetricDict, counterfactual_metrics
 from analysis.table import concat_tables, make_table, media_json
@@ -177,9 +177,7 @@ def audit(paths: Sequence[Path], *, media_root: Path | None = None) -> list[Find
 
 def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = None) -> ScoreReport:
     """Score one model's item table: groups ``task`` and ``task/category``, ``overall`` empty."""
-    parser = parser or PARSERS[0]
-    if parser not in PARSERS:
-        raise ValueError(f"unknown parser {parser!r} for {NAME} (known: {', '.join(PARSERS)})")
+    parser = resolve_parser(NAME, PARSERS, parser)
     if task is not None and task not in TASKS:
         raise ValueError(f"unknown task {task!r} for {NAME} (known: {', '.join(TASKS)})")
     rows = table if task is None else table[table["task"] == task]

@@ -52,7 +52,7 @@ from analysis.benchmarks._cmm_audit import audit_rows
 from analysis.benchmarks._cmm_columns import item_id
 from analysis.benchmarks._cmm_read import Rows, read_rows
 from analysis.benchmarks._cmm_score import DETAIL_GROUP, flags, grouped
-from analysis.benchmarks.base import Finding, ScoreReport
+from analysis.benchmarks.base import Finding, ScoreReport, refuse_task, resolve_parser
 from analysis.errors import InputError
 from analysis.metrics import MetricDict
 from analysis.table import concat_tables
@@ -83,8 +83,7 @@ def load(
     """Read a CMM prediction file (the official scorer's input) into an item table."""
     if gold is not None:
         raise InputError(gold, "cmm takes no --gold: the answers are in the prediction file")
-    if task is not None:
-        raise ValueError(f"cmm has no tasks (got {task!r})")
+    refuse_task(NAME, task)
     rows = read_rows(Path(predictions), need_pred=True)
     return _cmm_table.build(
         rows, name=NAME, model=model or _model_name(rows) or rows.path.stem, alt_parser=ALT_PARSER,
@@ -103,9 +102,8 @@ def load_gold(paths: Sequence[Path]) -> pd.DataFrame:
 
 def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = None) -> ScoreReport:
     """Score one model's item table: overall, per sub-category, per granularity (see the card)."""
-    if task is not None:
-        raise ValueError(f"cmm has no tasks (got {task!r})")
-    parser = parser or PARSERS[0]
+    refuse_task(NAME, task)
+    parser = resolve_parser(NAME, PARSERS, parser)
     n_skipped = int((~table["scored"].to_numpy(dtype=bool)).sum())
     overall, groups = _grouped(table, parser, detail=False)
     return {
@@ -131,8 +129,7 @@ def granularity_by_sub_category(table: pd.DataFrame, *, parser: str | None = Non
 def _grouped(
     table: pd.DataFrame, parser: str, *, detail: bool
 ) -> tuple[MetricDict, dict[str, dict[str, MetricDict]]]:
-    if parser not in PARSERS:
-        raise ValueError(f"unknown parser {parser!r} for cmm (known: {', '.join(PARSERS)})")
+    parser = resolve_parser(NAME, PARSERS, parser)
     scored = table["scored"].to_numpy(dtype=bool)
     if not scored.all():
         table = table[scored]

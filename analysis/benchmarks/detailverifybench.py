@@ -97,7 +97,7 @@ from analysis.benchmarks._dvb_metrics import (
     label_recall,
     summarize,
 )
-from analysis.benchmarks.base import Finding, ScoreReport
+from analysis.benchmarks.base import Finding, ScoreReport, resolve_parser
 from analysis.errors import InputError
 from analysis.metrics import MetricDict
 from analysis.spans import strip_tags
@@ -211,9 +211,7 @@ def load_gold(paths: Sequence[Path]) -> pd.DataFrame:
 def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = None) -> ScoreReport:
     """Score one model's item table; ``groups.label_type`` only when gold labels were loaded."""
     del task  # no tasks
-    parser = parser or PARSERS[0]
-    if parser not in PARSERS:
-        raise ValueError(f"unknown parser {parser!r} for {NAME} (known: {', '.join(PARSERS)})")
+    parser = resolve_parser(NAME, PARSERS, parser)
     # Only the columns scoring reads, a slice of scored rows at a time: never a copy of the table.
     rows = np.flatnonzero(table["scored"].to_numpy(dtype=bool))
     labels = _labels_from_extra(table["extra"], rows)

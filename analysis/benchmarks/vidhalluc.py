@@ -119,7 +119,7 @@ from analysis.benchmarks import _vidhalluc_mcq as mcq
 from analysis.benchmarks import _vidhalluc_sth as sth
 from analysis.benchmarks import _vidhalluc_tsh as tsh
 from analysis.benchmarks._vidhalluc_common import ALT, model_name
-from analysis.benchmarks.base import Finding, ScoreReport
+from analysis.benchmarks.base import Finding, ScoreReport, resolve_parser
 from analysis.embedder import SentenceEmbedder
 from analysis.errors import InputError
 from analysis.io import read_object
@@ -186,9 +186,7 @@ def score(
     ``embedder`` (sth only): a :class:`~analysis.embedder.SentenceEmbedder`, None for none, or
     "auto" for SimCSE from local files (loaded once, and only if a description needs it).
     """
-    parser = parser or PARSERS[0]
-    if parser not in PARSERS:
-        raise ValueError(f"unknown parser {parser!r} for {NAME} (known: {', '.join(PARSERS)})")
+    parser = resolve_parser(NAME, PARSERS, parser)
     task = _task(task if task is not None else _only_task(table))
     rows = table[table["task"].astype(str) == task]
     metrics: MetricDict
