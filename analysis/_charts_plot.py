@@ -47,6 +47,37 @@ def axis(panel: int) -> dict[str, str]:
     return {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
 
 
+def model_bar(
+    model: str,
+    index: int,
+    x: list[Any],
+    y: list[Any],
+    customdata: list[Any],
+    hover: str,
+    *,
+    panel: int | None = None,
+    grouped: bool = False,
+    legend: bool = True,
+) -> dict[str, Any]:
+    """One model's bar trace in the model's colour; ``grouped`` ties it to the model's legend entry."""
+    trace: dict[str, Any] = {
+        "type": "bar",
+        "x": x,
+        "y": y,
+        "name": model,
+        "marker": {"color": color(index)},
+        "customdata": customdata,
+        "hovertemplate": hover,
+    }
+    if panel is not None:
+        trace.update(axis(panel))
+    if grouped:
+        trace["legendgroup"] = model
+    if not legend:
+        trace["showlegend"] = False
+    return trace
+
+
 def figure(
     title: str,
     traces: Sequence[dict[str, Any]],

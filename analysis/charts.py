@@ -19,7 +19,7 @@ import numpy.typing as npt
 import pandas as pd
 import plotly.graph_objects as go
 
-from analysis._charts_plot import SYMBOLS, axis, color, empty, figure, wrap
+from analysis._charts_plot import SYMBOLS, axis, color, empty, figure, model_bar, wrap
 from analysis.benchmarks import cdh_bench, detailverifybench
 from analysis.benchmarks._dvb_metrics import compare
 from analysis.metrics import accuracy, binary_metrics, counterfactual_metrics, macro_mean, ratio
@@ -143,17 +143,9 @@ def yes_bias(table: pd.DataFrame) -> go.Figure:
     traces: list[dict[str, Any]] = []
     for index, model, part in _models(data):
         traces.append(
-            {
-                "type": "bar",
-                **axis(1),
-                "x": part["label"].tolist(),
-                "y": part["yes_ratio"].tolist(),
-                "name": model,
-                "legendgroup": model,
-                "marker": {"color": color(index)},
-                "customdata": part[["n"]].to_numpy().tolist(),
-                "hovertemplate": "%{x}<br>predicted yes %{y:.3f}<br>n %{customdata[0]}",
-            }
+            model_bar(model, index, part["label"].tolist(), part["yes_ratio"].tolist(),
+                      part[["n"]].to_numpy().tolist(), "%{x}<br>predicted yes %{y:.3f}<br>n %{customdata[0]}",
+                      panel=1, grouped=True)
         )
         traces.append(
             {
@@ -313,15 +305,8 @@ def accuracy_by_category(table: pd.DataFrame) -> go.Figure:
     if data.empty:
         return empty(title, "No scored items with a verdict in this view")
     traces = [
-        {
-            "type": "bar",
-            "x": [wrap(g) for g in part["group"]],
-            "y": part["accuracy"].tolist(),
-            "name": model,
-            "marker": {"color": color(index)},
-            "customdata": part[["n"]].to_numpy().tolist(),
-            "hovertemplate": "%{x}<br>accuracy %{y:.3f}<br>n %{customdata[0]}",
-        }
+        model_bar(model, index, [wrap(g) for g in part["group"]], part["accuracy"].tolist(),
+                  part[["n"]].to_numpy().tolist(), "%{x}<br>accuracy %{y:.3f}<br>n %{customdata[0]}")
         for index, model, part in _models(data)
     ]
     return figure(title, traces, [""], axes={"y": {"range": [0, 1.05], "title": {"text": "accuracy"}}})
@@ -376,33 +361,19 @@ def dvb_charts(table: pd.DataFrame) -> go.Figure:
     traces: list[dict[str, Any]] = []
     for index, model, part in _models(domains):
         traces.append(
-            {
-                "type": "bar",
-                **axis(1),
-                "x": part["domain"].tolist(),
-                "y": part["token_f1"].tolist(),
-                "name": model,
-                "legendgroup": model,
-                "marker": {"color": color(index)},
-                "customdata": part[["n"]].to_numpy().tolist(),
-                "hovertemplate": "%{x}<br>F1 %{y:.3f}<br>n %{customdata[0]}",
-            }
+            model_bar(model, index, part["domain"].tolist(), part["token_f1"].tolist(),
+                      part[["n"]].to_numpy().tolist(), "%{x}<br>F1 %{y:.3f}<br>n %{customdata[0]}",
+                      panel=1, grouped=True)
         )
         mine = per_label[per_label["model"] == model]
         if not mine.empty:
             traces.append(
-                {
-                    "type": "bar",
-                    **axis(2),
-                    "y": mine["recall"].tolist(),
-                    "name": model,
-                    "x": [wrap(str(k).replace(" Hallucination", "")) for k in mine["label"]],
-                    "legendgroup": model,
-                    "showlegend": False,
-                    "marker": {"color": color(index)},
-                    "customdata": mine[["hits", "gold_tokens"]].to_numpy().tolist(),
-                    "hovertemplate": "%{x}<br>recall %{y:.3f}<br>%{customdata[0]} / %{customdata[1]} tokens",
-                }
+                model_bar(
+                    model, index, [wrap(str(k).replace(" Hallucination", "")) for k in mine["label"]],
+                    mine["recall"].tolist(), mine[["hits", "gold_tokens"]].to_numpy().tolist(),
+                    "%{x}<br>recall %{y:.3f}<br>%{customdata[0]} / %{customdata[1]} tokens",
+                    panel=2, grouped=True, legend=False,
+                )
             )
     recall_title = "Token recall per label type (micro)"
     if per_label.empty:
