@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import sys
-from collections.abc import Iterator
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -101,30 +104,53 @@ def _hostile_manifest(folder: Path) -> Path:
     return path
 
 
-@pytest.fixture(scope="session")
-def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    import warnings
-
+@contextmanager
+def running_app(catalog: Any, build: Callable[[], Any], **launch: Any) -> Iterator[str]:
+    """Serve ``build()`` (an app over ``catalog``) on a free loopback port; yield its URL."""
     import app
-    from analysis.catalog import load_manifest
 
     os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
-    catalog = load_manifest(_hostile_manifest(tmp_path_factory.mktemp("hostile")))
-    assert not catalog.errors, catalog.errors
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ResourceWarning)  # Gradio's unclosed loops: see app_data
-        demo = app.build_app(catalog)
+        demo = build()
         _, url, _ = demo.launch(
             prevent_thread_lock=True,
             server_name="127.0.0.1",
             server_port=port,
             quiet=True,
+            **launch,
             **app.launch_kwargs(catalog),
         )
     SHOTS.mkdir(parents=True, exist_ok=True)
-    yield url
-    demo.close()
-    release_gradio_loops()
+    try:
+        yield url
+    finally:
+        demo.close()
+        release_gradio_loops()
+
+
+def sign_in(browser: Any, url: str, user: str, password: str) -> Any:
+    """A new browser session signed in through Gradio's login page; waits for the review panel."""
+    from playwright.sync_api import expect
+
+    page = browser.new_context(viewport={"width": 1440, "height": 1100}).new_page()
+    page.goto(url)
+    page.get_by_label("username").fill(user)
+    page.get_by_label("password").fill(password)
+    page.get_by_role("button", name=re.compile("login", re.I)).click()
+    expect(page.locator("#rv-who")).to_contain_text(f"Signed in as {user}", timeout=20000)
+    return page
+
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    import app
+    from analysis.catalog import load_manifest
+
+    catalog = load_manifest(_hostile_manifest(tmp_path_factory.mktemp("hostile")))
+    assert not catalog.errors, catalog.errors
+    with running_app(catalog, lambda: app.build_app(catalog)) as url:
+        yield url

@@ -7,16 +7,12 @@ as text, and a visitor-free app (the login page comes first).
 
 from __future__ import annotations
 
-import os
 import re
-import socket
-import warnings
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from app_data import release_gradio_loops
-from conftest import SAMPLES, SHOTS
+from conftest import SAMPLES, SHOTS, running_app, sign_in
 
 pw = pytest.importorskip("playwright.sync_api")
 expect = pw.expect
@@ -33,32 +29,11 @@ def review_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     from analysis.store import open_store
     from components.review import ReviewContext
 
-    os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
     catalog = load_manifest(SAMPLES)
     store = open_store(tmp_path_factory.mktemp("store") / "labels.db")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)
-        demo = app.build_app(catalog, ReviewContext(catalog, store, ("alice", "bob")))
-        _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=port,
-                                quiet=True, auth=USERS, **app.launch_kwargs(catalog))
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    yield url
-    demo.close()
-    release_gradio_loops()
-
-
-def _sign_in(browser: Any, url: str, user: str, password: str) -> Any:
-    context = browser.new_context(viewport={"width": 1440, "height": 1100})
-    page = context.new_page()
-    page.goto(url)
-    page.get_by_label("username").fill(user)
-    page.get_by_label("password").fill(password)
-    page.get_by_role("button", name=re.compile("login", re.I)).click()
-    expect(page.locator("#rv-who")).to_contain_text(f"Signed in as {user}", timeout=20000)
-    return page
+    review = ReviewContext(catalog, store, ("alice", "bob"))
+    with running_app(catalog, lambda: app.build_app(catalog, review), auth=USERS) as url:
+        yield url
 
 
 def _open(page: Any, item_id: str) -> None:
@@ -71,8 +46,8 @@ def _open(page: Any, item_id: str) -> None:
 
 
 def test_two_reviewers_relabel_pair_11_and_see_the_metric_change(browser: Any, review_url: str) -> None:
-    alice = _sign_in(browser, review_url, *USERS[0])
-    bob = _sign_in(browser, review_url, *USERS[1])
+    alice = sign_in(browser, review_url, *USERS[0])
+    bob = sign_in(browser, review_url, *USERS[1])
     _open(alice, CS)
     alice.locator("body").click(position={"x": 5, "y": 5})
     alice.keyboard.press("y")  # keyboard: y sets the gold to yes

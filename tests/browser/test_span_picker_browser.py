@@ -7,16 +7,12 @@ text field, saving stores that caption, and the re-rendered picker keeps the sel
 
 from __future__ import annotations
 
-import os
 import re
-import socket
-import warnings
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from app_data import release_gradio_loops
-from conftest import SAMPLES, SHOTS
+from conftest import SAMPLES, SHOTS, running_app, sign_in
 
 pw = pytest.importorskip("playwright.sync_api")
 expect = pw.expect
@@ -33,21 +29,11 @@ def picker_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
     from analysis.store import open_store
     from components.review import ReviewContext
 
-    os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
     catalog = load_manifest(SAMPLES)
     store = open_store(tmp_path_factory.mktemp("store") / "labels.db")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)
-        demo = app.build_app(catalog, ReviewContext(catalog, store, (USER[0],)))
-        _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=port,
-                                quiet=True, auth=[USER], **app.launch_kwargs(catalog))
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    yield url, store
-    demo.close()
-    release_gradio_loops()
+    review = ReviewContext(catalog, store, (USER[0],))
+    with running_app(catalog, lambda: app.build_app(catalog, review), auth=[USER]) as url:
+        yield url, store
 
 
 def test_clicking_two_tokens_tags_them_and_saving_stores_the_caption(browser: Any,
@@ -55,12 +41,7 @@ def test_clicking_two_tokens_tags_them_and_saving_stores_the_caption(browser: An
     from analysis.store import events_frame
 
     url, store = picker_app
-    page = browser.new_context(viewport={"width": 1440, "height": 1100}).new_page()
-    page.goto(url)
-    page.get_by_label("username").fill(USER[0])
-    page.get_by_label("password").fill(USER[1])
-    page.get_by_role("button", name=re.compile("login", re.I)).click()
-    expect(page.locator("#rv-who")).to_contain_text(f"Signed in as {USER[0]}", timeout=20000)
+    page = sign_in(browser, url, *USER)
     page.locator("#f-benchmark input").fill("detailverifybench")
     page.keyboard.press("Enter")
     page.locator("#jump textarea, #jump input").first.fill(DVB)
