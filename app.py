@@ -25,7 +25,8 @@ from components.browse import page as browse
 from components.browse.inspector import build_inspector
 from components.identity import auth_from, identity_of, on_spaces
 from components.pairs.tab import build_pairs_tab
-from components.review.panel import ReviewContext, build_review
+from components.review.context import ReviewContext
+from components.review.panel import build_review
 from components.review.tab import build_review_tab, wire_review
 from components.style import CSS
 

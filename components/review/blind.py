@@ -9,7 +9,7 @@ from __future__ import annotations
 from html import escape
 
 from analysis.store import Identity, blind_view
-from components.review.panel import ReviewContext
+from components.review.context import ReviewContext
 
 
 def blind_html(ctx: ReviewContext, row: int, who: Identity | None) -> str:

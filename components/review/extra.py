@@ -30,7 +30,7 @@ from analysis.store import (
 )
 from analysis.store.payload import submit
 from analysis.views import prepare
-from components.review.panel import Refused, ReviewContext
+from components.review.context import Refused, ReviewContext
 
 QUEUES = ("Flagged by the audit", "My unreviewed items", "Disagreements")
 

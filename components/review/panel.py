@@ -10,46 +10,23 @@ official gold are hidden.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
 import gradio as gr
 import pandas as pd
 
-from analysis.catalog import Catalog
-from analysis.store import FLAGS, Identity, InvalidLabel, NoChange, NothingToUndo, Store, events_frame
+from analysis.store import FLAGS, Identity, InvalidLabel, NoChange, NothingToUndo, events_frame
 from analysis.store.identity import IdentityMismatch
 from analysis.store.payload import submit
 from analysis.store.values import gold_kind
+from components.review.context import Refused, ReviewContext
 from components.review.span_picker import build_picker
 
 CHOICES: dict[str, list[str]] = {"yesno": ["yes", "no"], "order": ["AB", "BA"]}
 READ_ONLY = ("**Read-only demo.** Sign in to relabel, flag or note items; "
              "every write is refused without a signed-in reviewer.")
-
-
-class Refused(Exception):
-    """A write the app will not make (no reviewer, a bad value, nothing to change)."""
-
-
-@dataclass
-class ReviewContext:
-    """What review handlers share: the catalog, the label store (None: read-only), reviewers."""
-
-    catalog: Catalog
-    store: Store | None = None
-    reviewers: tuple[str, ...] = ()
-    """Configured reviewer names (the password users), for round assignment."""
-    k: int = 2
-    oauth: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def row(self, row: int | None) -> pd.Series:
-        """The server's table row (raises :class:`Refused` for no or an unknown row)."""
-        if row is None or not 0 <= int(row) < len(self.catalog.table):
-            raise Refused("Select an item first.")
-        return self.catalog.table.iloc[int(row)]
 
 
 @dataclass

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from html import escape
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import gradio as gr
 import pandas as pd
@@ -21,9 +21,7 @@ import pandas as pd
 from analysis.span_edit import parse_indices, selected_tokens, tag_tokens
 from analysis.spans import strip_tags, tokenize
 from analysis.store.values import gold_kind
-
-if TYPE_CHECKING:  # components.review.panel builds the picker: no import cycle at run time
-    from components.review.panel import ReviewContext
+from components.review.context import ReviewContext
 
 
 class NotTagged(Exception):

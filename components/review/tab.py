@@ -21,7 +21,8 @@ from components.browse.inspector import inspect_row
 from components.identity import identity_of
 from components.review import extra as review_extra
 from components.review import span_picker
-from components.review.panel import Refused, ReviewContext, ReviewWidgets, panel, save, undo_last
+from components.review.context import Refused, ReviewContext
+from components.review.panel import ReviewWidgets, panel, save, undo_last
 
 FREE: dict[str, Any] = {"concurrency_limit": None}
 

@@ -20,7 +20,7 @@ from store_support import backend_target, drop_schema
 import app
 from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.store import Store, current_labels, events_frame, open_store
-from components.review.panel import ReviewContext
+from components.review.context import ReviewContext
 
 pytestmark = [*GRADIO_LOOP_WARNINGS, pytest.mark.usefixtures("close_gradio_loop")]
 __all__ = ["close_gradio_loop"]

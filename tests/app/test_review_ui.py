@@ -15,8 +15,9 @@ from analysis.store import Identity, events_frame, open_store
 from analysis.store.identity import IdentityMismatch
 from analysis.store.payload import submit
 from components.identity import AuthError, identity_of, parse_auth
+from components.review.context import Refused, ReviewContext
 from components.review.extra import metric_lines, queue_frame
-from components.review.panel import Refused, ReviewContext, panel, save, undo_last
+from components.review.panel import panel, save, undo_last
 
 pytestmark = [*GRADIO_LOOP_WARNINGS, pytest.mark.usefixtures("close_gradio_loop")]
 __all__ = ["close_gradio_loop"]
