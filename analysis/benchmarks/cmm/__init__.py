@@ -42,17 +42,30 @@ Card
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 import pandas as pd
 
-from analysis.benchmarks.base import Finding, ScoreReport, refuse_task, resolve_parser
+from analysis.benchmarks.base import (
+    Bools,
+    ChartKind,
+    Finding,
+    GoldKind,
+    ScoreReport,
+    refuse_task,
+    resolve_parser,
+)
+from analysis.benchmarks.cmm import gold as _gold
+from analysis.benchmarks.cmm import native as _native
 from analysis.benchmarks.cmm import table as _cmm_table
 from analysis.benchmarks.cmm.auditing import audit_rows
 from analysis.benchmarks.cmm.columns import item_id
+from analysis.benchmarks.cmm.detect import recognise as recognise
 from analysis.benchmarks.cmm.read import Rows, read_rows
 from analysis.benchmarks.cmm.scoring import DETAIL_GROUP, flags, grouped
+from analysis.benchmarks.corrected import load_as_shown
 from analysis.errors import InputError
 from analysis.metrics import MetricDict
 from analysis.table import concat_tables
@@ -63,6 +76,12 @@ TASKS: tuple[str, ...] = ()
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("official", "first-word", "negation-aware")
 ALT_PARSER = "negation-aware"
+DETECT_RANK = 2
+TAKES_GOLD = False
+NEEDS_GOLD: frozenset[str | None] = frozenset()
+TRY_EACH_GOLD = False
+CHARTS: frozenset[ChartKind] = frozenset()
+DERIVED: Mapping[str, Any] = {}
 
 SPELLINGS = ("raw_files", "reorg_raw_files")
 """The two names of the media folder: the template's and the released zip's."""
@@ -169,3 +188,23 @@ def _model_name(rows: Rows) -> str | None:
         name = names.pop()
         return name if isinstance(name, str) and name else None
     return None
+
+
+def gold_kind(task: str, original: str | None) -> GoldKind:
+    """Yes/no."""
+    return "yesno"
+
+
+def rescore(table: pd.DataFrame, rows: Bools, labels: Mapping[str, str]) -> None:
+    """The official substring rule on ``pred[:5]`` and the alternative reading, against the new gold."""
+    _gold.rescore(table, rows, labels)
+
+
+def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
+    """The JSONL (gold and predictions in one) with corrected ``answer``."""
+    return _native.write_corrected(path, gold, load_as_shown(load_gold, load, path))
+
+
+def derive(rows: pd.DataFrame) -> dict[str, Any]:
+    """No chart columns of its own."""
+    return {}

@@ -79,17 +79,21 @@ Changelog:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from analysis.benchmarks.base import Finding, ScoreReport, resolve_parser
+from analysis.benchmarks.base import Bools, ChartKind, Finding, GoldKind, ScoreReport, resolve_parser
+from analysis.benchmarks.corrected import load_as_shown
+from analysis.benchmarks.detailverifybench import gold as _gold
+from analysis.benchmarks.detailverifybench import native as _native
 from analysis.benchmarks.detailverifybench import read as dvb_io
 from analysis.benchmarks.detailverifybench.auditing import audit_gold
 from analysis.benchmarks.detailverifybench.columns import ColumnTexts, extra_column, may_hold_labels
+from analysis.benchmarks.detailverifybench.detect import recognise as recognise
 from analysis.benchmarks.detailverifybench.measure import Comparison
 from analysis.benchmarks.detailverifybench.scoring import (
     compare,
@@ -109,6 +113,14 @@ TASKS: tuple[str, ...] = ()
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("official", "aligned")
 ALT_PARSER = "aligned"
+DETECT_RANK = 0
+TAKES_GOLD = True
+NEEDS_GOLD: frozenset[str | None] = frozenset()
+TRY_EACH_GOLD = True
+"""The gold (label types) is optional and belongs to one of the two sets: the first that fits."""
+CHARTS: frozenset[ChartKind] = frozenset({"spans"})
+DERIVED: Mapping[str, Any] = {"_token_f1": np.nan, "_labels": None}
+"""``_token_f1``: the official per-item token F1; ``_labels``: the gold label entries, if loaded."""
 OFFICIAL_PARSERS = frozenset({"official"})
 """Parsers that reproduce the official scorer; ``aligned`` is a halluscope addition."""
 
@@ -265,3 +277,27 @@ def label_type_recall(
 def audit(paths: Sequence[Path], *, media_root: Path | None = None) -> list[Finding]:
     """Tag, label, ``Modify``, duplicate and media problems of gold JSONL files."""
     return audit_gold(paths, media_root)
+
+
+def gold_kind(task: str, original: str | None) -> GoldKind:
+    """A tagged caption: only the ``<HALLUCINATION>`` tags may change."""
+    return "tagged"
+
+
+def rescore(table: pd.DataFrame, rows: Bools, labels: Mapping[str, str]) -> None:
+    """Token flags and exact-match verdicts of the model's tags against the new tagged gold."""
+    _gold.rescore(table, rows, labels, ALT_PARSER)
+
+
+def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
+    """A gold set or the pipeline output with corrected tags.
+
+    Gold sets: ``description_tag``, ``Modify``, ``hallucination_labels``; the pipeline output:
+    ``gt_hallucinated_caption_with_tags``.
+    """
+    return _native.write_corrected(path, gold, load_as_shown(load_gold, load, path))
+
+
+def derive(rows: pd.DataFrame) -> dict[str, Any]:
+    """Per scored row the official token F1 and the gold label entries kept in ``extra``."""
+    return _gold.chart_columns(rows)
