@@ -10,7 +10,7 @@ from analysis.benchmarks import REGISTRY, UnknownBenchmark, get
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# overall keys and group names per benchmark (and task), from shared/spec/cli.md
+# overall keys and group names per benchmark (and task), from docs/cli.md
 CONTRACT: dict[tuple[str, str | None], tuple[set[str], set[str]]] = {
     ("avhbench", None): (
         {"accuracy", "precision", "recall", "f1", "yes_ratio", "pa", "hr", "n", "unparsed"},

@@ -139,7 +139,7 @@ class Benchmark(Protocol):
     def score(
         self, table: pd.DataFrame, *, task: str | None = None, parser: str | None = None
     ) -> ScoreReport:
-        """Score an item table of one model exactly as ``cli.md`` describes."""
+        """Score an item table of one model exactly as ``docs/cli.md`` describes."""
         ...
 
     def audit(self, paths: Sequence[Path], *, media_root: Path | None = None) -> list[Finding]:

@@ -16,14 +16,15 @@ Card
   ``sub_category`` and per granularity x sub_category. ``--parser official`` reproduces it.
 - Quirks kept on purpose: "nothing", "none", "not", "cannot", "unknown", "noise", even "I know"
   count as no; "Sure, yes" and "I did not" as neither; "yesno" / "noyes" as both (correct for
-  either gold). Note ``"yes/no"[:5]`` is ``"yes/n"``: that answer is yes only (benchmarks.md says
-  "yes/no" counts as both; the script's own rule says otherwise, and the script wins).
+  either gold). Note ``"yes/no"[:5]`` is ``"yes/n"``: that answer is yes only
+  (``docs/benchmarks/cmm.md`` lists "yes/no" as both; the script's own rule says otherwise, and
+  the script wins).
 - Scoring VERSION 1. Additions beside the official numbers (clearly not in the script):
   precision, recall, F1 and yes ratio, reading a prediction as yes when ``yes`` is in its first
   five characters, else no when ``no`` is, else unparsed; ``groups.granularity`` pooled over all
   sub-categories (``object-level`` / ``event-level`` only). The script's third table
   (granularity x sub-category, keys like ``object-level/visual-language``) comes from
-  :func:`granularity_by_sub_category`, not ``score``, whose groups are cli.md's two. Parsers
+  :func:`granularity_by_sub_category`, not ``score``, whose groups are docs/cli.md's two. Parsers
   ``first-word`` and ``negation-aware`` (the table's alternative) compare a yes/no reading with
   the gold; they also give 0 for zero denominators.
 - Deviations: a missing or null ``pred`` is an input error naming the line (the official script
@@ -140,7 +141,7 @@ def granularity_by_sub_category(table: pd.DataFrame, *, parser: str | None = Non
     """The official script's third table: metrics per ``"<granularity>/<sub_category>"``.
 
     Keys like ``object-level/visual-language``, granularities ``object-level`` and
-    ``event-level`` only. Not part of :func:`score`'s report, whose groups are the two of cli.md.
+    ``event-level`` only. Not part of :func:`score`'s report, whose groups are the two of docs/cli.md.
     """
     return _grouped(table, parser or PARSERS[0], detail=True)[1][DETAIL_GROUP]
 
