@@ -65,7 +65,8 @@ def test_corrected_view_works_for_vidhalluc_tasks(catalog: Catalog, tmp_path: Pa
 
 
 @pytest.mark.parametrize("name", list(benchmarks.REGISTRY))
-def test_corrected_metrics_and_charts_for_every_benchmark(catalog: Catalog, tmp_path: Path, name: str) -> None:
+def test_corrected_metrics_and_charts_for_every_benchmark(catalog: Catalog, tmp_path: Path,
+                                                          name: str) -> None:
     ctx = ReviewContext(catalog, open_store(tmp_path / "labels.db"), ("alice",))
     _fix_one_wrong_answer(ctx, name)
     lines = metric_lines(ctx, name)
