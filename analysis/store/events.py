@@ -270,10 +270,9 @@ def _time_after(previous: str | None) -> str:
 
 
 def _scoring_version(benchmark: str) -> str:
-    from analysis.benchmarks import REGISTRY
+    from analysis.benchmarks import get
 
-    module = REGISTRY.get(benchmark)
-    return str(getattr(module, "VERSION", "")) if module is not None else ""
+    return get(benchmark).VERSION
 
 
 __all__ = ["KINDS", "SCOPES", "Event", "ItemRef", "NoChange", "NothingToUndo", "as_item", "relabel",

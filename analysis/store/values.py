@@ -55,7 +55,11 @@ _YES_NO = {"yes": "yes", "y": "yes", "true": "yes", "no": "no", "n": "no", "fals
 
 def gold_kind(benchmark: str, task: str = "", original: str | None = None) -> GoldKind:
     """Which kind of gold value an item of ``benchmark`` / ``task`` takes (the benchmark says)."""
-    return benchmarks.get(benchmark).gold_kind(task, original)
+    try:
+        bench = benchmarks.get(benchmark)
+    except benchmarks.UnknownBenchmark as exc:
+        raise InvalidLabel(str(exc)) from None
+    return bench.gold_kind(task, original)
 
 
 def normalize(field: str, value: Any, *, benchmark: str = "", task: str = "",
