@@ -55,23 +55,21 @@ def derive_columns(table: pd.DataFrame) -> pd.DataFrame:
     Rows of other benchmarks get each column's fill value.
     """
     out = table
-    present = set(out["benchmark"].astype(str).unique()) if len(out) else set()
     for name, bench in benchmarks.REGISTRY.items():
-        for column, fill in bench.DERIVED.items():
-            if column not in out:
-                out[column] = pd.Series([fill] * len(out), index=out.index,
-                                        dtype=object if fill is None else None)
-        if name not in present or not bench.DERIVED:
+        if not bench.DERIVED:
             continue
         rows = np.flatnonzero((out["benchmark"] == name).to_numpy(dtype=bool))
-        values = bench.derive(out.iloc[rows])
-        for column in bench.DERIVED:
-            if isinstance(values[column], list):
-                out[column] = out[column].astype(object)
-                at = out.index[rows]
-                out.loc[at, column] = pd.Series(values[column], index=at, dtype=object)
-            else:
-                out.loc[out.index[rows], column] = values[column]
+        values = bench.derive(out, rows) if rows.size else {}
+        for column, fill in bench.DERIVED.items():
+            column_values = np.full(len(out), fill, dtype=object if fill is None else None)
+            if rows.size:
+                derived = values[column]
+                if fill is None:  # object column: place each value as it is (lists stay lists)
+                    for k, at in enumerate(rows.tolist()):
+                        column_values[at] = derived[k]
+                else:
+                    column_values[rows] = derived
+            out[column] = column_values
     return out
 
 

@@ -169,8 +169,12 @@ class Benchmark(Protocol):
         """
         ...
 
-    def derive(self, rows: pd.DataFrame) -> dict[str, Any]:
-        """The :data:`DERIVED` columns' values for this benchmark's rows (arrays of ``len(rows)``)."""
+    def derive(self, table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
+        """The :data:`DERIVED` columns' values at the positions ``rows`` of ``table``.
+
+        ``rows`` are this benchmark's rows; each value is a sequence of ``len(rows)``. Only the
+        rows needed are taken from ``table``.
+        """
         ...
 
 

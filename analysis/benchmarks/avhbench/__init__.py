@@ -178,7 +178,7 @@ def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
     return _native.write_corrected(path, gold, load_as_shown(load_gold, load, path))
 
 
-def derive(rows: pd.DataFrame) -> dict[str, Any]:
+def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     """No chart columns of its own."""
     return {}
 

@@ -266,10 +266,11 @@ def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
     return _native.write_corrected(path, gold, lambda: load_as_shown(load_gold, load, path))
 
 
-def derive(rows: pd.DataFrame) -> dict[str, Any]:
+def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     """``_cs_error`` of the scored counterfactual rows, by the official rule."""
     cs_error = np.zeros(len(rows), dtype=bool)
-    cf = np.flatnonzero(((rows["side"] == "counterfactual") & rows["scored"]).to_numpy(dtype=bool))
+    wanted = ((table["side"] == "counterfactual") & table["scored"]).to_numpy(dtype=bool)
+    cf = np.flatnonzero(wanted[rows])
     if cf.size:
-        cs_error[cf] = verdicts(rows.iloc[cf], "official")[1]
+        cs_error[cf] = verdicts(table.iloc[rows[cf]], "official")[1]
     return {"_cs_error": cs_error}

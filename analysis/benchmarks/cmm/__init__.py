@@ -47,6 +47,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from analysis.benchmarks.base import (
@@ -206,6 +208,6 @@ def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
     return _native.write_corrected(path, gold, load_as_shown(load_gold, load, path))
 
 
-def derive(rows: pd.DataFrame) -> dict[str, Any]:
+def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     """No chart columns of its own."""
     return {}

@@ -84,6 +84,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from analysis.benchmarks.base import Bools, ChartKind, Finding, GoldKind, ScoreReport, resolve_parser
@@ -298,6 +299,6 @@ def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
     return _native.write_corrected(path, gold, load_as_shown(load_gold, load, path))
 
 
-def derive(rows: pd.DataFrame) -> dict[str, Any]:
+def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     """Per scored row the official token F1 and the gold label entries kept in ``extra``."""
-    return _gold.chart_columns(rows)
+    return _gold.chart_columns(table, rows)

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from analysis.benchmarks.base import Bools
@@ -31,13 +32,13 @@ def rescore(out: pd.DataFrame, rows: Bools, _labels: Mapping[str, str], alt_pars
         set_verdicts(out, correct_col, sel, [bool(x) for x in result.exact])
 
 
-def chart_columns(rows: pd.DataFrame) -> dict[str, Any]:
-    """``_token_f1`` (official, per scored row) and ``_labels`` (gold label entries) of ``rows``."""
+def chart_columns(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
+    """``_token_f1`` (official, per scored row) and ``_labels`` (gold label entries) at ``rows``."""
     token_f1 = np.full(len(rows), np.nan)
     labels: list[Any] = [None] * len(rows)
-    scored = np.flatnonzero(rows["scored"].to_numpy(dtype=bool))
+    scored = np.flatnonzero(table["scored"].to_numpy(dtype=bool)[rows])
     if scored.size:
-        part = rows.iloc[scored]
+        part = table.iloc[rows[scored]]
         # Score each distinct (gold, prediction) pair once: runs and re-runs repeat many of them.
         pairs = pd.MultiIndex.from_arrays([part["gold"].fillna(""), part["raw_answer"].fillna("")])
         codes, uniques = pairs.factorize()

@@ -111,6 +111,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from analysis.benchmarks.base import Bools, ChartKind, Finding, GoldKind, ScoreReport, resolve_parser
@@ -235,6 +237,6 @@ def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
     return _native.write_corrected(path, gold)
 
 
-def derive(rows: pd.DataFrame) -> dict[str, Any]:
+def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     """No chart columns of its own."""
     return {}
