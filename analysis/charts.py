@@ -21,10 +21,6 @@ import plotly.graph_objects as go
 from analysis import benchmarks
 from analysis._charts_plot import SYMBOLS, axis, color, empty, figure, model_bar, wrap
 from analysis.benchmarks.base import ChartKind
-
-# The label-type panel of the span chart is DetailVerifyBench's own metric (the only benchmark
-# with typed span labels); every other benchmark fact the charts need comes through the protocol.
-from analysis.benchmarks.detailverifybench import label_type_recall
 from analysis.metrics import accuracy, binary_metrics, counterfactual_metrics, macro_mean, ratio
 from analysis.views import group_indices
 
@@ -312,9 +308,9 @@ def dvb_data(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """DetailVerifyBench per model: token F1 per domain, and token recall per label type.
 
     Token F1 per domain is the macro mean of the official per-item F1 (``_token_f1``), as the
-    module's ``score`` computes it; recall per label type comes from the module's
-    ``label_type_recall`` on the rows that carry gold labels (none unless the run was loaded
-    with its gold file).
+    benchmark's ``score`` computes it; recall per label type comes from the benchmark's
+    ``label_recall`` on the rows that carry gold labels (none unless the run was loaded with its
+    gold file).
     """
     mask = with_chart(table, "spans") & table["scored"].to_numpy(dtype=bool)
     rows = table[mask]
@@ -325,9 +321,9 @@ def dvb_data(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     ]
     labels: list[dict[str, Any]] = []
     labelled = rows[rows["_labels"].notna().to_numpy(dtype=bool)]
-    for (model,), idx in group_indices(labelled, ["model"]).items():
+    for (name, model), idx in group_indices(labelled, ["benchmark", "model"]).items():
         part = labelled.iloc[idx]
-        recall = label_type_recall(
+        recall = benchmarks.get(name).label_recall(
             part["gold"].tolist(), part["raw_answer"].fillna("").tolist(), part["_labels"].tolist()
         )
         labels.extend(

@@ -128,7 +128,7 @@ def test_the_protocol_lists_every_part() -> None:
     expected = {"DETECT_RANK", "TAKES_GOLD", "NEEDS_GOLD", "TRY_EACH_GOLD", "CHARTS", "DERIVED"}
     assert expected <= set(attributes)
     assert {"load", "load_gold", "score", "audit", "recognise", "gold_kind", "rescore",
-            "write_corrected", "derive"} <= set(methods)
+            "write_corrected", "derive", "label_recall"} <= set(methods)
 
 
 @pytest.mark.parametrize("name", list(REGISTRY))

@@ -169,6 +169,15 @@ class Benchmark(Protocol):
         """
         ...
 
+    def label_recall(self, gold: Sequence[str], predictions: Sequence[str],
+                     labels: Sequence[Sequence[dict[str, Any]] | None]) -> dict[str, MetricDict]:
+        """Token recall per gold label type, for the span chart's right panel.
+
+        ``{type: {"token_recall", "hits", "n_tokens"}}``; empty for a benchmark without typed span
+        labels.
+        """
+        ...
+
     def derive(self, table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
         """The :data:`DERIVED` columns' values at the positions ``rows`` of ``table``.
 

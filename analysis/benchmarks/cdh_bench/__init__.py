@@ -274,3 +274,9 @@ def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     if cf.size:
         cs_error[cf] = verdicts(table.iloc[rows[cf]], "official")[1]
     return {"_cs_error": cs_error}
+
+
+def label_recall(gold: Sequence[str], predictions: Sequence[str],
+                 labels: Sequence[Sequence[dict[str, Any]] | None]) -> dict[str, MetricDict]:
+    """No typed span labels: nothing to recall."""
+    return {}

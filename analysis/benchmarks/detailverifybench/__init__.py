@@ -100,9 +100,9 @@ from analysis.benchmarks.detailverifybench.scoring import (
     compare,
     compare_flags,
     compare_parsers,
-    label_recall,
     summarize,
 )
+from analysis.benchmarks.detailverifybench.scoring import label_recall as _label_recall
 from analysis.errors import InputError
 from analysis.metrics import MetricDict
 from analysis.spans import strip_tags
@@ -239,7 +239,7 @@ def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = 
         "domain": {d: summarize(result, domains == d) for d in sorted(set(domains.tolist()))}
     }
     if labels is not None:
-        groups["label_type"] = label_recall(result.label_hits)
+        groups["label_type"] = _label_recall(result.label_hits)
     return {
         "benchmark": NAME,
         "task": None,
@@ -272,7 +272,7 @@ def label_type_recall(
     parser: str = "official",
 ) -> dict[str, MetricDict]:
     """Per label type token recall of tagged predictions against tagged gold and its label entries."""
-    return label_recall(compare(gold, predictions, parser, labels).label_hits)
+    return _label_recall(compare(gold, predictions, parser, labels).label_hits)
 
 
 def audit(paths: Sequence[Path], *, media_root: Path | None = None) -> list[Finding]:
@@ -302,3 +302,9 @@ def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
 def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     """Per scored row the official token F1 and the gold label entries kept in ``extra``."""
     return _gold.chart_columns(table, rows)
+
+
+def label_recall(gold: Sequence[str], predictions: Sequence[str],
+                 labels: Sequence[Sequence[dict[str, Any]] | None]) -> dict[str, MetricDict]:
+    """Token recall per label type of the rows' tagged predictions (official parser)."""
+    return label_type_recall(gold, predictions, labels)
