@@ -66,3 +66,30 @@ def test_items_import_score_export_score(name: str, task: str | None, pred: Path
     copy_opts = [*(["--gold", gold_copy] if gold_copy else []), *(["--task", task] if task else [])]
     again_scored = json.loads(run(["score", name, rescored_pred, *copy_opts, "--json"], capsys))
     assert again_scored == corrected
+
+
+def test_import_is_atomic_and_names_the_bad_row(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    name, _task, pred, _gold, _ = next(r for r in RUNS if r[0] == "cmm")
+    items = [json.loads(line) for line in run(["items", name, pred, "--json"], capsys).splitlines()]
+    rows = corrections(items, wrong_first(items, 2))
+    rows.append({"item_id": items[0]["item_id"], "field": "gold", "value": "maybe", "reason": "bad"})
+    fixes = write_jsonl(tmp_path / "fixes.jsonl", rows)
+    db = tmp_path / "labels.db"
+    assert main(["import", name, str(fixes), "--db", str(db), "--reviewer", "alice"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "fixes.jsonl" in err and "line 3" in err and "value" in err
+    assert not db.exists()  # every row is checked before the store is even opened: nothing written
+    good = write_jsonl(tmp_path / "good.jsonl", rows[:-1])
+    assert run(["import", name, good, "--db", db, "--reviewer", "alice"], capsys).startswith("imported 2 new")
+    assert main(["import", name, str(fixes), "--db", str(db), "--reviewer", "alice"]) == 2
+    capsys.readouterr()
+    out = tmp_path / "e.jsonl"
+    run(["export", name, "--db", db, "--format", "jsonl", "--out", out], capsys)
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 2  # the bad file added nothing
+
+
+def test_corrected_needs_a_database(capsys: pytest.CaptureFixture[str]) -> None:
+    name, _task, pred, _gold, _ = next(r for r in RUNS if r[0] == "cmm")
+    assert main(["score", name, str(pred), "--corrected", "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "--corrected and --db go together" in err
