@@ -4,7 +4,7 @@
   ``docs/cli.md``, and every option string and positional argument of it appears in that section;
 - every registered benchmark has ``docs/benchmarks/<id>.md``;
 - every relative link in ``docs/**/*.md`` and ``README.md`` points at a file that exists;
-- code and README cite ``docs/``, never the specs the docs were written from.
+- code, README and the docs themselves cite ``docs/``, never the notes the docs were written from.
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ SPEC_CITATION = re.compile(r"shared/spec|\.\./shared")
 
 
 def _citing_files() -> list[Path]:
-    files = [ROOT / "app.py", ROOT / "README.md"]
+    files = [ROOT / "app.py", ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
     for folder in ("analysis", "components", "bench", "samples"):
         files.extend(p for p in sorted((ROOT / folder).rglob("*.py")) if "media" not in p.parts)
     return files
