@@ -105,6 +105,15 @@ def test_every_benchmark_has_a_page(name: str) -> None:
         assert re.search(rf"^##+ .*{heading}", text, re.M | re.I), f"{name}.md has no '{heading}' heading"
 
 
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_benchmark_page_names_its_parsers_and_tasks(name: str) -> None:
+    bench = REGISTRY[name]
+    text = (DOCS / "benchmarks" / f"{name}.md").read_text(encoding="utf-8")
+    missing = [word for word in (*bench.PARSERS, *bench.TASKS)
+               if not re.search(rf"`(--parser |--task )?{re.escape(word)}`", text)]
+    assert not missing, f"docs/benchmarks/{name}.md does not name {missing}"
+
+
 def test_the_index_lists_every_page() -> None:
     index = (DOCS / "README.md").read_text(encoding="utf-8")
     for page in sorted(DOCS.rglob("*.md")):
