@@ -168,3 +168,17 @@ def test_code_cites_docs_not_the_specs() -> None:
         if SPEC_CITATION.search(p.read_text(encoding="utf-8"))
     ]
     assert not offenders, f"these cite shared/spec or ../shared instead of docs/: {offenders}"
+
+
+DOCS_CITATION = re.compile(r"\bdocs/[\w./-]*\w\.md")
+
+
+def test_cited_docs_exist() -> None:
+    cited = {
+        (p.relative_to(ROOT).as_posix(), m.group())
+        for p in _citing_files()
+        for m in DOCS_CITATION.finditer(p.read_text(encoding="utf-8"))
+    }
+    assert any(source == "README.md" for source, _ in cited), "README.md cites no docs/ page"
+    missing = sorted((source, target) for source, target in cited if not (ROOT / target).is_file())
+    assert not missing, f"citations of docs/ pages that do not exist: {missing}"
