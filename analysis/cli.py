@@ -4,7 +4,8 @@ The contract is ``docs/cli.md``; the commands that read or write the label store
 :mod:`analysis.store.command` (imported only when needed, so scoring never loads SQLAlchemy).
 
 Exit codes: 0 success, 2 bad usage or bad input (one line on stderr naming file, record and
-field), 1 an internal error (one line; set ``HALLUSCOPE_DEBUG=1`` for the traceback).
+field), 1 an internal error (one line; set ``HALLUSCOPE_DEBUG=1`` for the traceback), 141 when
+stdout's reader went away (``... | head``), silently.
 """
 
 from __future__ import annotations
@@ -21,6 +22,42 @@ from typing import Any, NoReturn
 from analysis.benchmarks import REGISTRY, UnknownBenchmark, get
 from analysis.benchmarks.base import Benchmark, Finding, ScoreReport
 from analysis.errors import InputError, UsageError
+
+
+READER_GONE = 141
+"""Exit code when stdout's reader closed the pipe: 128 + SIGPIPE, what the shell reports for a C
+filter such as ``cat`` in ``cat big | head``. Not 1, which means a bug here."""
+
+
+class _ReaderGone(Exception):
+    """stdout's reader closed the pipe (``halluscope items ... | head``)."""
+
+
+def _out(text: str) -> None:
+    """Print a line of output; a closed pipe becomes :class:`_ReaderGone`, never an internal error."""
+    try:
+        print(text)
+    except BrokenPipeError:
+        raise _ReaderGone from None
+
+
+def _flush() -> None:
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise _ReaderGone from None
+
+
+def _silence_stdout() -> None:
+    # What is still buffered would be flushed at interpreter exit, fail on the same closed pipe
+    # and print "Exception ignored ... BrokenPipeError": point fd 1 at /dev/null first.
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError):  # not a real file (a test's capture): nothing is flushed at exit
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -198,29 +235,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         if args.command == "score":
             report = run_score(args)
-            print(json.dumps(report) if args.json else format_report(report))
+            _out(json.dumps(report) if args.json else format_report(report))
         elif args.command == "audit":
             findings = run_audit(args)
             if args.json:
-                print(json.dumps({"benchmark": get(args.benchmark).NAME,
-                                  "findings": [f.as_dict() for f in findings]}))
+                _out(json.dumps({"benchmark": get(args.benchmark).NAME,
+                                 "findings": [f.as_dict() for f in findings]}))
             else:
-                print(format_findings(findings))
+                _out(format_findings(findings))
         elif args.command == "items":
             from analysis.items import item_lines, load_files
 
             bench = get(args.benchmark)
             task = _check_task(bench, args.task) if args.task is not None else None
             for line in item_lines(bench, load_files(bench, args.files, gold=args.gold, task=task)):
-                print(line)
+                _out(line)
         elif args.command == "import":
             from analysis.store.command import run_import
 
-            print(run_import(args))
+            _out(run_import(args))
         elif args.command == "export":
             from analysis.store.command import run_export  # lazy: scoring never loads the store
 
-            print(run_export(args))
+            _out(run_export(args))
         elif args.command == "serve":
             from analysis.catalog import SAMPLE_MANIFEST, start_loading
 
@@ -236,7 +273,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             review = {"users": users or None, "db": args.db, "data_dir": args.data_dir}
             app.serve(wait(), host=args.host, port=args.port,
                       **{k: v for k, v in review.items() if v is not None})
+        _flush()
         return 0
+    except _ReaderGone:
+        _silence_stdout()
+        return READER_GONE
     except (UsageError, UnknownBenchmark) as exc:
         print(f"halluscope: error: {exc}", file=sys.stderr)
         return 2

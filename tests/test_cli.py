@@ -167,3 +167,39 @@ def test_console_script_runs_without_traceback(tmp_path: Path) -> None:
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 2
     assert_one_line_error(proc.stderr, "bad.jsonl", "line 1")
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "analysis.cli", *args]
+
+
+def test_a_reader_that_is_gone_ends_the_command_quietly() -> None:
+    # The read end is closed before the command writes a byte, so its first write meets EPIPE
+    # every time: exit 141 (128 + SIGPIPE, as the shell reports for `cat big | head`), stderr silent.
+    sample = "samples/cmm/predictions/balanced.jsonl"
+    for args in (("score", "cmm", sample, "--json"), ("items", "cmm", sample, "--json")):
+        with subprocess.Popen(_cli(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+            assert proc.stdout is not None and proc.stderr is not None
+            proc.stdout.close()
+            err = proc.stderr.read()
+            assert proc.wait(timeout=120) == 141, err
+        assert err == b"", err
+
+
+def test_items_piped_into_head_gives_the_first_bytes_and_no_noise() -> None:
+    # `halluscope items ... --json | head -c 200` through a real pipe: the items of the sample
+    # are larger than a pipe buffer, so the writer outlives its reader.
+    sample = "samples/cmm/predictions/balanced.jsonl"
+    full = subprocess.run(_cli("items", "cmm", sample, "--json"), capture_output=True, check=True).stdout
+    assert len(full) > 200
+    with subprocess.Popen(_cli("items", "cmm", sample, "--json"), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE) as writer:
+        assert writer.stdout is not None and writer.stderr is not None
+        with subprocess.Popen(["head", "-c", "200"], stdin=writer.stdout, stdout=subprocess.PIPE) as head:
+            writer.stdout.close()  # only `head` reads the pipe now
+            first, _ = head.communicate(timeout=120)
+        err = writer.stderr.read()
+        code = writer.wait(timeout=120)
+    assert first == full[:200]
+    assert err == b"", err
+    assert code in (0, 141)  # 0 when everything fit in the pipe before head left
