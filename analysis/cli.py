@@ -105,7 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
     export.add_argument("--db", help="label database: a SQLite file or postgresql://... "
                         "(default data/halluscope.db)")
-    export.add_argument("--format", choices=("csv", "jsonl", "parquet", "native"), default="csv")
+    export.add_argument("--format", choices=("csv", "jsonl", "parquet", "native"), default=None,
+                        help="default: from the extension of --out (.csv, .jsonl, .parquet)")
     export.add_argument("--out", type=Path, required=True, help="output file, or folder for --format native")
     export.add_argument("--gold", type=Path, nargs="+", help="native: the original files to write corrected")
 

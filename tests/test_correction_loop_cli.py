@@ -93,3 +93,41 @@ def test_corrected_needs_a_database(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["score", name, str(pred), "--corrected", "--json"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and "--corrected and --db go together" in err
+
+
+def _store_with_two_events(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    name, _task, pred, _gold, _ = next(r for r in RUNS if r[0] == "cmm")
+    items = [json.loads(line) for line in run(["items", name, pred, "--json"], capsys).splitlines()]
+    fixes = write_jsonl(tmp_path / "fixes.jsonl", corrections(items, wrong_first(items, 2)))
+    db = tmp_path / "labels.db"
+    run(["import", name, fixes, "--db", db, "--reviewer", "alice"], capsys)
+    return db
+
+
+def test_export_without_format_follows_the_extension(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    import pandas as pd
+
+    db = _store_with_two_events(tmp_path, capsys)
+    for name in ("e.jsonl", "e.csv", "e.parquet", "forced.jsonl"):
+        fmt = ["--format", "csv"] if name == "forced.jsonl" else []
+        assert run(["export", "cmm", "--db", db, "--out", tmp_path / name, *fmt], capsys).startswith(
+            "wrote 2 event(s)")
+    rows = [json.loads(line) for line in (tmp_path / "e.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 2 and rows[0]["field"] == "gold"
+    assert (tmp_path / "e.csv").read_text(encoding="utf-8").startswith("event_id,benchmark,item_id,")
+    assert len(pd.read_parquet(tmp_path / "e.parquet")) == 2
+    # an explicit --format wins over the extension
+    assert (tmp_path / "forced.jsonl").read_text(encoding="utf-8").startswith("event_id,")
+
+
+def test_export_to_an_unknown_extension_without_format_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = _store_with_two_events(tmp_path, capsys)
+    for name in ("e.txt", "noext"):
+        assert main(["export", "cmm", "--db", str(db), "--out", str(tmp_path / name)]) == 2
+        out, err = capsys.readouterr()
+        lines = err.strip().splitlines()
+        assert out == "" and len(lines) == 1, err
+        assert name in lines[0] and "--format" in lines[0], lines[0]
+        assert not (tmp_path / name).exists()

@@ -27,7 +27,7 @@ from analysis.store.connect import open_store
 from analysis.store.corrected import write_native
 from analysis.store.db import Store, StoreError, default_db_path
 from analysis.store.events import ItemRef, write_label_rows
-from analysis.store.export import export_corrections
+from analysis.store.export import export_corrections, guess_format
 from analysis.store.identity import Identity, NotAuthenticated
 from analysis.store.labels import current_labels
 from analysis.store.values import FIELDS
@@ -127,12 +127,25 @@ def _shown(bench: Benchmark, path: Path) -> pd.DataFrame | None:
         return None
 
 
+def export_format(out: Path, fmt: str | None) -> str:
+    """``--format`` as given, else the one the extension of ``--out`` names (checked before the store opens)."""
+    if fmt is not None:
+        return fmt
+    try:
+        return guess_format(out, None)
+    except InputError:
+        raise UsageError(f"--out {out}: cannot tell the format from the extension "
+                         f"{out.suffix or '(none)'}: name a .csv, .jsonl or .parquet file, "
+                         "or give --format") from None
+
+
 def run_export(args: argparse.Namespace) -> str:
     """Do the export; returns the line to print (the CLI declares the options)."""
     bench = get(args.benchmark)
+    fmt = export_format(args.out, args.format)
     store = _open(args.db, must_exist=True)
     try:
-        if args.format == "native":
+        if fmt == "native":
             if not args.gold:
                 raise UsageError("--format native needs --gold with the files to correct")
             labels = current_labels(store, bench.NAME)
@@ -140,7 +153,7 @@ def run_export(args: argparse.Namespace) -> str:
             tables = [t for t in (_shown(bench, Path(p)) for p in args.gold) if t is not None]
             n = count_corrections(apply_corrections(concat_tables(tables), labels)) if tables else 0
             return f"wrote {len(written)} file(s) with {n} corrected gold value(s) to {args.out}"
-        n = export_corrections(store, args.out, fmt=args.format, benchmark=bench.NAME)
+        n = export_corrections(store, args.out, fmt=fmt, benchmark=bench.NAME)
         return f"wrote {n} event(s) to {args.out}"
     finally:
         store.close()
