@@ -9,6 +9,7 @@ handlers it wires are plain functions in ``components/``.
 from __future__ import annotations
 
 import os
+import sys
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -215,15 +216,22 @@ def open_review(catalog: Catalog, *, db: str | None = None, data_dir: Path | Non
     """The label store (mirrored to a HF dataset when ``HALLUSCOPE_HF_DATASET`` is set) and reviewers.
 
     The database file must not lie under a served media root (checked before anything is served).
+    The default data folder is :func:`analysis.store.db.default_data_dir`, the CLI's too; when
+    no ``db`` is given and that folder cannot be written, the app is the read-only demo.
     """
     from analysis.store import assert_not_served, open_store
-    from analysis.store.db import default_db_path
+    from analysis.store.db import default_data_dir, default_db_path
     from analysis.store.mirror import open_mirrored_store
 
-    folder = data_dir or Path(os.environ.get("HALLUSCOPE_DATA_DIR") or Path(__file__).parent / "data")
+    folder = data_dir or default_data_dir()
     roots = [Path(p) for p in catalog.allowed_paths()]
     if db is None:
         assert_not_served(default_db_path(folder), roots)
+        problem = _unwritable(folder)
+        if problem:
+            print(f"halluscope: data folder {folder} cannot be written ({problem}): "
+                  "serving the read-only demo", file=sys.stderr)
+            return ReviewContext(catalog, oauth=on_spaces())
     if os.environ.get("HALLUSCOPE_HF_DATASET") and db is None:
         store = open_mirrored_store(folder)
     else:
@@ -231,6 +239,17 @@ def open_review(catalog: Catalog, *, db: str | None = None, data_dir: Path | Non
     if store.path is not None:
         assert_not_served(store.path, roots)
     return ReviewContext(catalog, store, tuple(u for u, _ in users or ()), oauth=on_spaces())
+
+
+def _unwritable(folder: Path) -> str | None:
+    """Why no store can be created in ``folder``, or None when it can."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return "permission denied"
+    return None
 
 
 def serve(catalog: Catalog, *, host: str | None = None, port: int | None = None,

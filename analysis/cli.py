@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
     imp.add_argument("corrections", type=Path)
     imp.add_argument("--db", help="label database: a SQLite file or postgresql://... "
-                     "(default data/halluscope.db)")
+                     "(default DATA_DIR/halluscope.db)")
     imp.add_argument("--reviewer", required=True, help="who the corrections are recorded for")
 
     audit = sub.add_parser("audit", help="find data problems in gold files")
@@ -104,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     export = sub.add_parser("export", help="export corrections, or corrected gold in native files")
     export.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
     export.add_argument("--db", help="label database: a SQLite file or postgresql://... "
-                        "(default data/halluscope.db)")
+                        "(default DATA_DIR/halluscope.db)")
     export.add_argument("--format", choices=("csv", "jsonl", "parquet", "native"), default=None,
                         help="default: from the extension of --out (.csv, .jsonl, .parquet)")
     export.add_argument("--out", type=Path, required=True, help="output file, or folder for --format native")
@@ -119,7 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=7860)
     serve.add_argument("--db", default=None, metavar="URL",
                        help="label store: SQLite path or postgresql:// URL (default DATA_DIR/halluscope.db)")
-    serve.add_argument("--data-dir", type=Path, default=None, help="folder for the label store")
+    serve.add_argument("--data-dir", type=Path, default=None,
+                       help="folder DATA_DIR of the label store (default $HALLUSCOPE_DATA_DIR, else per-user)")
     serve.add_argument("--auth", action="append", default=[], metavar="USER:PASS",
                        help="a reviewer who may sign in (repeatable; also $HALLUSCOPE_AUTH)")
     serve.add_argument("--auth-file", type=Path, default=None, help="a file of USER:PASS lines")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import threading
 import weakref
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -42,8 +43,8 @@ class EventSink(Protocol):
         """Append event rows."""
         ...
 
-DEFAULT_DATA_DIR = Path("data")
-"""Folder of the default SQLite file, relative to the working directory (``$HALLUSCOPE_DATA_DIR``)."""
+DATA_DIR_ENV = "HALLUSCOPE_DATA_DIR"
+"""The environment variable naming the data folder (the default store and the mirror live there)."""
 DEFAULT_DB_NAME = "halluscope.db"
 BUSY_TIMEOUT_MS = 30_000
 """How long a SQLite writer waits for another one before giving up."""
@@ -82,10 +83,30 @@ class Store:
             self.lock_file = None
 
 
+def default_data_dir() -> Path:
+    """The data folder of the app and of every command, whatever the working directory.
+
+    ``$HALLUSCOPE_DATA_DIR`` when set, else the per-user data folder: ``$XDG_DATA_HOME/halluscope``
+    (``~/.local/share/halluscope``) on Linux, ``~/Library/Application Support/halluscope`` on
+    macOS, ``halluscope`` under ``%LOCALAPPDATA%`` on Windows. Not a folder beside the code: an installed
+    ``app.py`` sits in site-packages, and ``data/`` under the working directory differs per shell.
+    """
+    given = os.environ.get(DATA_DIR_ENV)
+    if given:
+        return Path(given).expanduser()
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Application Support"
+    else:
+        xdg = os.environ.get("XDG_DATA_HOME")  # the XDG spec ignores a relative value
+        base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".local" / "share"
+    return base / "halluscope"
+
+
 def default_db_path(data_dir: Path | None = None) -> Path:
-    """The SQLite file used when no URL is given."""
-    folder = data_dir or Path(os.environ.get("HALLUSCOPE_DATA_DIR", DEFAULT_DATA_DIR))
-    return folder / DEFAULT_DB_NAME
+    """The SQLite file used when no URL is given: ``halluscope.db`` in :func:`default_data_dir`."""
+    return (data_dir or default_data_dir()) / DEFAULT_DB_NAME
 
 
 def resolve_url(target: str | Path | None, data_dir: Path | None = None) -> tuple[str, Path | None]:

@@ -133,3 +133,22 @@ def test_the_database_is_never_inside_a_media_root(tmp_path: Path) -> None:
     with pytest.raises(StoreError):
         open_store(media / "labels.db", media_roots=[media])
     assert not (media / "labels.db").exists()
+
+
+def test_the_default_data_folder_is_per_user_and_not_the_working_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from analysis.store.db import default_data_dir
+
+    monkeypatch.delenv("HALLUSCOPE_DATA_DIR", raising=False)
+    monkeypatch.setattr("sys.platform", "linux")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.chdir(tmp_path)
+    assert default_data_dir() == tmp_path / "xdg" / "halluscope"
+    monkeypatch.setenv("XDG_DATA_HOME", "relative/share")  # the XDG spec says: ignore it
+    assert default_data_dir() == tmp_path / "home" / ".local" / "share" / "halluscope"
+    monkeypatch.setenv("HALLUSCOPE_DATA_DIR", "")  # empty means unset
+    assert default_data_dir() == tmp_path / "home" / ".local" / "share" / "halluscope"
+    monkeypatch.setenv("HALLUSCOPE_DATA_DIR", str(tmp_path / "team"))
+    assert default_data_dir() == tmp_path / "team"
+    assert default_db_path() == tmp_path / "team" / "halluscope.db"
