@@ -23,7 +23,6 @@ from analysis.benchmarks import REGISTRY, UnknownBenchmark, get
 from analysis.benchmarks.base import Benchmark, Finding, ScoreReport
 from analysis.errors import InputError, UsageError
 
-
 READER_GONE = 141
 """Exit code when stdout's reader closed the pipe: 128 + SIGPIPE, what the shell reports for a C
 filter such as ``cat`` in ``cat big | head``. Not 1, which means a bug here."""
@@ -120,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--db", default=None, metavar="URL",
                        help="label store: SQLite path or postgresql:// URL (default DATA_DIR/halluscope.db)")
     serve.add_argument("--data-dir", type=Path, default=None,
-                       help="folder DATA_DIR of the label store (default $HALLUSCOPE_DATA_DIR, else per-user)")
+                       help="folder DATA_DIR of the store (default $HALLUSCOPE_DATA_DIR, else per-user)")
     serve.add_argument("--auth", action="append", default=[], metavar="USER:PASS",
                        help="a reviewer who may sign in (repeatable; also $HALLUSCOPE_AUTH)")
     serve.add_argument("--auth-file", type=Path, default=None, help="a file of USER:PASS lines")

@@ -128,7 +128,7 @@ def _shown(bench: Benchmark, path: Path) -> pd.DataFrame | None:
 
 
 def export_format(out: Path, fmt: str | None) -> str:
-    """``--format`` as given, else the one the extension of ``--out`` names (checked before the store opens)."""
+    """``--format`` as given, else the one the extension of ``--out`` names (before the store opens)."""
     if fmt is not None:
         return fmt
     try:
