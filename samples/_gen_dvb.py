@@ -175,7 +175,7 @@ def output_record(model: str, index: int, entry: Entry, r: random.Random) -> dic
         attempt = 3
     passed, message = validate(answer, shown)
     return {
-        "id": index,
+        "id": entry.filename,  # the image id, as the gold file's `filename`: the loaders join on it
         "image_path": f"./test/{entry.domain}/{entry.filename}",
         "original_caption": cap.clean,
         "hallucinated_caption": cap.checked,

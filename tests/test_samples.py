@@ -378,3 +378,26 @@ def test_every_prediction_file_loads_and_scores(bench: str, pred: dict[str, Any]
     assert refs
     for ref in refs:
         assert resolver.resolve(ref) is not None, ref
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_detailverifybench_samples_show_label_type_recall_with_their_gold(model: str) -> None:
+    # The loaders key a pipeline record by its `id` and a gold row by its `filename` (the image id
+    # both share): the samples must do the same, or `--gold real_test.jsonl` joins nothing.
+    _need_samples()
+    folder = SAMPLES / "detailverifybench"
+    pred, gold = folder / "predictions" / f"{model}.json", folder / "real_test.jsonl"
+    proc = subprocess.run([sys.executable, "-m", "analysis.cli", "score", "detailverifybench", str(pred),
+                           "--gold", str(gold), "--json"],
+                          capture_output=True, text=True, check=False, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    label_types = json.loads(proc.stdout)["groups"]["label_type"]
+    assert label_types and sum(v["n_tokens"] for v in label_types.values()) > 0
+    from analysis.benchmarks import get
+
+    dvb = get("detailverifybench")
+    gold_ids = set(dvb.load_gold([gold])["item_id"])
+    pred_ids = set(dvb.load(pred)["item_id"])
+    # one id per item, shared by the gold row and every model's answer (a seeded gold error,
+    # whose pipeline caption differs from the gold file's, is the one exception allowed)
+    assert len(pred_ids - gold_ids) <= 1, sorted(pred_ids - gold_ids)
