@@ -86,6 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     items.add_argument("--gold", type=Path, help="gold file, where the benchmark needs one")
     items.add_argument("--task", help="task, where the benchmark has several")
     items.add_argument("--json", action="store_true", help="JSON Lines (the only output format)")
+    items.add_argument("--db", help="label database (SQLite file or postgresql://...): adds each item's "
+                       "corrected_gold")
 
     imp = sub.add_parser("import", help="record corrections (CSV or JSONL: item_id, field, value, reason)")
     imp.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
@@ -249,7 +251,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             bench = get(args.benchmark)
             task = _check_task(bench, args.task) if args.task is not None else None
-            for line in item_lines(bench, load_files(bench, args.files, gold=args.gold, task=task)):
+            table = load_files(bench, args.files, gold=args.gold, task=task)
+            corrected = None
+            if args.db:
+                from analysis.store.command import corrected_table  # lazy: plain items never load the store
+
+                corrected = corrected_table(args.db, bench, table)
+            for line in item_lines(bench, table, corrected):
                 _out(line)
         elif args.command == "import":
             from analysis.store.command import run_import

@@ -4,7 +4,8 @@ Each object has ``item_id`` (the same for every model's answer to one benchmark 
 same in the app), ``benchmark``, ``model``, ``task``, ``gold`` in the form a correction takes
 (the native value: ``"Yes"``, ``"no"``, ``"B"``, ``"AB"``, a tagged caption; a VidHalluc scene
 change with its locations), ``parsed``, ``correct``, ``scored`` and the fields that find the
-native record (``source``, ``pair_id``, ``side``, ``question``). See ``docs/cli.md``.
+native record (``source``, ``pair_id``, ``side``, ``question``); with ``--db``, also
+``corrected_gold``. See ``docs/cli.md``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from analysis.table import concat_tables
 FIELDS = ("item_id", "benchmark", "model", "task", "category", "gold", "raw_answer", "parsed", "correct",
           "scored", "skip_reason", "source", "pair_id", "side", "question")
 """The keys of every printed object, in order."""
+CORRECTED_KEY = "corrected_gold"
+"""The key ``items --db`` adds after them."""
 
 
 def load_files(bench: Benchmark, files: Sequence[Path], *, gold: Path | None = None,
@@ -55,11 +58,20 @@ def native_gold(bench: Benchmark, row: pd.Series) -> str | None:
     return text
 
 
-def item_lines(bench: Benchmark, table: pd.DataFrame) -> Iterator[str]:
-    """One JSON line per row of ``table``."""
+def item_lines(bench: Benchmark, table: pd.DataFrame, corrected: pd.DataFrame | None = None) -> Iterator[str]:
+    """One JSON line per row of ``table``.
+
+    With ``corrected`` (``table`` with the store's labels applied, row for row: ``items --db``),
+    each object ends with ``corrected_gold``, the gold ``score --corrected`` scores against, in the
+    form a correction takes; every other key stays the official one.
+    """
+    fixed = corrected.iterrows() if corrected is not None else None
     for _, row in table.iterrows():
         record: dict[str, Any] = {k: _plain(row[k]) for k in FIELDS}
         record["gold"] = native_gold(bench, row)
+        if fixed is not None:
+            _, other = next(fixed)
+            record[CORRECTED_KEY] = native_gold(bench, other)
         yield json.dumps(record, ensure_ascii=False)
 
 

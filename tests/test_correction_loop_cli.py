@@ -52,6 +52,20 @@ def test_items_import_score_export_score(name: str, task: str | None, pred: Path
     assert first.startswith("imported 3 new event(s)")
     assert again.startswith("imported 0 new event(s)")
 
+    # items --db: the same objects, each ending with the gold that score --corrected uses
+    listed = [json.loads(line) for line in
+              run(["items", name, pred, *opts, "--db", db, "--json"], capsys).splitlines()]
+    assert [{k: v for k, v in r.items() if k != "corrected_gold"} for r in listed] == items
+    assert all(list(r)[-1] == "corrected_gold" for r in listed)
+    changed = [r for r in listed if r["corrected_gold"] != r["gold"]]
+    assert {r["item_id"] for r in changed} == {r["item_id"] for r in rows}
+    # printed in the form a correction takes: importing them back is the labels' current value
+    back = write_jsonl(tmp_path / "back.jsonl", [
+        {"item_id": r["item_id"], "field": "gold", "value": r["corrected_gold"], "reason": "same",
+         "task": r["task"], "gold": r["gold"]} for r in changed])
+    assert run(["import", name, back, "--db", db, "--reviewer", "alice"], capsys).startswith(
+        "imported 0 new event(s)")
+
     official = json.loads(run(["score", name, pred, *opts, "--json"], capsys))
     corrected = json.loads(run(["score", name, pred, *opts, "--db", db, "--corrected", "--json"], capsys))
     assert corrected != official, "the corrections do not move the numbers"
@@ -86,6 +100,16 @@ def test_import_is_atomic_and_names_the_bad_row(tmp_path: Path, capsys: pytest.C
     out = tmp_path / "e.jsonl"
     run(["export", name, "--db", db, "--format", "jsonl", "--out", out], capsys)
     assert len(out.read_text(encoding="utf-8").splitlines()) == 2  # the bad file added nothing
+
+
+def test_items_with_a_database_that_does_not_exist_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    name, _task, pred, _gold, _ = next(r for r in RUNS if r[0] == "cmm")
+    missing = tmp_path / "nope.db"
+    assert main(["items", name, str(pred), "--db", str(missing), "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1 and "nope.db" in err
+    assert not missing.exists()
 
 
 def test_corrected_needs_a_database(capsys: pytest.CaptureFixture[str]) -> None:

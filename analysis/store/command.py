@@ -48,17 +48,25 @@ def _open(db: str | None, *, must_exist: bool) -> Store:
         raise UsageError(str(exc)) from None
 
 
-def corrected_report(args: argparse.Namespace, bench: Benchmark, table: pd.DataFrame, task: str | None,
-                     parser: str) -> ScoreReport:
-    """``score --db DB --corrected``: the report against the store's current corrected gold."""
-    store = _open(args.db, must_exist=True)
+def corrected_table(db: str | None, bench: Benchmark, table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` against the store's current corrected gold, as the app's "corrected" view has it.
+
+    The count of corrections goes to stderr. Used by ``score --corrected`` and ``items --db``.
+    """
+    store = _open(db, must_exist=True)
     try:
         labels = current_labels(store, bench.NAME)
     finally:
         store.close()
     fixed = apply_corrections(table, labels)
     print(f"halluscope: {count_corrections(fixed)} gold correction(s) applied", file=sys.stderr)
-    return bench.score(fixed, task=task, parser=parser)
+    return fixed
+
+
+def corrected_report(args: argparse.Namespace, bench: Benchmark, table: pd.DataFrame, task: str | None,
+                     parser: str) -> ScoreReport:
+    """``score --db DB --corrected``: the report against the store's current corrected gold."""
+    return bench.score(corrected_table(args.db, bench, table), task=task, parser=parser)
 
 
 def read_correction_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
