@@ -210,11 +210,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         print(f"halluscope: {exc.line()}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        if exc.filename is None:  # not about a file the user named: an internal error below
+            return _internal(exc)
+        print(f"halluscope: {InputError(exc.filename, f'cannot be read ({exc.strerror})').line()}",
+              file=sys.stderr)
+        return 2
     except Exception as exc:  # the user gets one line, never a traceback
-        if os.environ.get("HALLUSCOPE_DEBUG"):
-            raise
-        print(f"halluscope: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
+        return _internal(exc)
+
+
+def _internal(exc: Exception) -> int:
+    if os.environ.get("HALLUSCOPE_DEBUG"):
+        raise exc
+    print(f"halluscope: internal error: {type(exc).__name__}: {exc}".replace("\n", " "), file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":
