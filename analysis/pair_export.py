@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import os
@@ -28,7 +27,7 @@ from analysis.benchmarks._vidhalluc_audit import detect
 from analysis.errors import InputError
 from analysis.io import read_object
 from analysis.store import Store
-from analysis.store.export import csv_safe
+from analysis.store.export import csv_safe, csv_writer
 from analysis.validation import CLIP_CRITERIA, decisions, validations
 
 PAIR_TASKS: tuple[str, ...] = ("bqa", "mcq")
@@ -93,7 +92,7 @@ def export_pairs_csv(store: Store, catalogue: pd.DataFrame, path: Path, *, requi
     header = [*CSV_HEAD, *(f"{name}_{i}" for i in range(1, width + 1)
                            for name in ("clip", *CLIP_CRITERIA))]
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv_writer(buffer)
     writer.writerow(header)
     rows = 0
     for record in records:
