@@ -15,6 +15,7 @@ from analysis.catalog import Catalog
 from analysis.views import Filters, filter_rows, neighbour, page_of
 from components.browse import filters_from, row_from_values, show_page
 from components.inspect import inspect_row
+from components.render import md_code
 
 
 def _position(rows: Any, row: int | None) -> str:
@@ -68,5 +69,5 @@ def find_item(catalog: Catalog, item_id: str | None, filter_values: list[Any]) -
     rows = filter_rows(catalog.table, filters_from(*filter_values))
     result = inspect_row(catalog, row, _position(rows, row))
     if row is None and item_id:
-        result = (f"No item with id `{item_id.strip()}`.", *result[1:])
+        result = (f"No item with id {md_code(item_id.strip())}.", *result[1:])
     return (row, *result)

@@ -36,6 +36,7 @@ from analysis.validation import (
     progress,
     save_validation,
 )
+from components.render import md_code, md_text
 from components.sync_player import ClipPanel, player_html
 
 LETTERS = "ABCDEFGH"
@@ -127,7 +128,8 @@ def show_pair(ctx: PairsContext, pair_id: str, me: Identity | None) -> PairScree
     if me is not None:
         checks, note = my_validation(ctx.store, pair_id, clips, me)
     grid = _grid(view, clips)
-    info = f"**Pair `{pair_id}`** · {len(clips)} clips · models: {', '.join(view.models) or 'none'}"
+    models = ", ".join(md_text(m) for m in view.models) or "none"
+    info = f"**Pair {md_code(pair_id)}** · {len(clips)} clips · models: {models}"
     return PairScreen(pair_id, player_html(panels(ctx, pair_id), view.similarity), info, grid, checks, note)
 
 
@@ -163,7 +165,7 @@ def decision_text(checks: PairChecks) -> str:
     """The live keep / drop line under the form."""
     open_checks = sum(v is None for v in checks.values())
     if checks.decision == "drop":
-        return "**Decision: DROP** — " + "; ".join(checks.failures())
+        return "**Decision: DROP** — " + "; ".join(md_text(f) for f in checks.failures())
     if checks.decision == "keep":
         return "**Decision: KEEP** — every check passes"
     return f"**Decision: undecided** — {open_checks} check(s) open"
@@ -230,7 +232,7 @@ def team(ctx: PairsContext, me: Identity | None) -> tuple[str, pd.DataFrame, pd.
     mine = ""
     if me is not None:
         queue = my_queue(ctx.store, assignments, me)
-        mine = f" · **my queue: {len(queue)} left**" + (f" (next `{queue[0]}`)" if queue else "")
+        mine = f" · **my queue: {len(queue)} left**" + (f" (next {md_code(queue[0])})" if queue else "")
     line = (f"**{done['done']} / {done['total']}** validations done · "
             f"{done['pairs_done']} / {done['pairs_total']} pairs fully reviewed (k = {ctx.k}){mine}")
     people = pd.DataFrame([(r, v["done"], v["total"]) for r, v in done["reviewers"].items()],

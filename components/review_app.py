@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from html import escape
 from typing import Any
 
 import gradio as gr
@@ -68,7 +69,7 @@ def with_identity(fn: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return fn(identity_of(request, profile), *args)
         except Refused as exc:
-            raise gr.Error(str(exc), print_exception=False) from exc
+            raise gr.Error(escape(str(exc)), print_exception=False) from exc  # toasts render HTML
 
     return handler
 
@@ -181,14 +182,14 @@ def _api(ctx: ReviewContext) -> None:
             raise gr.Error("Refused: sign in to write labels.", print_exception=False)
         found = ctx.catalog.rows_of(str(item_id))
         if not found.size:
-            raise gr.Error(f"No item {item_id!r}.", print_exception=False)
+            raise gr.Error(escape(f"No item {item_id!r}."), print_exception=False)
         row = ctx.catalog.table.iloc[int(found[0])]
         payload = {"action": "relabel", "item_id": item_id, "field": field, "value": value or None,
                    "reason": reason}
         try:
             event = submit(ctx.store, payload, who, row=row)
         except (InvalidLabel, NoChange, PermissionError) as exc:
-            raise gr.Error(f"Not saved: {exc}", print_exception=False) from exc
+            raise gr.Error(escape(f"Not saved: {exc}"), print_exception=False) from exc
         return event.event_id
 
     # writes are serialised by the store, not by the queue

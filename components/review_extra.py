@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import tempfile
 import zipfile
-from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from analysis.store import (
 )
 from analysis.store.payload import submit
 from analysis.views import prepare
+from components.render import md_code, md_text
 from components.review import Refused, ReviewContext
 
 QUEUES = ("Flagged by the audit", "My unreviewed items", "Disagreements")
@@ -67,7 +67,7 @@ def metric_lines(ctx: ReviewContext, benchmark: str | None, limit: int = 12) -> 
                    for p, a, b in metric_changes(before, after)
                    if "/" not in p and not p.rsplit(".", 1)[-1].startswith("n")]
         for path, old, new in changes[:limit]:
-            lines.append(f"- `{escape(model)}` {escape(path)}: {_num(old)} → {_num(new)}"
+            lines.append(f"- {md_code(model)} {md_text(path)}: {_num(old)} → {_num(new)}"
                          f" after {n} correction(s)")
     if len(lines) == 1:
         lines.append("No metric changed.")
@@ -118,7 +118,7 @@ def adjudicate_item(ctx: ReviewContext, row: int | None, who: Identity | None, v
                                    "reason": reason, "item_id": str(item["item_id"])}, who, row=item)
     except InvalidLabel as exc:
         raise Refused(f"Not adjudicated: {exc}") from exc
-    return f"Adjudicated by {who.name}: gold = {event.new_value}"
+    return f"Adjudicated by {md_text(who.name)}: gold = {md_text(event.new_value)}"
 
 
 def agreement_markdown(ctx: ReviewContext, benchmark: str | None) -> str:
@@ -131,7 +131,7 @@ def agreement_markdown(ctx: ReviewContext, benchmark: str | None) -> str:
              f" · Krippendorff's alpha {_num(report['krippendorff_alpha'])}"]
     for pair in report["pairs"]:
         cells = " · ".join(f"{k} {_num(v)}" for k, v in pair.items())
-        lines.append(f"- {escape(cells)}")
+        lines.append(f"- {md_text(cells)}")
     return "\n".join(lines)
 
 
