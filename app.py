@@ -31,7 +31,8 @@ from components.style import CSS
 def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Blocks:
     """The reviewer app over ``catalog``; ``review`` (a label store and reviewers) enables review."""
     ctx = review or ReviewContext(catalog)
-    demo = gr.Blocks(title="halluscope")
+    # files handed to download buttons are copied into Gradio's cache: removed after 10 minutes
+    demo = gr.Blocks(title="halluscope", delete_cache=(300, 600))
     with demo:
         current = gr.State(None)
         gr.Markdown(_summary(catalog), elem_id="summary")

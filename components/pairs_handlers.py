@@ -8,7 +8,6 @@ tests call them directly. Every write takes the identity the tab read from the r
 from __future__ import annotations
 
 import json
-import tempfile
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from analysis.validation import (
     save_validation,
 )
 from components.render import md_code, md_text
+from components.scratch import fresh_dir
 from components.sync_player import ClipPanel, player_html
 
 LETTERS = "ABCDEFGH"
@@ -253,8 +253,9 @@ def team(ctx: PairsContext, me: Identity | None) -> tuple[str, pd.DataFrame, pd.
 
 
 def _out_dir() -> Path:
-    # Gradio serves files handed back from a handler when they sit in the temp folder.
-    return Path(tempfile.mkdtemp(prefix="halluscope-pairs-"))
+    # Gradio serves files handed back from a handler when they sit in the temp folder; the
+    # folder is removed once newer ones replace it (components.scratch).
+    return fresh_dir("halluscope-pairs-")
 
 
 def export_json(ctx: PairsContext) -> str:

@@ -37,8 +37,11 @@ def md_text(value: object) -> str:
 
 
 def md_code(value: object) -> str:
-    """:func:`md_text` in a code font (a backtick span would end at a backtick in the value; inside
-    an inline ``<code>`` tag Markdown still reads links, so the text is escaped as outside one)."""
+    """:func:`md_text` in a code font.
+
+    A backtick span would end at a backtick in the value; inside an inline ``<code>`` tag
+    Markdown still reads links, so the text is escaped as it is outside one.
+    """
     return f"<code>{md_text(value)}</code>"
 
 

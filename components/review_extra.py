@@ -5,7 +5,6 @@ Plain functions of a :class:`~components.review.ReviewContext`; :mod:`app` wires
 
 from __future__ import annotations
 
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from analysis.store.payload import submit
 from analysis.views import prepare
 from components.render import md_code, md_text
 from components.review import Refused, ReviewContext
+from components.scratch import fresh_dir
 
 QUEUES = ("Flagged by the audit", "My unreviewed items", "Disagreements")
 
@@ -139,7 +139,7 @@ def build_exports(ctx: ReviewContext, benchmark: str | None, who: Identity | Non
     """Corrections as CSV, JSONL and Parquet, and corrected native gold (zipped), in a fresh folder."""
     if ctx.store is None or who is None:
         raise Refused("Refused: sign in to export.")
-    out = Path(tempfile.mkdtemp(prefix="halluscope-export-"))
+    out = fresh_dir("halluscope-export-")  # removed once newer exports replace it
     stem = f"corrections-{benchmark or 'all'}"
     files = []
     for fmt in ("csv", "jsonl", "parquet"):

@@ -80,7 +80,8 @@ sth -- gold ``sth.json`` (``--gold``, required) ``{id: {"Scene change", "Locatio
   ``description_score`` and ``score`` are null only when some side needs an embedding and none is
   available; the reason is logged as a warning (logger ``halluscope.vidhalluc``, one line on
   stderr from the CLI) so the JSON keeps exactly the documented keys. With ``n`` = 0 the official
-  script stops; here MCC is 0 as cli.md states, so classification 0.25, description 0, score 0.15. Each sentence is embedded alone (no padding) and cosine
+  script stops; here MCC is 0 as cli.md states (so classification 0.25, description 0, score
+  0.15). Each sentence is embedded alone (no padding) and cosine
   is taken in float32, as scikit-learn does on the official float32 vectors.
   Lenient: scene from a "scene change ... yes/no" label anywhere (any case or separator), else the
   first word yes/no, else yes when a "from X to Y" is described; locations = the first "from X to

@@ -1,4 +1,4 @@
-"""Corrections out and in: CSV, JSONL and Parquet, one row per event (who, when, why, old, new).
+r"""Corrections out and in: CSV, JSONL and Parquet, one row per event (who, when, why, old, new).
 
 Every event is exported, undos included, so a file carries the full history and importing it
 into another store rebuilds the same current labels. Importing is idempotent (events are known
