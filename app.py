@@ -19,7 +19,7 @@ import pandas as pd
 from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.previews import default_preview_dir
 from analysis.views import Filters, filter_rows
-from components import browse, charts, keys, navigate
+from components import browse, charts, gate, keys, navigate
 from components.identity import auth_from, identity_of, on_spaces
 from components.inspect import build_inspector
 from components.pairs_tab import build_pairs_tab
@@ -191,13 +191,14 @@ def _problems(catalog: Catalog) -> None:
 
 
 def launch_kwargs(catalog: Catalog) -> dict[str, Any]:
-    """What ``launch`` needs: styling, the key script, and media roots as the only served folders."""
+    """What ``launch`` needs: styling, the key script, media roots as the only served folders, the gate."""
     return {
         "css": CSS,
         "head": keys.HEAD,
         "allowed_paths": catalog.allowed_paths(),
         "run_history": False,
         "theme": gr.themes.Soft(),
+        **gate.launch_kwargs(),  # uploads only when signed in (capped), sign-in guessing slowed
     }
 
 
