@@ -17,9 +17,10 @@ The app and the CLI use this surface; the modules behind it are small and privat
 
 from __future__ import annotations
 
+from analysis.errors import ReadOnlyStore, StoreError, WriteRefused
 from analysis.store.agreement import adjudicate, agreement_report, disagreements
 from analysis.store.apply import apply_corrections, metric_changes
-from analysis.store.db import Store, StoreError, assert_not_served, open_store
+from analysis.store.db import Store, assert_not_served, open_store
 from analysis.store.events import Event, ItemRef, NoChange, NothingToUndo, relabel, undo
 from analysis.store.export import export_corrections, import_corrections
 from analysis.store.identity import Identity, IdentityMismatch, NotAuthenticated, identity_from
@@ -30,7 +31,8 @@ from analysis.store.values import FIELDS, FLAGS, InvalidLabel
 
 __all__ = [
     "FIELDS", "FLAGS", "Event", "Identity", "IdentityMismatch", "InvalidLabel", "ItemRef", "NoChange",
-    "NotAuthenticated", "NothingToUndo", "Store", "StoreError", "adjudicate", "agreement_report",
+    "NotAuthenticated", "NothingToUndo", "ReadOnlyStore", "Store", "StoreError", "WriteRefused",
+    "adjudicate", "agreement_report",
     "apply_corrections", "assert_not_served", "assign", "blind_view", "current_labels",
     "disagreements", "events_frame", "export_corrections", "identity_from", "import_corrections",
     "metric_changes", "my_unreviewed", "open_store", "relabel", "replay", "rescore_with_gold",

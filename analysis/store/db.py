@@ -11,6 +11,12 @@ One code path serves both dialects. The few places where they differ are here an
 
 The database file must never be reachable through the media server:
 :func:`assert_not_served` refuses a path inside any media root.
+
+Opening a SQLite file checks it first (``PRAGMA integrity_check``): a damaged or foreign file is
+refused with one line naming it (:class:`StoreError`), never served or written to; a folder or
+file that cannot be written gives :class:`ReadOnlyStore` (the app then serves its read-only demo).
+A write the database refuses (disk full, read-only, any ``OperationalError``) raises
+:class:`WriteRefused` saying why, in one line.
 """
 
 from __future__ import annotations
@@ -27,6 +33,9 @@ from typing import IO, TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError, OperationalError
+
+from analysis.errors import ReadOnlyStore, StoreError, WriteRefused
 
 try:
     import fcntl
@@ -41,10 +50,6 @@ DEFAULT_DATA_DIR = Path("data")
 DEFAULT_DB_NAME = "halluscope.db"
 BUSY_TIMEOUT_MS = 30_000
 """How long a SQLite writer waits for another one before giving up."""
-
-
-class StoreError(Exception):
-    """The store cannot be opened or used as asked (bad URL, unsafe path)."""
 
 
 @dataclass
@@ -114,9 +119,13 @@ def open_store(
     url, path = resolve_url(target, data_dir)
     if path is not None:
         assert_not_served(path, media_roots)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ReadOnlyStore(f"{path.parent}: cannot create the data folder ({exc.strerror})") from None
         engine = create_engine(url, pool_size=5, max_overflow=30, pool_timeout=60)
         _sqlite_hooks(engine)
+        _check_sqlite(engine, path)
     else:
         connect_args: dict[str, Any] = {}
         if schema is not None:
@@ -132,8 +141,49 @@ def open_store(
     if migrate:
         from analysis.store.migrations import migrate as run_migrations
 
-        run_migrations(store)
+        try:
+            run_migrations(store)
+        except WriteRefused as exc:
+            store.close()
+            where = path if path is not None else store.url
+            if path is not None and _read_only(exc, path):
+                raise ReadOnlyStore(f"{where}: cannot be written ({exc.reason})") from None
+            raise StoreError(f"{where}: cannot bring the schema up to date ({exc.reason})") from None
     return store
+
+
+def reason_of(exc: BaseException) -> str:
+    """The database's own one-line reason for an error (no SQLAlchemy wrapping, no links)."""
+    inner = getattr(exc, "orig", None) or exc
+    text_ = str(inner).strip().splitlines()
+    return text_[0] if text_ else type(inner).__name__
+
+
+def _read_only(exc: BaseException, path: Path) -> bool:
+    words = str(getattr(exc, "reason", exc)).lower()
+    if "readonly" in words or "read-only" in words or "unable to open" in words:
+        return True
+    folder_writable = os.access(path.parent, os.W_OK) and (not path.exists() or os.access(path, os.W_OK))
+    return not folder_writable
+
+
+def _check_sqlite(engine: Engine, path: Path) -> None:
+    """Refuse a file that is not a healthy SQLite database, in one line naming it."""
+    try:
+        with engine.connect() as conn:
+            found = [str(r) for r in conn.exec_driver_sql("PRAGMA integrity_check").scalars()]
+    except DBAPIError as exc:
+        engine.dispose()
+        reason = reason_of(exc)
+        if _read_only(exc, path):
+            raise ReadOnlyStore(f"{path}: cannot be opened for writing ({reason})") from None
+        raise StoreError(f"{path}: not a usable SQLite database ({reason}); move it aside, or restore "
+                         "it from a backup or the mirror") from None
+    if found != ["ok"]:
+        engine.dispose()
+        shown = "; ".join(found[:3]) + (f"; and {len(found) - 3} more" if len(found) > 3 else "")
+        raise StoreError(f"{path}: fails PRAGMA integrity_check ({shown}); refusing to serve or write "
+                         "it: restore it from a backup or the mirror") from None
 
 
 def _sqlite_hooks(engine: Engine) -> None:
@@ -166,10 +216,13 @@ def write_tx(store: Store) -> Iterator[Connection]:
     sleeps (20 processes at once gave a 3.4 s p99 that way). ``BEGIN IMMEDIATE`` and the busy
     timeout still guard against writers that do not take the file lock.
     """
-    with _writer_turn(store), store.engine.connect() as conn:
-        conn = conn.execution_options(halluscope_write=True)
-        with conn.begin():
-            yield conn
+    try:
+        with _writer_turn(store), store.engine.connect() as conn:
+            conn = conn.execution_options(halluscope_write=True)
+            with conn.begin():
+                yield conn
+    except OperationalError as exc:  # disk full, read-only, locked past the busy timeout...
+        raise WriteRefused(f"the label store refused the write: {reason_of(exc)}", reason_of(exc)) from None
 
 
 @contextmanager
@@ -179,7 +232,12 @@ def _writer_turn(store: Store) -> Iterator[None]:
         return
     with store.write_lock:
         if store.lock_file is None:
-            store.lock_file = open(store.path.with_name(store.path.name + ".writelock"), "a+b")  # noqa: SIM115
+            lock_path = store.path.with_name(store.path.name + ".writelock")
+            try:
+                store.lock_file = open(lock_path, "a+b")  # noqa: SIM115
+            except OSError as exc:
+                raise WriteRefused(f"the label store refused the write: {lock_path}: {exc.strerror}",
+                                   str(exc.strerror)) from None
             weakref.finalize(store, store.lock_file.close)
         fcntl.flock(store.lock_file.fileno(), fcntl.LOCK_EX)  # also released if the process dies
         try:
