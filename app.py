@@ -9,6 +9,7 @@ handlers it wires are plain functions in ``components/``.
 from __future__ import annotations
 
 import os
+import sys
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -214,8 +215,10 @@ def open_review(catalog: Catalog, *, db: str | None = None, data_dir: Path | Non
     """The label store (mirrored to a HF dataset when ``HALLUSCOPE_HF_DATASET`` is set) and reviewers.
 
     The database file must not lie under a served media root (checked before anything is served).
+    A damaged database raises :class:`~analysis.errors.StoreError` (one line naming it); a data
+    folder that cannot be written gives the read-only demo, saying so in one line on stderr.
     """
-    from analysis.store import assert_not_served, open_store
+    from analysis.store import ReadOnlyStore, assert_not_served, open_store
     from analysis.store.db import default_db_path
     from analysis.store.mirror import open_mirrored_store
 
@@ -223,10 +226,14 @@ def open_review(catalog: Catalog, *, db: str | None = None, data_dir: Path | Non
     roots = [Path(p) for p in catalog.allowed_paths()]
     if db is None:
         assert_not_served(default_db_path(folder), roots)
-    if os.environ.get("HALLUSCOPE_HF_DATASET") and db is None:
-        store = open_mirrored_store(folder)
-    else:
-        store = open_store(db, data_dir=folder, media_roots=roots)
+    try:
+        if os.environ.get("HALLUSCOPE_HF_DATASET") and db is None:
+            store = open_mirrored_store(folder)
+        else:
+            store = open_store(db, data_dir=folder, media_roots=roots)
+    except ReadOnlyStore as exc:
+        print(f"halluscope: {exc}: serving the read-only demo", file=sys.stderr)
+        return ReviewContext(catalog, None, oauth=on_spaces())
     if store.path is not None:
         assert_not_served(store.path, roots)
     return ReviewContext(catalog, store, tuple(u for u, _ in users or ()), oauth=on_spaces(),
@@ -253,8 +260,17 @@ def manifest_gold(path: Path) -> dict[str, list[Path]]:
 
 
 def main() -> None:
-    """Serve the bundled samples (``python app.py``; on Hugging Face Spaces too)."""
-    serve(load_manifest(SAMPLE_MANIFEST), gold_files=manifest_gold(SAMPLE_MANIFEST))
+    """Serve the bundled samples (``python app.py``; on Hugging Face Spaces too).
+
+    A label store that cannot be used stops start-up with one line naming it and exit code 2.
+    """
+    from analysis.errors import StoreError
+
+    try:
+        serve(load_manifest(SAMPLE_MANIFEST), gold_files=manifest_gold(SAMPLE_MANIFEST))
+    except StoreError as exc:
+        print(f"halluscope: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 
 from analysis.benchmarks import REGISTRY, UnknownBenchmark, get
 from analysis.benchmarks.base import Benchmark, Finding, ScoreReport
-from analysis.errors import InputError
+from analysis.errors import InputError, StoreError
 
 
 class UsageError(Exception):
@@ -209,6 +209,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except InputError as exc:
         print(f"halluscope: {exc.line()}", file=sys.stderr)
+        return 2
+    except StoreError as exc:  # a damaged or unusable label store, named in one line
+        print(f"halluscope: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
         if exc.filename is None:  # not about a file the user named: an internal error below

@@ -20,7 +20,7 @@ from analysis.catalog import Catalog
 from analysis.pair_export import export_kept_gold, export_pairs_csv, export_pairs_json
 from analysis.pairs import PairView, answer_grid, catalogue, pair_view
 from analysis.previews import MediaInfo, MediaJobs, probe
-from analysis.store import Identity, InvalidLabel, Store
+from analysis.store import Identity, InvalidLabel, Store, StoreError
 from analysis.validation import (
     PairChecks,
     adjudicate_pair,
@@ -192,7 +192,7 @@ def save(ctx: PairsContext, checks: PairChecks, note: str, me: Identity | None) 
         raise Refused("Sign in to save validations (read-only view).")
     try:
         save_validation(ctx.store, checks, me, note or "")
-    except InvalidLabel as exc:
+    except (InvalidLabel, StoreError) as exc:
         raise Refused(str(exc)) from exc
     queue = my_queue(ctx.store, ctx.assignments(me), me)
     return queue[0] if queue else ""
@@ -206,7 +206,7 @@ def adjudicate(ctx: PairsContext, checks: PairChecks, reason: str, me: Identity 
         raise Refused("An adjudication needs a reason.")
     try:
         adjudicate_pair(ctx.store, checks, me, reason)
-    except InvalidLabel as exc:
+    except (InvalidLabel, StoreError) as exc:
         raise Refused(str(exc)) from exc
 
 

@@ -254,7 +254,7 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
         try:
             following = ph.save(ctx, state, text, me)
         except ph.Refused as exc:
-            gr.Warning(escape(str(exc)))  # toasts render HTML
+            gr.Warning(escape(str(exc), quote=False))  # toasts render HTML
             return [f"⚠ {md_text(exc)}", *[gr.update()] * len(screen_out)]
         done = f"Saved {md_code(state.pair_id)} ({state.decision})."
         if not following:
@@ -267,7 +267,7 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
         try:
             ph.adjudicate(ctx, state, why, identity_of(request))
         except ph.Refused as exc:
-            gr.Warning(escape(str(exc)))  # toasts render HTML
+            gr.Warning(escape(str(exc), quote=False))  # toasts render HTML
             return f"⚠ {md_text(exc)}"
         return f"Adjudicated {md_code(state.pair_id)}: **{state.decision}**."
 
