@@ -37,6 +37,10 @@ class InputError(Exception):
         return ": ".join(parts).replace("\n", " ")
 
 
+class UsageError(Exception):
+    """Bad command-line usage (exit 2)."""
+
+
 class StoreError(Exception):
     """The label store cannot be opened or used as asked (bad URL, unsafe path, damaged file).
 

@@ -54,7 +54,7 @@ class SignInThrottle:
         """Seconds before any of ``keys`` may try again (0 when all may)."""
         now = self.clock()
         with self._lock:
-            return max([0.0, *(self._until(k) - now for k in keys)])
+            return float(max([0.0, *(self._until(k) - now for k in keys)]))
 
     def failed(self, *keys: str) -> None:
         """Count a failed sign-in against every key."""
@@ -74,7 +74,7 @@ class SignInThrottle:
         count, last = self._failures.get(key, (0, 0.0))
         if count < self.free:
             return 0.0
-        return last + min(self.base_s * 2 ** (count - self.free), self.cap_s)
+        return last + min(self.base_s * 2.0 ** (count - self.free), self.cap_s)
 
 
 def signed_in(scope: Scope) -> bool:
@@ -194,5 +194,5 @@ async def _reply(send: Send, status: int, detail: str,
 
 def launch_kwargs(throttle: SignInThrottle | None = None) -> dict[str, Any]:
     """What ``launch`` needs for the gate: the middleware and the upload cap."""
-    return {"app_kwargs": {"middleware": [Middleware(Gate, throttle=throttle or SignInThrottle())]},  # type: ignore[arg-type]
+    return {"app_kwargs": {"middleware": [Middleware(Gate, throttle=throttle or SignInThrottle())]},
             "max_file_size": MAX_UPLOAD}

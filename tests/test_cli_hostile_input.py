@@ -70,10 +70,12 @@ def test_a_key_given_twice_deep_inside_a_keyed_file_names_the_top_key(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     gold = tmp_path / "sth.json"
     gold.write_text('{"a": {"Scene change": "No", "Locations": "None"},\n'
-                    ' "b": {"Scene change": "Yes", "Scene change": "No", "Locations": "None"}}', encoding="utf-8")
+                    ' "b": {"Scene change": "Yes", "Scene change": "No", "Locations": "None"}}',
+                    encoding="utf-8")
     pred = tmp_path / "p.json"
     pred.write_text('{"a": "Scene change: No", "b": "Scene change: No"}', encoding="utf-8")
-    code, _, err = run(["score", "vidhalluc", str(pred), "--gold", str(gold), "--task", "sth", "--json"], capsys)
+    code, _, err = run(["score", "vidhalluc", str(pred), "--gold", str(gold), "--task", "sth", "--json"],
+                       capsys)
     assert code == 2
     assert f"{gold}: key 'b': field 'Scene change': key given twice" in err
 
@@ -92,7 +94,8 @@ def test_sth_with_nothing_to_score_gives_mcc_0(tmp_path: Path, capsys: pytest.Ca
     gold.write_text(json.dumps({"a": {"Scene change": "No", "Locations": "None"}}), encoding="utf-8")
     pred = tmp_path / "p.json"
     pred.write_text(json.dumps({"zzz": "Scene change: No"}), encoding="utf-8")  # no id in both files
-    code, out, _ = run(["score", "vidhalluc", str(pred), "--gold", str(gold), "--task", "sth", "--json"], capsys)
+    code, out, _ = run(["score", "vidhalluc", str(pred), "--gold", str(gold), "--task", "sth", "--json"],
+                       capsys)
     assert code == 0
     report = json.loads(out)
     assert report["n_scored"] == 0

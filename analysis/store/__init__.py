@@ -20,7 +20,8 @@ from __future__ import annotations
 from analysis.errors import ReadOnlyStore, StoreError, WriteRefused
 from analysis.store.agreement import adjudicate, agreement_report, disagreements
 from analysis.store.apply import apply_corrections, metric_changes
-from analysis.store.db import Store, assert_not_served, open_store
+from analysis.store.connect import open_store
+from analysis.store.db import Store, assert_not_served
 from analysis.store.events import Event, ItemRef, NoChange, NothingToUndo, relabel, undo
 from analysis.store.export import export_corrections, import_corrections
 from analysis.store.identity import Identity, IdentityMismatch, NotAuthenticated, identity_from

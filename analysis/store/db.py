@@ -25,13 +25,13 @@ import hashlib
 import os
 import threading
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any, Protocol
 
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
 
@@ -42,8 +42,14 @@ try:
 except ImportError:  # Windows: SQLite's busy timeout alone serialises writers
     fcntl = None  # type: ignore[assignment]
 
-if TYPE_CHECKING:
-    from analysis.store.mirror import Mirror
+
+
+class EventSink(Protocol):
+    """Where written events are also appended (:class:`analysis.store.mirror.Mirror`)."""
+
+    def append(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        """Append event rows."""
+        ...
 
 DEFAULT_DATA_DIR = Path("data")
 """Folder of the default SQLite file, relative to the working directory (``$HALLUSCOPE_DATA_DIR``)."""
@@ -61,7 +67,7 @@ class Store:
     """The URL with any password hidden, for messages."""
     path: Path | None = None
     """The SQLite file, or None for PostgreSQL."""
-    mirror: Mirror | None = None
+    mirror: EventSink | None = None
     """When set, every event written is also appended to the mirror's JSONL file."""
     write_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     """Writers of this process take turns before taking the file lock (SQLite)."""
@@ -106,52 +112,6 @@ def resolve_url(target: str | Path | None, data_dir: Path | None = None) -> tupl
     return f"sqlite:///{path}", path
 
 
-def open_store(
-    target: str | Path | None = None,
-    *,
-    data_dir: Path | None = None,
-    schema: str | None = None,
-    mirror: Mirror | None = None,
-    media_roots: Sequence[Path] = (),
-    migrate: bool = True,
-) -> Store:
-    """Open (creating if needed) the label store and bring its schema to the latest migration."""
-    url, path = resolve_url(target, data_dir)
-    if path is not None:
-        assert_not_served(path, media_roots)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ReadOnlyStore(f"{path.parent}: cannot create the data folder ({exc.strerror})") from None
-        engine = create_engine(url, pool_size=5, max_overflow=30, pool_timeout=60)
-        _sqlite_hooks(engine)
-        _check_sqlite(engine, path)
-    else:
-        connect_args: dict[str, Any] = {}
-        if schema is not None:
-            _check_identifier(schema)
-            connect_args["options"] = f"-csearch_path={schema}"
-        # no pre-ping (a round trip per checkout); connections are recycled instead
-        engine = create_engine(url, pool_size=5, max_overflow=30, pool_timeout=60, pool_recycle=1800,
-                               connect_args=connect_args)
-        if schema is not None:
-            with engine.begin() as conn:
-                conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))
-    store = Store(engine, make_url(url).render_as_string(hide_password=True), path, mirror)
-    if migrate:
-        from analysis.store.migrations import migrate as run_migrations
-
-        try:
-            run_migrations(store)
-        except WriteRefused as exc:
-            store.close()
-            where = path if path is not None else store.url
-            if path is not None and _read_only(exc, path):
-                raise ReadOnlyStore(f"{where}: cannot be written ({exc.reason})") from None
-            raise StoreError(f"{where}: cannot bring the schema up to date ({exc.reason})") from None
-    return store
-
-
 def reason_of(exc: BaseException) -> str:
     """The database's own one-line reason for an error (no SQLAlchemy wrapping, no links)."""
     inner = getattr(exc, "orig", None) or exc
@@ -159,7 +119,8 @@ def reason_of(exc: BaseException) -> str:
     return text_[0] if text_ else type(inner).__name__
 
 
-def _read_only(exc: BaseException, path: Path) -> bool:
+def is_read_only(exc: BaseException, path: Path) -> bool:
+    """The error (or the file's folder) says the SQLite file cannot be written."""
     words = str(getattr(exc, "reason", exc)).lower()
     if "readonly" in words or "read-only" in words or "unable to open" in words:
         return True
@@ -167,7 +128,7 @@ def _read_only(exc: BaseException, path: Path) -> bool:
     return not folder_writable
 
 
-def _check_sqlite(engine: Engine, path: Path) -> None:
+def check_sqlite(engine: Engine, path: Path) -> None:
     """Refuse a file that is not a healthy SQLite database, in one line naming it."""
     try:
         with engine.connect() as conn:
@@ -175,7 +136,7 @@ def _check_sqlite(engine: Engine, path: Path) -> None:
     except DBAPIError as exc:
         engine.dispose()
         reason = reason_of(exc)
-        if _read_only(exc, path):
+        if is_read_only(exc, path):
             raise ReadOnlyStore(f"{path}: cannot be opened for writing ({reason})") from None
         raise StoreError(f"{path}: not a usable SQLite database ({reason}); move it aside, or restore "
                          "it from a backup or the mirror") from None
@@ -186,7 +147,7 @@ def _check_sqlite(engine: Engine, path: Path) -> None:
                          "it: restore it from a backup or the mirror") from None
 
 
-def _sqlite_hooks(engine: Engine) -> None:
+def sqlite_hooks(engine: Engine) -> None:
     """WAL, busy timeout, full sync; and transactions begun by us, not by the driver."""
 
     @event.listens_for(engine, "connect")
@@ -280,7 +241,8 @@ def assert_not_served(db_path: Path | str, media_roots: Sequence[Path | str]) ->
                              "keep it in a data folder of its own")
 
 
-def _check_identifier(name: str) -> None:
+def check_identifier(name: str) -> None:
+    """Refuse a schema name that is not a plain SQL identifier (it is spliced into SQL)."""
     if not name or not (name[0].isalpha() or name[0] == "_") or not all(
         c.isalnum() or c == "_" for c in name
     ):

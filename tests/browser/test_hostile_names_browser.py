@@ -31,7 +31,7 @@ def hostile_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
     from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
     from analysis.store import Identity, open_store
-    from components.pairs_tab import build_pairs_tab
+    from components.pairs.tab import build_pairs_tab
 
     samples = load_manifest(SAMPLE_MANIFEST)
     table = samples.table.copy()
@@ -75,6 +75,7 @@ def test_hostile_names_are_shown_as_text(browser: Browser, hostile_url: str) -> 
     page.screenshot(path=str(SHOTS / "pairs_hostile_names.png"), full_page=True)
     for box in (who, info, page.locator("#pairs-progress")):
         assert box.locator("b, i, img, a").count() == 0, box.inner_html()
-    assert page.locator("#pairs-tab-root img[src='x'], img[src='y'], a[href='https://example.com/']").count() == 0
+    planted = "img[src='x'], img[src='y'], a[href='https://example.com/']"
+    assert page.locator(planted).count() == 0
     assert page.evaluate("() => window.__pwned === undefined")
     page.context.close()
