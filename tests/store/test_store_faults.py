@@ -35,7 +35,7 @@ from analysis.store import (
 )
 
 pytestmark = [*GRADIO_LOOP_WARNINGS, pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning")]
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 USERS = [("alice", "pw1"), ("bob", "pw2")]
 
 
