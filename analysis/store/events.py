@@ -158,10 +158,8 @@ def _write(store: Store, ref: ItemRef, field: str, who: Identity, reason: str, s
     key = _check_request_key(request_key)
     try:
         with write_tx(store) as conn:
-            existing = _retried(conn, eid if event_id is not None else None, who, key)
-            if existing is not None:  # a retried write: the first one stands
-                return _same_write(existing, ref, field, kind)
-            return _insert(conn, store, ref, field, who, reason, scope, kind, eid, decide, key)
+            return _insert(conn, store, ref, field, who, reason, scope, kind, eid, decide, key,
+                           known_id=event_id is not None)
     except IntegrityError:
         # the same key or event id committed by a concurrent attempt (PostgreSQL: both missed it)
         with read_tx(store) as conn:
@@ -201,10 +199,20 @@ def _check_request_key(key: str | None) -> str | None:
 
 
 def _insert(conn: Connection, store: Store, ref: ItemRef, field: str, who: Identity, reason: str,
-            scope: str, kind: str, eid: str, decide: Decide, request_key: str | None = None) -> Event:
-    """Lock the label, read its history, decide and insert the event (inside a write transaction)."""
+            scope: str, kind: str, eid: str, decide: Decide, request_key: str | None = None, *,
+            known_id: bool = False) -> Event:
+    """Lock the label, read its history, decide and insert the event (inside a write transaction).
+
+    A retried write (``known_id``: the caller chose the event id, or a ``request_key``) is looked
+    up after the lock: a concurrent first attempt has committed by then (on PostgreSQL, looking
+    before the lock let the retry see the first event as the current value and fail as NoChange).
+    """
     owner = who.name if scope == "vote" else ""
     lock_label(conn, ref.benchmark, ref.item_id, field, scope, owner)
+    if known_id or request_key is not None:
+        existing = _retried(conn, eid if known_id else None, who, request_key)
+        if existing is not None:  # a retried write: the first one stands
+            return _same_write(existing, ref, field, kind)
     history = _history(conn, ref.benchmark, ref.item_id, field, scope, owner, latest_only=kind != "undo")
     new, old, undo_of = decide(history)
     event = Event(
