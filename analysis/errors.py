@@ -41,6 +41,10 @@ class UsageError(Exception):
     """Bad command-line usage (exit 2)."""
 
 
+class InvalidLabel(ValueError):
+    """A label value that does not fit its field, benchmark or task."""
+
+
 class StoreError(Exception):
     """The label store cannot be opened or used as asked (bad URL, unsafe path, damaged file).
 
