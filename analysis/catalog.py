@@ -11,6 +11,8 @@ A bad file never stops the rest: its loader's one-line message (``InputError.lin
 from __future__ import annotations
 
 import multiprocessing
+import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -21,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from analysis import benchmarks
+from analysis import _catalog_cache, benchmarks
 from analysis._catalog_detect import Detected, Role, detect
 from analysis.benchmarks.base import Finding
 from analysis.charts import CHART_COLUMNS, derive_columns
@@ -32,6 +34,8 @@ from analysis.table import concat_tables
 from analysis.views import ItemDetail, group_indices, item_detail, prepare
 
 T = TypeVar("T")
+Progress = Callable[[str], None]
+"""Told, one line at a time, what loading is doing."""
 
 NEEDS_GOLD = {("vidhalluc", "bqa"), ("vidhalluc", "sth")}
 """Prediction files that cannot be read without their gold file (cli.md)."""
@@ -66,6 +70,8 @@ class Catalog:
     """One line per file that could not be loaded (or audited), naming file, record and field."""
     media_roots: dict[str, tuple[Path, ...]] = field(default_factory=dict)
     """Folders media paths resolve against, per benchmark id."""
+    cache_entry: Path | None = None
+    """The cache file the table was saved to or read from (None when not cached)."""
 
     def __post_init__(self) -> None:
         # One sort instead of 100,000 small arrays: an item's rows are a slice of ``_item_order``.
@@ -120,7 +126,7 @@ class Catalog:
         return [b for b in benchmarks.REGISTRY if b in present]
 
 
-def load_manifest(path: Path) -> Catalog:
+def load_manifest(path: Path, *, cache_dir: Path | None = None, progress: Progress | None = None) -> Catalog:
     """Load every file a sample manifest lists (paths in it are relative to its folder)."""
     manifest = read_object(path)
     base = path.parent
@@ -135,7 +141,7 @@ def load_manifest(path: Path) -> Catalog:
         sources.extend(_manifest_sources(path, base, bench_id, entry))
         if isinstance(entry.get("media_root"), str):
             roots[bench_id] = [base / entry["media_root"]]
-    return load_sources(sources, roots)
+    return load_sources(sources, roots, cache_dir=cache_dir, progress=progress)
 
 
 def _manifest_sources(path: Path, base: Path, bench_id: str, entry: dict[str, Any]) -> list[Source]:
@@ -164,10 +170,13 @@ def load_paths(
     *,
     gold: Sequence[Path] = (),
     media_roots: Mapping[str, Sequence[Path]] | None = None,
+    cache_dir: Path | None = None,
+    progress: Progress | None = None,
 ) -> Catalog:
     """Load user files of any benchmarks, telling each file's kind from its content.
 
     ``gold`` marks files as gold whatever they look like; a path that is a manifest loads it.
+    ``cache_dir`` and ``progress``: as for :func:`load_sources`.
     """
     sources: list[Source] = []
     errors: list[str] = []
@@ -179,10 +188,11 @@ def load_paths(
             errors.append(exc.line())
             continue
         if found.role == "manifest":
-            return _merge_manifest(load_manifest(path), paths, gold, roots)
+            manifest = load_manifest(path, cache_dir=cache_dir, progress=progress)
+            return _merge_manifest(manifest, paths, gold, roots)
         role: Role = "gold" if path in gold else found.role
         sources.append(Source(path, found.benchmark, role, task=found.task, find_gold=True))
-    catalog = load_sources(sources, roots)
+    catalog = load_sources(sources, roots, cache_dir=cache_dir, progress=progress)
     catalog.errors[:0] = errors
     return catalog
 
@@ -194,7 +204,7 @@ def _merge_manifest(
         catalog.errors.append("a manifest was given with other files: only the manifest was loaded")
     for bench_id, extra in roots.items():
         catalog.media_roots[bench_id] = (*extra, *catalog.media_roots.get(bench_id, ()))
-    return Catalog(catalog.table, catalog.findings, catalog.errors, catalog.media_roots)
+    return Catalog(catalog.table, catalog.findings, catalog.errors, catalog.media_roots, catalog.cache_entry)
 
 
 SAMPLE_MANIFEST = Path(__file__).resolve().parents[1] / "samples" / "manifest.json"
@@ -206,53 +216,116 @@ def start_loading(
     *,
     gold: Sequence[Path] = (),
     media_roots: Mapping[str, Sequence[Path]] | None = None,
+    cache_dir: Path | None = None,
 ) -> Callable[[], Catalog]:
     """Load in another process while this one does other start-up work; call the result to wait.
 
     ``halluscope serve`` imports Gradio (seconds) while the files load: on two cores the two
     overlap, which keeps a 100,000-row cold start within its budget. Errors reach the caller.
+    The loading process prints its progress on stderr. With ``cache_dir`` it hands the table
+    over through the cache entry (memory-mapped here) instead of pickling a million rows.
     """
     executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
     future = executor.submit(
-        _load_parts, list(paths), list(gold), {k: list(v) for k, v in (media_roots or {}).items()}
+        _load_parts, list(paths), list(gold), {k: list(v) for k, v in (media_roots or {}).items()}, cache_dir
     )
 
     def wait() -> Catalog:
         try:
-            table, findings, errors, roots = future.result()
+            table, findings, errors, roots, entry = future.result()
         finally:
             executor.shutdown()
-        return Catalog(table, findings, errors, roots)
+        if table is None:
+            restored = _catalog_cache.restore(entry) if entry is not None else None
+            if restored is None:  # the entry vanished between the two processes: load here
+                return load_paths(paths, gold=gold, media_roots=media_roots, progress=print_progress)
+            table = _mark_flagged(restored[0], findings)
+        return Catalog(table, findings, errors, roots, entry)
 
     return wait
 
 
+def print_progress(message: str) -> None:
+    """Progress of loading, one line on stderr."""
+    print(f"halluscope: {message}", file=sys.stderr, flush=True)
+
+
 def _load_parts(
-    paths: list[Path], gold: list[Path], roots: dict[str, list[Path]]
-) -> tuple[pd.DataFrame, dict[str, list[Finding]], list[str], dict[str, tuple[Path, ...]]]:
-    catalog = load_paths(paths, gold=gold, media_roots=roots)
-    return catalog.table, catalog.findings, catalog.errors, catalog.media_roots
+    paths: list[Path], gold: list[Path], roots: dict[str, list[Path]], cache_dir: Path | None
+) -> tuple[
+    pd.DataFrame | None, dict[str, list[Finding]], list[str], dict[str, tuple[Path, ...]], Path | None
+]:
+    catalog = load_paths(paths, gold=gold, media_roots=roots, cache_dir=cache_dir, progress=print_progress)
+    table = None if catalog.cache_entry is not None else catalog.table
+    return table, catalog.findings, catalog.errors, catalog.media_roots, catalog.cache_entry
 
 
-def load_sources(sources: Sequence[Source], media_roots: Mapping[str, Sequence[Path]]) -> Catalog:
-    """Load files whose kind is known; collect every error instead of stopping at the first."""
-    errors: list[str] = []
-    tables: list[pd.DataFrame | None] = []
+def load_sources(
+    sources: Sequence[Source],
+    media_roots: Mapping[str, Sequence[Path]],
+    *,
+    cache_dir: Path | None = None,
+    progress: Progress | None = None,
+) -> Catalog:
+    """Load files whose kind is known; collect every error instead of stopping at the first.
+
+    ``cache_dir``: keep the loaded table there, keyed by the files' content, and reuse it when
+    the same files are loaded again (:mod:`analysis._catalog_cache`). ``progress`` is told what
+    is being read, file by file.
+    """
+    say = progress or (lambda _message: None)
     gold_by_bench: dict[str, list[Source]] = {}
     for source in sources:
         if source.role == "gold":
             gold_by_bench.setdefault(source.benchmark, []).append(source)
-    for source in sources:
-        if source.role == "predictions":
-            tables.append(_attempt(errors, source.path, _load_predictions, source, gold_by_bench))
-    covered = {(str(b), str(t)) for t_ in tables if t_ is not None for b, t in _bench_tasks(t_)}
-    for bench_id, gold in gold_by_bench.items():
-        tables.append(_attempt(errors, gold[0].path, _load_gold, bench_id, gold, covered))
+    start = time.perf_counter()
+    entry = None
+    if cache_dir is not None:
+        entry = _catalog_cache.entry_path(cache_dir, _catalog_cache.catalog_key(sources))
+    restored = _catalog_cache.restore(entry) if entry is not None else None
+    if restored is not None:
+        table, errors = restored
+        say(f"{len(table):,} rows from the cache of {len(sources)} files ({time.perf_counter() - start:.1f} s)")
+    else:
+        table, errors = _load_tables(sources, gold_by_bench, say)
+        say(f"{len(table):,} rows from {len(sources)} files in {time.perf_counter() - start:.1f} s")
+        if entry is not None:
+            entry = _catalog_cache.save(entry.parent, entry, table, errors)
+            if entry is not None:
+                say(f"cached for the next start: {entry}")
     roots = {b: tuple(Path(p) for p in r) for b, r in media_roots.items()}
     findings = _audit(gold_by_bench, roots, errors)
+    return Catalog(_mark_flagged(table, findings), findings, errors, roots, entry)
+
+
+def _mark_flagged(table: pd.DataFrame, findings: Mapping[str, list[Finding]]) -> pd.DataFrame:
+    """Set ``_flagged`` on the rows of every item an audit finding names (audits are never cached)."""
     flagged = {i for fs in findings.values() for f in fs for i in f.item_ids}
-    table = prepare(concat_tables([t for t in tables if t is not None]), flagged)
-    return Catalog(derive_columns(table), findings, errors, roots)
+    table["_flagged"] = table["item_id"].isin(list(flagged)).to_numpy(dtype=bool)
+    return table
+
+
+def _load_tables(
+    sources: Sequence[Source], gold_by_bench: Mapping[str, list[Source]], say: Progress
+) -> tuple[pd.DataFrame, list[str]]:
+    """Every prediction file, then the gold-only rows, as one prepared table (and the load errors)."""
+    errors: list[str] = []
+    tables: list[pd.DataFrame | None] = []
+    predictions = [s for s in sources if s.role == "predictions"]
+    for index, source in enumerate(predictions, 1):
+        started = time.perf_counter()
+        size = source.path.stat().st_size / 1e6 if source.path.is_file() else 0.0
+        say(f"[{index}/{len(predictions)}] {source.benchmark} {source.path.name} ({size:,.1f} MB)...")
+        tables.append(_attempt(errors, source.path, _load_predictions, source, gold_by_bench))
+        rows = len(tables[-1]) if tables[-1] is not None else 0
+        say(f"[{index}/{len(predictions)}] {rows:,} rows in {time.perf_counter() - started:.1f} s")
+    covered = {(str(b), str(t)) for t_ in tables if t_ is not None for b, t in _bench_tasks(t_)}
+    for bench_id, gold in gold_by_bench.items():
+        say(f"gold of {bench_id} ({len(gold)} files)...")
+        tables.append(_attempt(errors, gold[0].path, _load_gold, bench_id, gold, covered))
+    say("indexing...")
+    table = prepare(concat_tables([t for t in tables if t is not None]))
+    return derive_columns(table), errors
 
 
 def _bench_tasks(table: pd.DataFrame) -> list[tuple[Any, Any]]:

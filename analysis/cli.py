@@ -189,10 +189,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             print(run_export(args))
         elif args.command == "serve":
+            from analysis.cache import default_cache_dir
             from analysis.catalog import SAMPLE_MANIFEST, start_loading
 
             roots = media_roots(args.media_root)
-            wait = start_loading(args.files or [SAMPLE_MANIFEST], gold=args.gold, media_roots=roots)
+            wait = start_loading(args.files or [SAMPLE_MANIFEST], gold=args.gold, media_roots=roots,
+                                 cache_dir=default_cache_dir())
             import app  # lazy, and while the files load: only the app needs Gradio
             from components.identity import AuthError, auth_from
 

@@ -1,0 +1,135 @@
+"""The app's loaded table on disk, keyed by the content of every file it was read from.
+
+A restart with the same files costs a hash of their bytes and one memory-mapped Arrow read instead
+of parsing them again. The entry is an Arrow IPC file without compression: reading it maps the
+file and wraps its buffers (strings stay in Arrow, as the item table keeps them), so a million
+rows open in well under a second and take no private memory until a column is copied.
+Arrow IPC is used rather than Parquet (:mod:`analysis.cache`) because Parquet must decode every
+page on read: for the app's wide table that alone is seconds.
+
+The key covers the catalog format, the item-table schema, and per source its benchmark and that
+benchmark's scoring ``VERSION``, its role, task, model and the bytes of the file (and of a gold
+file named for it). Audit findings are not cached: audits read the gold files and the media
+folders, which may change without the files changing, so they run at every start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+import xxhash
+
+from analysis import benchmarks
+from analysis.cache import file_digest
+from analysis.table import COLUMN_NAMES
+
+FORMAT = "catalog-1"
+"""Bumped when what the catalog derives from the item tables changes."""
+KEEP = 3
+"""Catalog entries kept in the cache folder (the most recently used); older ones are removed."""
+_OBJECT_JSON = ("_labels",)
+"""Object columns stored as JSON text (null stays null)."""
+
+
+def catalog_key(sources: Sequence[Any]) -> str:
+    """The key of the table loaded from ``sources`` (:class:`analysis.catalog.Source` values)."""
+    parts = [FORMAT, ",".join(COLUMN_NAMES)]
+    for s in sources:
+        version = benchmarks.get(s.benchmark).VERSION
+        gold = file_digest(s.gold) if s.gold is not None and s.gold.is_file() else ""
+        digest = file_digest(s.path) if s.path.is_file() else f"missing:{s.path}"
+        parts.append("|".join([s.benchmark, version, s.role, s.task or "", s.model or "",
+                               str(s.find_gold), str(s.path), digest, gold]))
+    return xxhash.xxh3_128_hexdigest("\x1f".join(parts).encode("utf-8"))
+
+
+def entry_path(folder: Path, key: str) -> Path:
+    """Where the entry of ``key`` lives."""
+    return folder / f"catalog-{key}.arrow"
+
+
+def save(folder: Path, entry: Path, table: pd.DataFrame, errors: list[str]) -> Path | None:
+    """Write ``entry`` in ``folder`` atomically; None (nothing written) when that fails."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        os.close(fd)
+    except OSError:
+        return None
+    try:
+        arrow = _to_arrow(table, errors)
+        with pa.OSFile(tmp, "wb") as sink, pa.ipc.new_file(sink, arrow.schema) as writer:
+            writer.write_table(arrow, max_chunksize=1 << 20)
+        os.replace(tmp, entry)  # atomic: a reader sees the old entry or the whole new one
+    except (OSError, pa.ArrowException):
+        return None
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    _prune(folder)
+    return entry
+
+
+def restore(entry: Path) -> tuple[pd.DataFrame, list[str]] | None:
+    """The table and load errors of an entry; None when it is missing, torn or foreign."""
+    if not entry.is_file():
+        return None
+    try:
+        source = pa.memory_map(str(entry), "r")
+        arrow = pa.ipc.open_file(source).read_all()
+        meta = json.loads((arrow.schema.metadata or {})[b"halluscope"])
+        if meta["format"] != FORMAT:
+            return None
+        frame = arrow.to_pandas(types_mapper=_string_dtype, split_blocks=True, self_destruct=False)
+    except (OSError, pa.ArrowException, KeyError, ValueError):
+        return None
+    for name in _OBJECT_JSON:
+        if name in frame:
+            frame[name] = _from_json(frame[name])
+    for name, dtype in frame.dtypes.items():
+        if isinstance(dtype, pd.CategoricalDtype):  # categories come back as "str", the table has "string"
+            codes = frame[name].cat.codes.to_numpy()
+            categories = pd.Index(dtype.categories, dtype="string")
+            frame[name] = pd.Categorical.from_codes(codes, categories=categories)
+    os.utime(entry)  # most recently used: kept by _prune
+    return frame, list(meta["errors"])
+
+
+def _to_arrow(table: pd.DataFrame, errors: list[str]) -> pa.Table:
+    frame = table.copy(deep=False)
+    for name in _OBJECT_JSON:
+        if name in frame:
+            frame[name] = pd.Series([None if v is None else json.dumps(v) for v in frame[name].tolist()],
+                                    dtype="string")
+    arrow = pa.Table.from_pandas(frame, preserve_index=False)
+    meta = {b"halluscope": json.dumps({"format": FORMAT, "errors": errors}).encode("utf-8")}
+    return arrow.replace_schema_metadata({**(arrow.schema.metadata or {}), **meta})
+
+
+def _from_json(column: pd.Series) -> pd.Series:
+    """Decode the JSON texts of a column (only the rows that have one: most are null)."""
+    values = np.full(len(column), None, dtype=object)
+    present = np.flatnonzero(column.notna().to_numpy(dtype=bool))
+    values[present] = [json.loads(t) for t in column.iloc[present].tolist()]
+    return pd.Series(values, index=column.index, dtype=object)
+
+
+def _string_dtype(arrow_type: pa.DataType) -> Any:
+    if arrow_type in (pa.string(), pa.large_string()):
+        return pd.StringDtype("pyarrow")
+    if arrow_type == pa.bool_():
+        return None  # numpy bool, or pandas' nullable boolean where the schema says so
+    return None
+
+
+def _prune(folder: Path) -> None:
+    entries = sorted(folder.glob("catalog-*.arrow"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in entries[KEEP:]:
+        old.unlink(missing_ok=True)
