@@ -28,27 +28,74 @@ import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import xxhash
 
 from analysis import benchmarks
+from analysis._catalog_detect import Detected
+from analysis._catalog_detect import detect as _detect
 from analysis.cache import file_digest
 from analysis.table import COLUMN_NAMES
 
 FORMAT = "catalog-1"
 """Bumped when what the catalog derives from the item tables changes."""
+DETECT_FORMAT = "detect-1"
+"""Bumped when file detection changes."""
 KEEP = 3
 """Catalog entries kept in the cache folder (the most recently used); older ones are removed."""
 _OBJECT_JSON = ("_labels",)
 """Object columns stored as JSON text (null stays null)."""
 
 
-def catalog_key(sources: Sequence[Any]) -> str:
+class Digests:
+    """Content digests of files, each file hashed once per load (detection and key share them)."""
+
+    def __init__(self) -> None:
+        self._known: dict[Path, str] = {}
+
+    def of(self, path: Path) -> str:
+        """XXH3-128 of the file's bytes; ``missing:<path>`` when it is not a file."""
+        if path not in self._known:
+            self._known[path] = file_digest(path) if path.is_file() else f"missing:{path}"
+        return self._known[path]
+
+
+def catalog_key(sources: Sequence[Any], digests: Digests | None = None) -> str:
     """The key of the table loaded from ``sources`` (:class:`analysis.catalog.Source` values)."""
+    digests = digests or Digests()
     parts = [FORMAT, ",".join(COLUMN_NAMES)]
     for s in sources:
         version = benchmarks.get(s.benchmark).VERSION
-        gold = file_digest(s.gold) if s.gold is not None and s.gold.is_file() else ""
-        digest = file_digest(s.path) if s.path.is_file() else f"missing:{s.path}"
+        gold = digests.of(s.gold) if s.gold is not None else ""
+        digest = digests.of(s.path)
         parts.append("|".join([s.benchmark, version, s.role, s.task or "", s.model or "",
                                str(s.find_gold), str(s.path), digest, gold]))
     return xxhash.xxh3_128_hexdigest("\x1f".join(parts).encode("utf-8"))
+
+
+def detect(path: Path, folder: Path, digests: Digests) -> Detected:
+    """:func:`analysis._catalog_detect.detect`, remembered by content in ``folder/detected.json``.
+
+    Telling a JSON file's kind parses the whole file (seconds for a large one): on a restart the
+    answer is read back instead. Errors are not remembered (a bad file says why every time).
+    """
+    index = folder / "detected.json"
+    digest = digests.of(path)
+    try:
+        known = json.loads(index.read_text(encoding="utf-8"))
+        hit = known.get(f"{DETECT_FORMAT}:{digest}")
+        if isinstance(hit, list) and len(hit) == 3:
+            return Detected(hit[0], hit[1], hit[2])
+    except (OSError, ValueError, AttributeError):
+        known = {}
+    found = _detect(path)
+    known = known if isinstance(known, dict) else {}
+    known[f"{DETECT_FORMAT}:{digest}"] = [found.benchmark, found.task, found.role]
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(dict(list(known.items())[-1000:]), out)
+        os.replace(tmp, index)
+    except OSError:
+        pass  # not remembered: detected again next time
+    return found
 
 
 def entry_path(folder: Path, key: str) -> Path:

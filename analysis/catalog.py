@@ -76,14 +76,13 @@ class Catalog:
     def __post_init__(self) -> None:
         # One sort instead of 100,000 small arrays: an item's rows are a slice of ``_item_order``.
         codes, uniques = pd.factorize(self.table["item_id"])
-        self._item_code = {str(u): i for i, u in enumerate(uniques)}
+        # An Index finds an id through its hash table (built on first use), not a Python dict.
+        self._item_code = pd.Index(uniques, dtype="string")
         self._item_order = np.argsort(codes, kind="stable").astype(np.intp)
         self._item_bounds = np.searchsorted(codes[self._item_order], np.arange(len(uniques) + 1))
         paired = np.flatnonzero((self.table["pair_id"].fillna("") != "").to_numpy(dtype=bool))
-        self._rows_by_pair = {
-            (k[0], k[1]): paired[v]
-            for k, v in group_indices(self.table.iloc[paired], ["benchmark", "pair_id"]).items()
-        }
+        keys = self.table[["benchmark", "pair_id"]].iloc[paired]  # two columns, not the whole table
+        self._rows_by_pair = {(k[0], k[1]): paired[v] for k, v in group_indices(keys, list(keys.columns)).items()}
         self._resolvers = {b: MediaResolver(r) for b, r in self.media_roots.items()}
         present = [c for c in CHART_COLUMNS if c in self.table]
         self._chart_frame = self.table[present]
@@ -94,9 +93,10 @@ class Catalog:
 
     def rows_of(self, item_id: str) -> npt.NDArray[np.intp]:
         """Positions of every row (every model) answering ``item_id``."""
-        code = self._item_code.get(item_id)
-        if code is None:
+        found = self._item_code.get_indexer([item_id])[0]
+        if found < 0:
             return np.empty(0, dtype=np.intp)
+        code = int(found)
         return self._item_order[self._item_bounds[code] : self._item_bounds[code + 1]]
 
     def pair_rows(self, benchmark: str, pair_id: str | None) -> npt.NDArray[np.intp]:
@@ -181,9 +181,10 @@ def load_paths(
     sources: list[Source] = []
     errors: list[str] = []
     roots = {k: list(v) for k, v in (media_roots or {}).items()}
+    digests = _catalog_cache.Digests()
     for path in [*paths, *gold]:
         try:
-            found = detect(path)
+            found = _catalog_cache.detect(path, cache_dir, digests) if cache_dir else detect(path)
         except InputError as exc:
             errors.append(exc.line())
             continue
@@ -192,7 +193,7 @@ def load_paths(
             return _merge_manifest(manifest, paths, gold, roots)
         role: Role = "gold" if path in gold else found.role
         sources.append(Source(path, found.benchmark, role, task=found.task, find_gold=True))
-    catalog = load_sources(sources, roots, cache_dir=cache_dir, progress=progress)
+    catalog = load_sources(sources, roots, cache_dir=cache_dir, progress=progress, digests=digests)
     catalog.errors[:0] = errors
     return catalog
 
@@ -266,12 +267,13 @@ def load_sources(
     *,
     cache_dir: Path | None = None,
     progress: Progress | None = None,
+    digests: _catalog_cache.Digests | None = None,
 ) -> Catalog:
     """Load files whose kind is known; collect every error instead of stopping at the first.
 
     ``cache_dir``: keep the loaded table there, keyed by the files' content, and reuse it when
     the same files are loaded again (:mod:`analysis._catalog_cache`). ``progress`` is told what
-    is being read, file by file.
+    is being read, file by file. ``digests``: file digests already taken (by detection).
     """
     say = progress or (lambda _message: None)
     gold_by_bench: dict[str, list[Source]] = {}
@@ -281,7 +283,7 @@ def load_sources(
     start = time.perf_counter()
     entry = None
     if cache_dir is not None:
-        entry = _catalog_cache.entry_path(cache_dir, _catalog_cache.catalog_key(sources))
+        entry = _catalog_cache.entry_path(cache_dir, _catalog_cache.catalog_key(sources, digests))
     restored = _catalog_cache.restore(entry) if entry is not None else None
     if restored is not None:
         table, errors = restored
