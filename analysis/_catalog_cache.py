@@ -33,7 +33,7 @@ from analysis._catalog_detect import detect as _detect
 from analysis.cache import file_digest
 from analysis.table import COLUMN_NAMES
 
-FORMAT = "catalog-1"
+FORMAT = "catalog-2"
 """Bumped when what the catalog derives from the item tables changes."""
 DETECT_FORMAT = "detect-1"
 """Bumped when file detection changes."""
@@ -114,7 +114,7 @@ def save(folder: Path, entry: Path, table: pd.DataFrame, errors: list[str]) -> P
     try:
         arrow = _to_arrow(table, errors)
         with pa.OSFile(tmp, "wb") as sink, pa.ipc.new_file(sink, arrow.schema) as writer:
-            writer.write_table(arrow, max_chunksize=1 << 20)
+            writer.write_table(arrow)  # one batch: the columns are single chunks (views.prepare)
         os.replace(tmp, entry)  # atomic: a reader sees the old entry or the whole new one
     except (OSError, pa.ArrowException):
         return None

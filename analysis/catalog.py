@@ -31,11 +31,14 @@ from analysis.errors import InputError
 from analysis.io import read_object
 from analysis.media import MediaResolver
 from analysis.table import concat_tables
-from analysis.views import ItemDetail, group_indices, item_detail, prepare
+from analysis.views import Filters, ItemDetail, filter_rows, group_indices, item_detail, prepare
 
 T = TypeVar("T")
 Progress = Callable[[str], None]
 """Told, one line at a time, what loading is doing."""
+
+_VIEWS_KEPT = 8
+"""Filtered views a catalog remembers (:meth:`Catalog.rows_for`)."""
 
 NEEDS_GOLD = {("vidhalluc", "bqa"), ("vidhalluc", "sth")}
 """Prediction files that cannot be read without their gold file (cli.md)."""
@@ -84,8 +87,25 @@ class Catalog:
         keys = self.table[["benchmark", "pair_id"]].iloc[paired]  # two columns, not the whole table
         self._rows_by_pair = {(k[0], k[1]): paired[v] for k, v in group_indices(keys, list(keys.columns)).items()}
         self._resolvers = {b: MediaResolver(r) for b, r in self.media_roots.items()}
+        self._views: dict[Filters, npt.NDArray[np.intp]] = {}
         present = [c for c in CHART_COLUMNS if c in self.table]
         self._chart_frame = self.table[present]
+
+    def rows_for(self, filters: Filters) -> npt.NDArray[np.intp]:
+        """Positions of the rows passing ``filters``, remembered for the last few filters.
+
+        A click (select, next item, change page) reuses the rows of the filters in force instead
+        of scanning the table again; only a new filter scans. The table never changes, so a
+        remembered answer stays right.
+        """
+        rows = self._views.pop(filters, None)
+        if rows is None:
+            rows = filter_rows(self.table, filters)
+            rows.setflags(write=False)
+        self._views[filters] = rows  # most recently used last
+        while len(self._views) > _VIEWS_KEPT:
+            self._views.pop(next(iter(self._views)))
+        return rows
 
     def chart_rows(self, rows: npt.NDArray[np.intp]) -> pd.DataFrame:
         """The columns charts read, for ``rows`` (slicing a dozen columns, not all of them)."""

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
 from analysis._views_spans import SpanPiece, SpanView, span_view
 from analysis.metrics import NO, UNPARSED, YES
@@ -40,6 +41,7 @@ __all__ = [
     "page_of",
     "page_slice",
     "parsed_spans",
+    "position",
     "prepare",
     "span_view",
     "split_spans",
@@ -72,8 +74,13 @@ _TRUNCATE = {"question": 90, "answer": 60, "gold": 40, "parsed": 30}
 
 
 def prepare(table: pd.DataFrame, flagged: Collection[str] = ()) -> pd.DataFrame:
-    """Add the derived columns filters and charts read; ``flagged`` are item ids the audit named."""
-    out = table.reset_index(drop=True)
+    """Add the derived columns filters and charts read; ``flagged`` are item ids the audit named.
+
+    Every text column is made one contiguous Arrow array: taking a page of rows from an array of
+    many chunks (one per file, per block read) first joins the chunks, a cost that grows with the
+    table; from one chunk it costs what the page holds.
+    """
+    out = single_chunks(table.reset_index(drop=True))
     text = out["question"].fillna("") + "\n" + out["raw_answer"].fillna("") + "\n" + out["item_id"]
     out["_text"] = (text + "\n" + out["pair_id"].fillna("") + "\n" + out["side"].fillna("")).str.lower()
     out["_flagged"] = out["item_id"].isin(list(flagged)).to_numpy(dtype=bool)
@@ -85,6 +92,16 @@ def prepare(table: pd.DataFrame, flagged: Collection[str] = ()) -> pd.DataFrame:
     both = out["correct"].notna() & out["alt_correct"].notna()
     out["_differs"] = (both & (out["correct"] != out["alt_correct"])).fillna(False).to_numpy(dtype=bool)
     return out
+
+
+def single_chunks(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with each Arrow-backed text column in one chunk (a column at a time, to bound memory)."""
+    for name in frame.columns:
+        array = frame[name].array
+        chunked = getattr(array, "_pa_array", None)
+        if isinstance(array, pd.arrays.ArrowStringArray) and chunked is not None and chunked.num_chunks > 1:
+            frame[name] = pd.arrays.ArrowStringArray(pa.chunked_array([chunked.combine_chunks()]))
+    return frame
 
 
 @dataclass(frozen=True)
@@ -168,15 +185,28 @@ def page_slice(rows: npt.NDArray[np.intp], page: int, size: int = PAGE_SIZE) -> 
     return rows[(page - 1) * size : page * size]
 
 
+def position(rows: npt.NDArray[np.intp], row: int | None) -> int | None:
+    """Index of ``row`` in the view ``rows`` (ascending, as :func:`filter_rows` gives them); None if absent.
+
+    A binary search: the cost does not grow with the view.
+    """
+    if row is None or rows.size == 0:
+        return None
+    at = int(np.searchsorted(rows, row))
+    return at if at < rows.size and int(rows[at]) == row else None
+
+
 def page_of(rows: npt.NDArray[np.intp], row: int, size: int = PAGE_SIZE) -> int:
     """The page showing ``row`` (1 when it is not in the view)."""
-    hit = np.flatnonzero(rows == row)
-    return int(hit[0]) // size + 1 if hit.size else 1
+    at = position(rows, row)
+    return at // size + 1 if at is not None else 1
 
 
 def display_frame(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> pd.DataFrame:
     """The shown table for ``rows``: short texts, a verdict mark, and the ids to read back."""
-    sub = table.iloc[rows]
+    # The shown columns only: taking rows of every column costs far more than a page needs.
+    sub = table[["item_id", "model", "task", "category", "question", "raw_answer", "parsed", "gold",
+                 "correct", "_flagged"]].iloc[rows]
     frame = pd.DataFrame(
         {
             "row": rows.astype(np.int64),
@@ -235,10 +265,10 @@ def neighbour(rows: npt.NDArray[np.intp], current: int | None, step: int) -> int
     """The row ``step`` places after ``current`` in the view (clamped); the first when none."""
     if rows.size == 0:
         return None
-    hit = np.flatnonzero(rows == current) if current is not None else np.empty(0, dtype=np.intp)
-    if hit.size == 0:
+    at = position(rows, current)
+    if at is None:
         return int(rows[0])
-    return int(rows[min(max(int(hit[0]) + step, 0), rows.size - 1)])
+    return int(rows[min(max(at + step, 0), rows.size - 1)])
 
 
 _LETTERS = re.compile(r"^[A-D](?:[\s,;/]*[A-D])*$")

@@ -11,7 +11,7 @@ import numpy.typing as npt
 
 from analysis import charts
 from analysis.catalog import Catalog
-from analysis.views import Filters, filter_rows
+from analysis.views import Filters
 
 
 @dataclass
@@ -45,7 +45,7 @@ def chart_updates(
     catalog: Catalog, filters: Filters, rows: npt.NDArray[np.intp] | None = None
 ) -> tuple[Any, ...]:
     """Every chart for the rows passing ``filters`` (or ``rows``); charts without traces are hidden."""
-    view = catalog.chart_rows(filter_rows(catalog.table, filters) if rows is None else rows)
+    view = catalog.chart_rows(catalog.rows_for(filters) if rows is None else rows)
     figures = (
         charts.accuracy_by_category(view),
         charts.yes_bias(view),
