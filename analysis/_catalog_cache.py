@@ -28,8 +28,8 @@ import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import xxhash
 
 from analysis import benchmarks
-from analysis._catalog_detect import Detected
-from analysis._catalog_detect import detect as _detect
+from analysis.detect import Detected
+from analysis.detect import detect as _detect
 from analysis.cache import file_digest
 from analysis.table import COLUMN_NAMES
 
@@ -70,7 +70,7 @@ def catalog_key(sources: Sequence[Any], digests: Digests | None = None) -> str:
 
 
 def detect(path: Path, folder: Path, digests: Digests) -> Detected:
-    """:func:`analysis._catalog_detect.detect`, remembered by content in ``folder/detected.json``.
+    """:func:`analysis.detect.detect`, remembered by content in ``folder/detected.json``.
 
     Telling a JSON file's kind parses the whole file (seconds for a large one): on a restart the
     answer is read back instead. Errors are not remembered (a bad file says why every time).

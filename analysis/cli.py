@@ -17,11 +17,7 @@ from typing import Any, NoReturn
 
 from analysis.benchmarks import REGISTRY, UnknownBenchmark, get
 from analysis.benchmarks.base import Benchmark, Finding, ScoreReport
-from analysis.errors import InputError
-
-
-class UsageError(Exception):
-    """Bad command-line usage (exit 2)."""
+from analysis.errors import InputError, UsageError
 
 
 class _Parser(argparse.ArgumentParser):
