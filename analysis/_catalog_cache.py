@@ -1,11 +1,10 @@
 """The app's loaded table on disk, keyed by the content of every file it was read from.
 
 A restart with the same files costs a hash of their bytes and one memory-mapped Arrow read instead
-of parsing them again. The entry is an Arrow IPC file without compression: reading it maps the
-file and wraps its buffers (strings stay in Arrow, as the item table keeps them), so a million
-rows open in well under a second and take no private memory until a column is copied.
-Arrow IPC is used rather than Parquet (:mod:`analysis.cache`) because Parquet must decode every
-page on read: for the app's wide table that alone is seconds.
+of parsing them again. The entry is an Arrow IPC file without compression
+(:func:`analysis.cache.write_frame`): reading it maps the file and wraps its buffers (strings stay
+in Arrow, as the item table keeps them), so a million rows open in well under a second and take
+no private memory until a column is copied.
 
 The key covers the catalog format, the item-table schema, and per source its benchmark and that
 benchmark's scoring ``VERSION``, its role, task, model and the bytes of the file (and of a gold
@@ -24,16 +23,15 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import xxhash
 
 from analysis import benchmarks
+from analysis.cache import file_digest, read_frame, write_frame
 from analysis.detect import Detected
 from analysis.detect import detect as _detect
-from analysis.cache import file_digest
 from analysis.table import COLUMN_NAMES
 
-FORMAT = "catalog-2"
+FORMAT = "catalog-3"
 """Bumped when what the catalog derives from the item tables changes."""
 DETECT_FORMAT = "detect-1"
 """Bumped when file detection changes."""
@@ -64,8 +62,21 @@ def catalog_key(sources: Sequence[Any], digests: Digests | None = None) -> str:
         version = benchmarks.get(s.benchmark).VERSION
         gold = digests.of(s.gold) if s.gold is not None else ""
         digest = digests.of(s.path)
-        parts.append("|".join([s.benchmark, version, s.role, s.task or "", s.model or "",
-                               str(s.find_gold), str(s.path), digest, gold]))
+        parts.append(
+            "|".join(
+                [
+                    s.benchmark,
+                    version,
+                    s.role,
+                    s.task or "",
+                    s.model or "",
+                    str(s.find_gold),
+                    str(s.path),
+                    digest,
+                    gold,
+                ]
+            )
+        )
     return xxhash.xxh3_128_hexdigest("\x1f".join(parts).encode("utf-8"))
 
 
@@ -103,61 +114,29 @@ def entry_path(folder: Path, key: str) -> Path:
     return folder / f"catalog-{key}.arrow"
 
 
-def save(folder: Path, entry: Path, table: pd.DataFrame, errors: list[str]) -> Path | None:
-    """Write ``entry`` in ``folder`` atomically; None (nothing written) when that fails."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        os.close(fd)
-    except OSError:
+def save(entry: Path, table: pd.DataFrame, errors: list[str]) -> Path | None:
+    """Write ``entry`` atomically (:func:`analysis.cache.write_frame`); None when that fails."""
+    frame = table.copy(deep=False)
+    for name in _OBJECT_JSON:
+        if name in frame:
+            texts = [None if v is None else json.dumps(v) for v in frame[name].tolist()]
+            frame[name] = pd.Series(texts, index=frame.index, dtype="string")
+    if not write_frame(entry, frame, {"catalog": FORMAT, "errors": errors}):
         return None
-    try:
-        arrow = _to_arrow(table, errors)
-        with pa.OSFile(tmp, "wb") as sink, pa.ipc.new_file(sink, arrow.schema) as writer:
-            writer.write_table(arrow)  # one batch: the columns are single chunks (views.prepare)
-        os.replace(tmp, entry)  # atomic: a reader sees the old entry or the whole new one
-    except (OSError, pa.ArrowException):
-        return None
-    finally:
-        Path(tmp).unlink(missing_ok=True)
-    _prune(folder)
+    _prune(entry.parent)
     return entry
 
 
 def restore(entry: Path) -> tuple[pd.DataFrame, list[str]] | None:
     """The table and load errors of an entry; None when it is missing, torn or foreign."""
-    if not entry.is_file():
+    restored = read_frame(entry)
+    if restored is None or restored[1].get("catalog") != FORMAT:
         return None
-    try:
-        source = pa.memory_map(str(entry), "r")
-        arrow = pa.ipc.open_file(source).read_all()
-        meta = json.loads((arrow.schema.metadata or {})[b"halluscope"])
-        if meta["format"] != FORMAT:
-            return None
-        frame = arrow.to_pandas(types_mapper=_string_dtype, split_blocks=True, self_destruct=False)
-    except (OSError, pa.ArrowException, KeyError, ValueError):
-        return None
+    frame, meta = restored
     for name in _OBJECT_JSON:
         if name in frame:
             frame[name] = _from_json(frame[name])
-    for name, dtype in frame.dtypes.items():
-        if isinstance(dtype, pd.CategoricalDtype):  # categories come back as "str", the table has "string"
-            codes = frame[name].cat.codes.to_numpy()
-            categories = pd.Index(dtype.categories, dtype="string")
-            frame[name] = pd.Categorical.from_codes(codes, categories=categories)
-    os.utime(entry)  # most recently used: kept by _prune
-    return frame, list(meta["errors"])
-
-
-def _to_arrow(table: pd.DataFrame, errors: list[str]) -> pa.Table:
-    frame = table.copy(deep=False)
-    for name in _OBJECT_JSON:
-        if name in frame:
-            frame[name] = pd.Series([None if v is None else json.dumps(v) for v in frame[name].tolist()],
-                                    dtype="string")
-    arrow = pa.Table.from_pandas(frame, preserve_index=False)
-    meta = {b"halluscope": json.dumps({"format": FORMAT, "errors": errors}).encode("utf-8")}
-    return arrow.replace_schema_metadata({**(arrow.schema.metadata or {}), **meta})
+    return frame, list(meta.get("errors", []))
 
 
 def _from_json(column: pd.Series) -> pd.Series:
@@ -166,14 +145,6 @@ def _from_json(column: pd.Series) -> pd.Series:
     present = np.flatnonzero(column.notna().to_numpy(dtype=bool))
     values[present] = [json.loads(t) for t in column.iloc[present].tolist()]
     return pd.Series(values, index=column.index, dtype=object)
-
-
-def _string_dtype(arrow_type: pa.DataType) -> Any:
-    if arrow_type in (pa.string(), pa.large_string()):
-        return pd.StringDtype("pyarrow")
-    if arrow_type == pa.bool_():
-        return None  # numpy bool, or pandas' nullable boolean where the schema says so
-    return None
 
 
 def _prune(folder: Path) -> None:

@@ -85,7 +85,8 @@ class Catalog:
         self._item_bounds = np.searchsorted(codes[self._item_order], np.arange(len(uniques) + 1))
         paired = np.flatnonzero((self.table["pair_id"].fillna("") != "").to_numpy(dtype=bool))
         keys = self.table[["benchmark", "pair_id"]].iloc[paired]  # two columns, not the whole table
-        self._rows_by_pair = {(k[0], k[1]): paired[v] for k, v in group_indices(keys, list(keys.columns)).items()}
+        by_pair = group_indices(keys, list(keys.columns))
+        self._rows_by_pair = {(k[0], k[1]): paired[v] for k, v in by_pair.items()}
         self._resolvers = {b: MediaResolver(r) for b, r in self.media_roots.items()}
         self._views: dict[Filters, npt.NDArray[np.intp]] = {}
         present = [c for c in CHART_COLUMNS if c in self.table]
@@ -307,12 +308,13 @@ def load_sources(
     restored = _catalog_cache.restore(entry) if entry is not None else None
     if restored is not None:
         table, errors = restored
-        say(f"{len(table):,} rows from the cache of {len(sources)} files ({time.perf_counter() - start:.1f} s)")
+        took = time.perf_counter() - start
+        say(f"{len(table):,} rows from the cache of {len(sources)} files ({took:.1f} s)")
     else:
         table, errors = _load_tables(sources, gold_by_bench, say)
         say(f"{len(table):,} rows from {len(sources)} files in {time.perf_counter() - start:.1f} s")
         if entry is not None:
-            entry = _catalog_cache.save(entry.parent, entry, table, errors)
+            entry = _catalog_cache.save(entry, table, errors)
             if entry is not None:
                 say(f"cached for the next start: {entry}")
     roots = {b: tuple(Path(p) for p in r) for b, r in media_roots.items()}

@@ -92,9 +92,10 @@ def run_score(args: argparse.Namespace) -> ScoreReport:
         )
     # A benchmark may score a file without building its item table (same report, faster).
     fast = getattr(bench, "score_file", None)
-    report: ScoreReport | None = fast(args.predictions, gold=args.gold, task=task, parser=parser) if fast else None
-    if report is not None:
-        return report
+    if fast is not None:
+        report: ScoreReport | None = fast(args.predictions, gold=args.gold, task=task, parser=parser)
+        if report is not None:
+            return report
     table = bench.load(args.predictions, gold=args.gold, task=task)
     return bench.score(table, task=task, parser=parser)
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import pandas as pd
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,16 @@ def concat_tables(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
     frame = pd.concat(list(tables), ignore_index=True)
     for col in COLUMNS:
         frame[col.name] = frame[col.name].astype(_pandas_dtype(col))  # type: ignore[call-overload]
+    return frame
+
+
+def single_chunks(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with each Arrow-backed text column in one chunk (a column at a time, to bound memory)."""
+    for name in frame.columns:
+        array = frame[name].array
+        chunked = getattr(array, "_pa_array", None)
+        if isinstance(array, pd.arrays.ArrowStringArray) and chunked is not None and chunked.num_chunks > 1:
+            frame[name] = pd.arrays.ArrowStringArray(pa.chunked_array([chunked.combine_chunks()]))
     return frame
 
 

@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
 from analysis._views_spans import SpanPiece, SpanView, span_view
 from analysis.metrics import NO, UNPARSED, YES
+from analysis.table import single_chunks
 
 __all__ = [
     "ALL",
@@ -92,16 +92,6 @@ def prepare(table: pd.DataFrame, flagged: Collection[str] = ()) -> pd.DataFrame:
     both = out["correct"].notna() & out["alt_correct"].notna()
     out["_differs"] = (both & (out["correct"] != out["alt_correct"])).fillna(False).to_numpy(dtype=bool)
     return out
-
-
-def single_chunks(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with each Arrow-backed text column in one chunk (a column at a time, to bound memory)."""
-    for name in frame.columns:
-        array = frame[name].array
-        chunked = getattr(array, "_pa_array", None)
-        if isinstance(array, pd.arrays.ArrowStringArray) and chunked is not None and chunked.num_chunks > 1:
-            frame[name] = pd.arrays.ArrowStringArray(pa.chunked_array([chunked.combine_chunks()]))
-    return frame
 
 
 @dataclass(frozen=True)

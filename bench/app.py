@@ -163,7 +163,8 @@ def click_baselines(cat: Catalog) -> None:
     current = int(row[0])
     scan = median_ms(lambda: filter_rows(cat.table, f))
     remembered = median_ms(lambda: cat.rows_for(f))
-    print(f"{'  baseline: filter scan a click repeated before (cdh wrong)':58} {scan:10.1f}   (load {loadavg()})")
+    label = "  baseline: filter scan a click repeated before (cdh wrong)"
+    print(f"{label:58} {scan:10.1f}   (load {loadavg()})")
     print(f"{'  now: the remembered view of the filters in force':58} {remembered:10.3f}")
     select = median_ms(lambda: navigate.select_row(cat, row, values))
     step = median_ms(lambda: navigate.step_item(cat, 1, current, 1, values))

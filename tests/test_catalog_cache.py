@@ -17,10 +17,18 @@ SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "manifest.json"
 
 def _rows(n: int, pred: str) -> str:
     rows = [
-        {"category": "c", "sub_category": "visual-language", "modality": "visual",
-         "granularity": "object-level", "correlation_type": "g", "video_path": f"./raw_files/{i}.mp4",
-         "audio_path": None, "question": f"Did you see {i}?", "answer": "yes" if i % 2 else "no",
-         "pred": pred}
+        {
+            "category": "c",
+            "sub_category": "visual-language",
+            "modality": "visual",
+            "granularity": "object-level",
+            "correlation_type": "g",
+            "video_path": f"./raw_files/{i}.mp4",
+            "audio_path": None,
+            "question": f"Did you see {i}?",
+            "answer": "yes" if i % 2 else "no",
+            "pred": pred,
+        }
         for i in range(n)
     ]
     return "\n".join(json.dumps(r) for r in rows) + "\n"

@@ -81,7 +81,9 @@ def _codes(words: pd.Series) -> npt.NDArray[np.int8]:
     return code
 
 
-def tally(keys: Ints, size: int, f: Flags, weights: npt.NDArray[np.int64] | None = None) -> npt.NDArray[np.int64]:
+def tally(
+    keys: Ints, size: int, f: Flags, weights: npt.NDArray[np.int64] | None = None
+) -> npt.NDArray[np.int64]:
     """Counts per group: rows, correct, predicted yes, gold yes, gold no, TP, HR hits.
 
     ``weights``: how many rows each entry stands for (distinct rows with their counts); 1 each
