@@ -89,12 +89,19 @@ def tally(
     ``weights``: how many rows each entry stands for (distinct rows with their counts); 1 each
     when None. Counts stay exact: float64 holds every integer below 2**53.
     """
-    counts = [np.bincount(keys, weights=weights, minlength=size)]
-    counts += [
-        np.bincount(keys, weights=flag if weights is None else flag * weights, minlength=size)
-        for flag in f.columns()
-    ]
-    return np.stack(counts, axis=1).astype(np.int64)
+    columns = f.columns()
+    # One integer bincount of (group, flag pattern) instead of a float bincount per flag: the
+    # six flags make 64 patterns, and each count is the sum over the patterns holding its bit.
+    patterns = 1 << len(columns)
+    pattern = np.zeros(len(keys), dtype=np.int64)
+    for bit, flag in enumerate(columns):
+        pattern |= flag.astype(np.int64) << bit
+    per_pattern = np.bincount(
+        keys.astype(np.int64) * patterns + pattern, weights=weights, minlength=size * patterns
+    )
+    per_pattern = per_pattern.reshape(size, patterns).astype(np.int64)
+    bits = (np.arange(patterns)[:, None] >> np.arange(len(columns))[None, :]) & 1
+    return np.concatenate([per_pattern.sum(axis=1, keepdims=True), per_pattern @ bits], axis=1)
 
 
 def metrics(counts: npt.NDArray[np.int64]) -> MetricDict:
