@@ -25,6 +25,7 @@ import pandas as pd
 
 from analysis import _catalog_cache, benchmarks
 from analysis.benchmarks.base import Finding
+from analysis.chart_cells import ChartCells
 from analysis.charts import CHART_COLUMNS, derive_columns
 from analysis.detect import Detected, Role, detect
 from analysis.errors import InputError
@@ -91,6 +92,15 @@ class Catalog:
         self._views: dict[Filters, npt.NDArray[np.intp]] = {}
         present = [c for c in CHART_COLUMNS if c in self.table]
         self._chart_frame = self.table[present]
+        self._cells = ChartCells(self.table)
+
+    def chart_view(self, rows: npt.NDArray[np.intp]) -> pd.DataFrame:
+        """What the charts draw for ``rows``: pre-grouped counts (:mod:`analysis.chart_cells`).
+
+        One ``bincount`` of the rows' cells, whatever the number of rows; the charts give the same
+        figures as from the rows themselves.
+        """
+        return self._cells.view(rows)
 
     def rows_for(self, filters: Filters) -> npt.NDArray[np.intp]:
         """Positions of the rows passing ``filters``, remembered for the last few filters.
