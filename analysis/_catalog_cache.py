@@ -37,6 +37,8 @@ DETECT_FORMAT = "detect-1"
 """Bumped when file detection changes."""
 KEEP = 3
 """Catalog entries kept in the cache folder (the most recently used); older ones are removed."""
+KEEP_FILES = 64
+"""Per-file entries kept (the tables of single prediction files, see :func:`file_entry`)."""
 _OBJECT_JSON = ("_labels",)
 """Object columns stored as JSON text (null stays null)."""
 
@@ -139,6 +141,24 @@ def restore(entry: Path) -> tuple[pd.DataFrame, list[str]] | None:
     return frame, list(meta.get("errors", []))
 
 
+def file_entry(folder: Path, source: Any, gold: Sequence[Any], digests: Digests) -> Path:
+    """The per-file entry of one prediction file: its content, its benchmark, and its possible gold.
+
+    ``gold``: the gold sources of the same benchmark the catalog was given (the loader may pick
+    one of them), so a new gold file means a new entry.
+    """
+    key = catalog_key([source, *gold], digests)
+    return folder / f"file-{key}.arrow"
+
+
+def save_file(entry: Path, table: pd.DataFrame) -> bool:
+    """Write one prediction file's item table (:func:`analysis.cache.write_frame`)."""
+    if not write_frame(entry, table, {"file": FORMAT}):
+        return False
+    _prune(entry.parent, "file-*.arrow", KEEP_FILES)
+    return True
+
+
 def _from_json(column: pd.Series) -> pd.Series:
     """Decode the JSON texts of a column (only the rows that have one: most are null)."""
     values = np.full(len(column), None, dtype=object)
@@ -147,7 +167,12 @@ def _from_json(column: pd.Series) -> pd.Series:
     return pd.Series(values, index=column.index, dtype=object)
 
 
-def _prune(folder: Path) -> None:
-    entries = sorted(folder.glob("catalog-*.arrow"), key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in entries[KEEP:]:
+def _prune(folder: Path, pattern: str = "catalog-*.arrow", keep: int = KEEP) -> None:
+    entries = []
+    for path in folder.glob(pattern):
+        try:
+            entries.append((path.stat().st_mtime, path))
+        except OSError:
+            continue  # removed by another process meanwhile
+    for _, old in sorted(entries, reverse=True)[keep:]:
         old.unlink(missing_ok=True)

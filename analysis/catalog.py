@@ -11,10 +11,11 @@ A bad file never stops the rest: its loader's one-line message (``InputError.lin
 from __future__ import annotations
 
 import multiprocessing
+import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,19 +26,22 @@ import pandas as pd
 
 from analysis import _catalog_cache, benchmarks
 from analysis.benchmarks.base import Finding
+from analysis.cache import read_frame
 from analysis.chart_cells import ChartCells
 from analysis.charts import CHART_COLUMNS, derive_columns
 from analysis.detect import Detected, Role, detect
 from analysis.errors import InputError
 from analysis.media import MediaResolver
 from analysis.readers import read_object
-from analysis.table import concat_tables
+from analysis.table import concat_tables, single_chunks
 from analysis.views import Filters, ItemDetail, filter_rows, group_indices, item_detail, prepare
 
 T = TypeVar("T")
 Progress = Callable[[str], None]
 """Told, one line at a time, what loading is doing."""
 
+_WORKERS = 2
+"""Processes loading prediction files side by side (at most one per core)."""
 _VIEWS_KEPT = 8
 """Filtered views a catalog remembers (:meth:`Catalog.rows_for`)."""
 
@@ -321,7 +325,7 @@ def load_sources(
         took = time.perf_counter() - start
         say(f"{len(table):,} rows from the cache of {len(sources)} files ({took:.1f} s)")
     else:
-        table, errors = _load_tables(sources, gold_by_bench, say)
+        table, errors = _load_tables(sources, gold_by_bench, say, cache_dir)
         say(f"{len(table):,} rows from {len(sources)} files in {time.perf_counter() - start:.1f} s")
         if entry is not None:
             entry = _catalog_cache.save(entry, table, errors)
@@ -340,19 +344,31 @@ def _mark_flagged(table: pd.DataFrame, findings: Mapping[str, list[Finding]]) ->
 
 
 def _load_tables(
-    sources: Sequence[Source], gold_by_bench: Mapping[str, list[Source]], say: Progress
+    sources: Sequence[Source],
+    gold_by_bench: Mapping[str, list[Source]],
+    say: Progress,
+    cache_dir: Path | None = None,
 ) -> tuple[pd.DataFrame, list[str]]:
-    """Every prediction file, then the gold-only rows, as one prepared table (and the load errors)."""
+    """Every prediction file, then the gold-only rows, as one prepared table (and the load errors).
+
+    With ``cache_dir``, prediction files load in worker processes (one per core) through
+    per-file cache entries (:func:`_load_to_file`): files load side by side, a table comes back
+    as a memory-mapped file instead of a pickle, and a file already loaded once (in another set
+    of files) is not parsed again.
+    """
     errors: list[str] = []
-    tables: list[pd.DataFrame | None] = []
     predictions = [s for s in sources if s.role == "predictions"]
-    for index, source in enumerate(predictions, 1):
-        started = time.perf_counter()
-        size = source.path.stat().st_size / 1e6 if source.path.is_file() else 0.0
-        say(f"[{index}/{len(predictions)}] {source.benchmark} {source.path.name} ({size:,.1f} MB)...")
-        tables.append(_attempt(errors, source.path, _load_predictions, source, gold_by_bench))
-        rows = len(tables[-1]) if tables[-1] is not None else 0
-        say(f"[{index}/{len(predictions)}] {rows:,} rows in {time.perf_counter() - started:.1f} s")
+    if cache_dir is not None and len(predictions) > 1:
+        tables = _load_in_workers(predictions, gold_by_bench, cache_dir, errors, say)
+    else:
+        tables = []
+        for index, source in enumerate(predictions, 1):
+            started = time.perf_counter()
+            size = source.path.stat().st_size / 1e6 if source.path.is_file() else 0.0
+            say(f"[{index}/{len(predictions)}] {source.benchmark} {source.path.name} ({size:,.1f} MB)...")
+            tables.append(_attempt(errors, source.path, _load_predictions, source, gold_by_bench))
+            rows = len(tables[-1]) if tables[-1] is not None else 0
+            say(f"[{index}/{len(predictions)}] {rows:,} rows in {time.perf_counter() - started:.1f} s")
     covered = {(str(b), str(t)) for t_ in tables if t_ is not None for b, t in _bench_tasks(t_)}
     for bench_id, gold in gold_by_bench.items():
         say(f"gold of {bench_id} ({len(gold)} files)...")
@@ -360,6 +376,70 @@ def _load_tables(
     say("indexing...")
     table = prepare(concat_tables([t for t in tables if t is not None]))
     return derive_columns(table), errors
+
+
+def _load_in_workers(
+    predictions: Sequence[Source],
+    gold_by_bench: Mapping[str, list[Source]],
+    cache_dir: Path,
+    errors: list[str],
+    say: Progress,
+) -> list[pd.DataFrame | None]:
+    """Prediction tables loaded by worker processes, in the order of ``predictions``."""
+    tables: list[pd.DataFrame | None] = [None] * len(predictions)
+    problems: dict[int, str] = {}
+    workers = max(1, min(os.cpu_count() or 1, _WORKERS, len(predictions)))
+    say(f"loading {len(predictions)} files in {workers} processes...")
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = {
+            pool.submit(_load_to_file, source, dict(gold_by_bench), cache_dir): index
+            for index, source in enumerate(predictions)
+        }
+        for done, future in enumerate(as_completed(futures), 1):
+            index = futures[future]
+            source = predictions[index]
+            loaded, problem, took = future.result()
+            if problem is not None:
+                problems[index] = problem
+            elif isinstance(loaded, Path):
+                restored = read_frame(loaded)
+                if restored is None:  # removed in between: load it here
+                    tables[index] = _attempt(errors, source.path, _load_predictions, source, gold_by_bench)
+                else:
+                    tables[index] = restored[0]
+            else:
+                tables[index] = loaded
+            table = tables[index]
+            rows = len(table) if table is not None else 0
+            say(f"[{done}/{len(predictions)}] {source.benchmark} {source.path.name}: {rows:,} rows, "
+                f"{took:.1f} s")
+    errors.extend(problems[i] for i in sorted(problems))
+    return tables
+
+
+def _load_to_file(
+    source: Source, gold_by_bench: dict[str, list[Source]], cache_dir: Path
+) -> tuple[Path | pd.DataFrame | None, str | None, float]:
+    """In a worker: load one prediction file into its per-file cache entry (reused if there).
+
+    Returns the entry (or the table itself when the cache cannot be written), the one-line
+    error instead when the file cannot be loaded, and the seconds it took.
+    """
+    start = time.perf_counter()
+    digests = _catalog_cache.Digests()
+    candidates = [g for gold in gold_by_bench.values() for g in gold if g.benchmark == source.benchmark]
+    entry = _catalog_cache.file_entry(cache_dir, source, candidates, digests)
+    if read_frame(entry) is not None:
+        return entry, None, time.perf_counter() - start
+    errors: list[str] = []
+    table = _attempt(errors, source.path, _load_predictions, source, gold_by_bench)
+    if table is None:
+        return None, errors[0], time.perf_counter() - start
+    table = single_chunks(table)
+    if _catalog_cache.save_file(entry, table):
+        return entry, None, time.perf_counter() - start
+    return table, None, time.perf_counter() - start
 
 
 def _bench_tasks(table: pd.DataFrame) -> list[tuple[Any, Any]]:

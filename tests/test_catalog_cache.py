@@ -113,3 +113,25 @@ def test_start_loading_hands_the_table_over(tmp_path: Path, cached: bool) -> Non
     fresh = load_manifest(manifest)
     pd.testing.assert_frame_equal(loaded.table, fresh.table)
     assert (loaded.cache_entry is not None) == cached
+
+
+def test_files_load_in_workers_and_are_reused_in_another_set(tmp_path: Path) -> None:
+    paths = []
+    for k in range(3):
+        path = tmp_path / f"model{k}.jsonl"
+        path.write_text(_rows(5 + k, ["Yes", "No", "Nothing"][k]))
+        paths.append(path)
+    bad = tmp_path / "bad.jsonl"  # told apart as CMM predictions, refused at line 3 by the loader
+    lines = _rows(2, "Yes").splitlines()
+    bad.write_text("\n".join([*lines, lines[0].replace('"pred": "Yes"', '"pred": 5')]) + "\n")
+    cache = tmp_path / "cache"
+    messages: list[str] = []
+    two = load_paths([paths[0], bad, paths[1]], cache_dir=cache, progress=messages.append)
+    plain = load_paths([paths[0], bad, paths[1]])
+    pd.testing.assert_frame_equal(two.table, plain.table)
+    assert two.errors == plain.errors and len(two.errors) == 1 and "line 3" in two.errors[0]
+    assert any("processes" in m for m in messages)
+    assert len(list(cache.glob("file-*.arrow"))) == 2
+    three = load_paths(paths, cache_dir=cache)
+    assert len(list(cache.glob("file-*.arrow"))) == 3  # the first two were reused, one added
+    pd.testing.assert_frame_equal(three.table, load_paths(paths).table)
