@@ -21,7 +21,6 @@ from analysis.benchmarks.vidhalluc.common import (
     make_id,
     mask_unscored,
     nullable,
-    read_extra,
     table,
     video,
 )
@@ -135,20 +134,28 @@ def letters_text(letters: frozenset[str]) -> str | None:
 def verdicts(frame: pd.DataFrame, parser: str) -> tuple[list[str | None], list[bool]]:
     """Letters read under ``parser`` and the official set comparison with the gold letters."""
     parse = PARSE[parser]
-    extras = read_extra(frame)
+    # Each distinct extra text (it holds the choices) is decoded once, each distinct (answer,
+    # extra) parsed once and each gold read once: a million rows repeat them a great deal.
+    extras: dict[str, dict[str, Any]] = {}
     cache: dict[tuple[str | None, str], frozenset[str]] = {}
+    golds: dict[str, frozenset[str]] = {}
     parsed: list[str | None] = []
     correct: list[bool] = []
-    for raw, gold, extra in zip(nullable(frame["raw_answer"].tolist()), frame["gold"].astype(str), extras,
-                                strict=True):
-        choices = extra.get("Choices") or {}
-        key = (raw, json.dumps(choices))
+    texts = frame["extra"].astype(str).tolist()
+    for raw, gold, text in zip(nullable(frame["raw_answer"].tolist()), frame["gold"].astype(str).tolist(),
+                               texts, strict=True):
+        extra = extras.get(text)
+        if extra is None:
+            extra = extras[text] = json.loads(text) if text else {}
+        key = (raw, text)
         if key not in cache:
-            cache[key] = parse(raw, choices)
+            cache[key] = parse(raw, extra.get("Choices") or {})
         letters = cache[key]
+        if gold not in golds:
+            golds[gold] = gold_letters(gold)
         parsed.append(letters_text(letters))
         # A clip missing from the predictions counts, and is wrong even against an empty gold set.
-        correct.append(not extra.get("missing_prediction") and letters == gold_letters(gold))
+        correct.append(not extra.get("missing_prediction") and letters == golds[gold])
     return parsed, correct
 
 
