@@ -147,6 +147,11 @@ def media_json(refs: Sequence[tuple[MediaKind, str, str]]) -> str:
     return "[" + ", ".join(entries) + "]"
 
 
+def json_list(texts: Sequence[str]) -> str:
+    """A list of strings as JSON, exactly as ``json.dumps(texts, ensure_ascii=False)``."""
+    return "[" + ", ".join(json_string(t) for t in texts) + "]"
+
+
 def json_string(text: str) -> str:
     """``text`` as a JSON string literal, exactly as ``json.dumps(text, ensure_ascii=False)``."""
     # json.dumps escapes only '"', '\\' and control characters; isprintable() is False for every

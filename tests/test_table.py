@@ -7,7 +7,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from analysis.table import COLUMN_NAMES, COLUMNS, concat_tables, empty_table, item_key, make_table, media_json
+from analysis.table import (
+    COLUMN_NAMES,
+    COLUMNS,
+    concat_tables,
+    empty_table,
+    item_key,
+    json_list,
+    make_table,
+    media_json,
+)
 
 
 def test_every_column_is_documented_and_unique() -> None:
@@ -57,3 +66,8 @@ _REF_TEXT = st.text(max_size=12) | st.sampled_from(
 def test_media_json_is_exactly_json_dumps(refs: list[tuple[str, str, str]]) -> None:
     expected = json.dumps([{"kind": k, "path": p, "role": r} for k, p, r in refs], ensure_ascii=False)
     assert media_json(refs) == expected  # type: ignore[arg-type]
+
+
+@given(st.lists(_REF_TEXT, max_size=4))
+def test_json_list_is_exactly_json_dumps(texts: list[str]) -> None:
+    assert json_list(texts) == json.dumps(texts, ensure_ascii=False)

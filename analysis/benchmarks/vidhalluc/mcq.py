@@ -26,6 +26,7 @@ from analysis.benchmarks.vidhalluc.common import (
 )
 from analysis.metrics import MetricDict, accuracy
 from analysis.readers import read_object
+from analysis.table import json_list
 
 TASK = "mcq"
 _LETTER = re.compile(r"\b[A-D]\b")
@@ -165,8 +166,9 @@ _KNOWN = ("Question", "Choices", "Correct Answer", "Model Answer")
 def check_choices(path: Path, record: dict[str, Any], where: str) -> Choices | None:
     """The ``Choices`` object (texts must be strings), or None when absent."""
     choices: Choices | None = field(path, record, "Choices", (dict,), record=where, optional=True)
-    for key, value in (choices or {}).items():
-        expect(path, value, (str,), record=where, field=f"Choices.{key}")
+    if choices and not all(type(value) is str for value in choices.values()):  # else nothing to name
+        for key, value in choices.items():
+            expect(path, value, (str,), record=where, field=f"Choices.{key}")
     return choices
 
 
@@ -253,7 +255,7 @@ def _row(
     source = pred_path if pred_path is not None and not reason else gold_path
     return {
         "item_id": item_id(group, clip), "pair_id": group, "side": clip, "question": question,
-        "options": json.dumps([f"{k}. {v}" for k, v in (shown or {}).items()], ensure_ascii=False),
+        "options": json_list([f"{k}. {v}" for k, v in (shown or {}).items()]),
         "gold": gold, "raw_answer": raw, "scored": not reason, "skip_reason": reason,
         "media": video(clip), "source": f"{source.name}:{where}",
         "extra": json.dumps({"Choices": choices or {}, **extra}, ensure_ascii=False),
