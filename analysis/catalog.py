@@ -13,6 +13,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -94,6 +95,7 @@ class Catalog:
         self._rows_by_pair = {(k[0], k[1]): paired[v] for k, v in by_pair.items()}
         self._resolvers = {b: MediaResolver(r) for b, r in self.media_roots.items()}
         self._views: dict[Filters, npt.NDArray[np.intp]] = {}
+        self._views_lock = threading.Lock()
         present = [c for c in CHART_COLUMNS if c in self.table]
         self._chart_frame = self.table[present]
         self._cells = ChartCells(self.table)
@@ -113,13 +115,15 @@ class Catalog:
         of scanning the table again; only a new filter scans. The table never changes, so a
         remembered answer stays right.
         """
-        rows = self._views.pop(filters, None)
+        with self._views_lock:  # handlers run in several threads
+            rows = self._views.pop(filters, None)
         if rows is None:
             rows = filter_rows(self.table, filters)
             rows.setflags(write=False)
-        self._views[filters] = rows  # most recently used last
-        while len(self._views) > _VIEWS_KEPT:
-            self._views.pop(next(iter(self._views)))
+        with self._views_lock:
+            self._views[filters] = rows  # most recently used last
+            while len(self._views) > _VIEWS_KEPT:
+                self._views.pop(next(iter(self._views)))
         return rows
 
     def chart_rows(self, rows: npt.NDArray[np.intp]) -> pd.DataFrame:
