@@ -46,12 +46,6 @@ _WORKERS = 2
 _VIEWS_KEPT = 8
 """Filtered views a catalog remembers (:meth:`Catalog.rows_for`)."""
 
-NEEDS_GOLD = {("vidhalluc", "bqa"), ("vidhalluc", "sth")}
-"""Prediction files that cannot be read without their gold file (cli.md)."""
-TAKES_GOLD = frozenset({"avhbench", "vidhalluc", "detailverifybench"})
-"""Benchmarks whose prediction files take a gold file (the others carry their gold)."""
-
-
 @dataclass(frozen=True)
 class Source:
     """One file to load, and what it is."""
@@ -79,6 +73,8 @@ class Catalog:
     """One line per file that could not be loaded (or audited), naming file, record and field."""
     media_roots: dict[str, tuple[Path, ...]] = field(default_factory=dict)
     """Folders media paths resolve against, per benchmark id."""
+    files: dict[str, list[Path]] = field(default_factory=dict)
+    """Every file loaded, per benchmark id (gold and predictions: corrected copies start here)."""
     cache_entry: Path | None = None
     """The cache file the table was saved to or read from (None when not cached)."""
 
@@ -244,7 +240,8 @@ def _merge_manifest(
         catalog.errors.append("a manifest was given with other files: only the manifest was loaded")
     for bench_id, extra in roots.items():
         catalog.media_roots[bench_id] = (*extra, *catalog.media_roots.get(bench_id, ()))
-    return Catalog(catalog.table, catalog.findings, catalog.errors, catalog.media_roots, catalog.cache_entry)
+    c = catalog
+    return Catalog(c.table, c.findings, c.errors, c.media_roots, c.files, c.cache_entry)
 
 
 SAMPLE_MANIFEST = Path(__file__).resolve().parents[1] / "samples" / "manifest.json"
@@ -272,7 +269,7 @@ def start_loading(
 
     def wait() -> Catalog:
         try:
-            table, findings, errors, roots, entry = future.result()
+            table, findings, errors, roots, files, entry = future.result()
         finally:
             executor.shutdown()
         if table is None:
@@ -280,7 +277,7 @@ def start_loading(
             if restored is None:  # the entry vanished between the two processes: load here
                 return load_paths(paths, gold=gold, media_roots=media_roots, progress=print_progress)
             table = _mark_flagged(restored[0], findings)
-        return Catalog(table, findings, errors, roots, entry)
+        return Catalog(table, findings, errors, roots, files, entry)
 
     return wait
 
@@ -293,11 +290,16 @@ def print_progress(message: str) -> None:
 def _load_parts(
     paths: list[Path], gold: list[Path], roots: dict[str, list[Path]], cache_dir: Path | None
 ) -> tuple[
-    pd.DataFrame | None, dict[str, list[Finding]], list[str], dict[str, tuple[Path, ...]], Path | None
+    pd.DataFrame | None,
+    dict[str, list[Finding]],
+    list[str],
+    dict[str, tuple[Path, ...]],
+    dict[str, list[Path]],
+    Path | None,
 ]:
     catalog = load_paths(paths, gold=gold, media_roots=roots, cache_dir=cache_dir, progress=print_progress)
     table = None if catalog.cache_entry is not None else catalog.table
-    return table, catalog.findings, catalog.errors, catalog.media_roots, catalog.cache_entry
+    return table, catalog.findings, catalog.errors, catalog.media_roots, catalog.files, catalog.cache_entry
 
 
 def load_sources(
@@ -337,7 +339,11 @@ def load_sources(
                 say(f"cached for the next start: {entry}")
     roots = {b: tuple(Path(p) for p in r) for b, r in media_roots.items()}
     findings = _audit(gold_by_bench, roots, errors)
-    return Catalog(_mark_flagged(table, findings), findings, errors, roots, entry)
+    files: dict[str, list[Path]] = {}
+    for source in sources:
+        if source.role in ("gold", "predictions") and source.path not in files.get(source.benchmark, []):
+            files.setdefault(source.benchmark, []).append(source.path)
+    return Catalog(_mark_flagged(table, findings), findings, errors, roots, files, entry)
 
 
 def _mark_flagged(table: pd.DataFrame, findings: Mapping[str, list[Finding]]) -> pd.DataFrame:
@@ -457,12 +463,12 @@ def _load_predictions(source: Source, gold_by_bench: Mapping[str, list[Source]])
         candidates = [source.gold] if source.gold is not None else []
     else:
         candidates = _gold_candidates(source, gold_by_bench.get(source.benchmark, []))
-    if not candidates and (bench.NAME, source.task) in NEEDS_GOLD:
+    if not candidates and source.task in bench.NEEDS_GOLD:
         raise InputError(
             source.path, f"{bench.NAME} {source.task} predictions need their gold file; pass it too"
         )
-    if source.benchmark == "detailverifybench" and source.find_gold:
-        # Optional gold (label types) for one of the two sets: use the first gold that matches the run.
+    if bench.TRY_EACH_GOLD and source.find_gold:
+        # Optional gold that belongs to one of several sets: use the first gold that fits the run.
         for gold in candidates:
             try:
                 return bench.load(source.path, gold=gold, task=source.task, model=source.model)
@@ -475,7 +481,7 @@ def _load_predictions(source: Source, gold_by_bench: Mapping[str, list[Source]])
 
 def _gold_candidates(source: Source, gold: Sequence[Source]) -> list[Path]:
     """Gold files a user's prediction file may go with: same benchmark and task, where it takes one."""
-    if source.benchmark not in TAKES_GOLD:
+    if not benchmarks.get(source.benchmark).TAKES_GOLD:
         return []
     return [g.path for g in gold if g.task == source.task]
 
