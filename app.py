@@ -20,7 +20,7 @@ import pandas as pd
 from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.pair_validation.checks import BENCHMARK as PAIR_BENCHMARK
 from analysis.pair_validation.previews import default_preview_dir
-from analysis.views import Filters, filter_rows
+from analysis.views import Filters
 from components import gate, keys
 from components.browse import charts, navigate
 from components.browse import page as browse
@@ -97,7 +97,7 @@ def _wire(
 
     def refresh(*values: Any) -> tuple[Any, ...]:
         filters = browse.filters_from(*values)
-        rows = filter_rows(catalog.table, filters)
+        rows = catalog.rows_for(filters)
         return (*browse.show_page(catalog, filters, 1, rows), *charts.chart_updates(catalog, filters, rows))
 
     def go_page(delta: int, page: float | None, *values: Any) -> tuple[Any, ...]:

@@ -110,6 +110,12 @@ def run_score(args: argparse.Namespace) -> ScoreReport:
         raise UsageError(
             f"unknown parser {parser!r} for {bench.NAME} (known: {', '.join(bench.PARSERS)})"
         )
+    # A benchmark may score a file without building its item table (same report, faster).
+    fast = getattr(bench, "score_file", None)
+    if fast is not None:
+        report: ScoreReport | None = fast(args.predictions, gold=args.gold, task=task, parser=parser)
+        if report is not None:
+            return report
     table = bench.load(args.predictions, gold=args.gold, task=task)
     if args.corrected or args.db:
         if not (args.corrected and args.db):
@@ -222,10 +228,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             print(run_export(args))
         elif args.command == "serve":
+            from analysis.cache import default_cache_dir
             from analysis.catalog import SAMPLE_MANIFEST, start_loading
 
             roots = media_roots(args.media_root)
-            wait = start_loading(args.files or [SAMPLE_MANIFEST], gold=args.gold, media_roots=roots)
+            wait = start_loading(args.files or [SAMPLE_MANIFEST], gold=args.gold, media_roots=roots,
+                                 cache_dir=default_cache_dir())
             import app  # lazy, and while the files load: only the app needs Gradio
             from components.identity import AuthError, auth_from
 
