@@ -21,7 +21,7 @@ from typing import Any, NoReturn
 
 from analysis.benchmarks import REGISTRY, UnknownBenchmark, get
 from analysis.benchmarks.base import Benchmark, Finding, ScoreReport
-from analysis.errors import InputError, UsageError
+from analysis.errors import InputError, StoreError, UsageError
 
 READER_GONE = 141
 """Exit code when stdout's reader closed the pipe: 128 + SIGPIPE, what the shell reports for a C
@@ -150,6 +150,12 @@ def run_score(args: argparse.Namespace) -> ScoreReport:
         raise UsageError(
             f"unknown parser {parser!r} for {bench.NAME} (known: {', '.join(bench.PARSERS)})"
         )
+    # A benchmark may score a file without building its item table (same report, faster).
+    fast = getattr(bench, "score_file", None)
+    if fast is not None:
+        report: ScoreReport | None = fast(args.predictions, gold=args.gold, task=task, parser=parser)
+        if report is not None:
+            return report
     table = bench.load(args.predictions, gold=args.gold, task=task)
     if args.corrected or args.db:
         if not (args.corrected and args.db):
@@ -268,10 +274,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             _out(run_export(args))
         elif args.command == "serve":
+            from analysis.cache import default_cache_dir
             from analysis.catalog import SAMPLE_MANIFEST, start_loading
 
             roots = media_roots(args.media_root)
-            wait = start_loading(args.files or [SAMPLE_MANIFEST], gold=args.gold, media_roots=roots)
+            wait = start_loading(args.files or [SAMPLE_MANIFEST], gold=args.gold, media_roots=roots,
+                                 cache_dir=default_cache_dir())
             import app  # lazy, and while the files load: only the app needs Gradio
             from components.identity import AuthError, auth_from
 
@@ -293,11 +301,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         print(f"halluscope: {exc.line()}", file=sys.stderr)
         return 2
+    except StoreError as exc:  # a damaged or unusable label store, named in one line
+        print(f"halluscope: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        if exc.filename is None:  # not about a file the user named: an internal error below
+            return _internal(exc)
+        print(f"halluscope: {InputError(exc.filename, f'cannot be read ({exc.strerror})').line()}",
+              file=sys.stderr)
+        return 2
     except Exception as exc:  # the user gets one line, never a traceback
-        if os.environ.get("HALLUSCOPE_DEBUG"):
-            raise
-        print(f"halluscope: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
+        return _internal(exc)
+
+
+def _internal(exc: Exception) -> int:
+    if os.environ.get("HALLUSCOPE_DEBUG"):
+        raise exc
+    print(f"halluscope: internal error: {type(exc).__name__}: {exc}".replace("\n", " "), file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

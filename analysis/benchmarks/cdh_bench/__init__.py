@@ -218,6 +218,20 @@ def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = 
     )
 
 
+def _stored_commonsense_error(extra: pd.Series) -> BoolArray:
+    """Per row, whether the record's ``commonsense_error`` is ``true`` (kept in ``extra``).
+
+    Only texts where ``"commonsense_error"`` is followed by ``true`` can hold it, so only those
+    are parsed (the others, most rows, are False without parsing a JSON object each).
+    """
+    text = extra.fillna("").astype("string")
+    maybe = text.str.contains(r'"commonsense_error"\s*:\s*true', regex=True).to_numpy(dtype=bool)
+    out = np.zeros(len(text), dtype=bool)
+    candidates = np.flatnonzero(maybe)
+    out[candidates] = [orjson.loads(t).get("commonsense_error") is True for t in text.iloc[candidates]]
+    return out
+
+
 def verdicts(rows: pd.DataFrame, parser: str) -> tuple[BoolArray, BoolArray]:
     """Per row: correct, and (counterfactual rows) commonsense error, under ``parser``.
 
@@ -225,10 +239,10 @@ def verdicts(rows: pd.DataFrame, parser: str) -> tuple[BoolArray, BoolArray]:
     ``is True`` does); the others re-read ``raw_answer`` against ``gold`` and, for wrong
     counterfactual answers, against the record's ``cs_gt``.
     """
-    extras = [orjson.loads(e) if e else {} for e in rows["extra"].astype(str)]
     if parser == "official":
         correct = rows["correct"].fillna(False).to_numpy(dtype=bool)
-        return correct, np.array([e.get("commonsense_error") is True for e in extras], dtype=bool)
+        return correct, _stored_commonsense_error(rows["extra"])
+    extras = [orjson.loads(e) if e else {} for e in rows["extra"].astype(str)]
     reader = _cdh_parse.READERS[parser]
     tasks = rows["task"].astype(str).tolist()
     texts = rows["raw_answer"].tolist()

@@ -60,6 +60,7 @@ from analysis.benchmarks.base import (
     refuse_task,
     resolve_parser,
 )
+from analysis.benchmarks.cmm import fast as _cmm_fast
 from analysis.benchmarks.cmm import gold as _gold
 from analysis.benchmarks.cmm import native as _native
 from analysis.benchmarks.cmm import table as _cmm_table
@@ -92,6 +93,7 @@ SPELLINGS = ("raw_files", "reorg_raw_files")
 __all__ = [
     "ALT_PARSER", "NAME", "PARSERS", "TASKS", "TASK_REQUIRED", "VERSION",
     "audit", "candidate_paths", "granularity_by_sub_category", "item_id", "load", "load_gold", "score",
+    "score_file",
 ]
 
 
@@ -134,6 +136,38 @@ def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = 
         "parser": parser,
         "n_scored": int(overall["n"] or 0),
         "n_skipped": n_skipped,
+        "overall": overall,
+        "groups": groups,
+    }
+
+
+def score_file(
+    predictions: Path,
+    *,
+    gold: Path | None = None,
+    task: str | None = None,
+    parser: str | None = None,
+) -> ScoreReport | None:
+    """``score(load(predictions))`` without building the item table; None when the file needs ``load``.
+
+    For ``halluscope score``: the same report, read at DuckDB's speed (see :mod:`.fast`).
+    None (the caller then loads the file, which names any error) for a gold file argument, or a
+    file the fast reader cannot vouch for.
+    """
+    refuse_task(NAME, task)
+    parser = resolve_parser(NAME, PARSERS, parser)
+    if gold is not None:
+        return None
+    frame = _cmm_fast.counts(Path(predictions))
+    if frame is None:
+        return None
+    overall, groups = _cmm_fast.score_counts(frame, parser, ALT_PARSER)
+    return {
+        "benchmark": NAME,
+        "task": None,
+        "parser": parser,
+        "n_scored": int(overall["n"] or 0),
+        "n_skipped": 0,
         "overall": overall,
         "groups": groups,
     }

@@ -80,7 +80,8 @@ sth -- gold ``sth.json`` (``--gold``, required) ``{id: {"Scene change", "Locatio
   ``description_score`` and ``score`` are null only when some side needs an embedding and none is
   available; the reason is logged as a warning (logger ``halluscope.vidhalluc``, one line on
   stderr from the CLI) so the JSON keeps exactly the documented keys. With ``n`` = 0 the official
-  script stops; here every metric is null. Each sentence is embedded alone (no padding) and cosine
+  script stops; here MCC is 0 as cli.md states (so classification 0.25, description 0, score
+  0.15). Each sentence is embedded alone (no padding) and cosine
   is taken in float32, as scikit-learn does on the official float32 vectors.
   Lenient: scene from a "scene change ... yes/no" label anywhere (any case or separator), else the
   first word yes/no, else yes when a "from X to Y" is described; locations = the first "from X to
@@ -103,6 +104,7 @@ the choices; tsh Correct Answer not AB/BA; sth Scene change not Yes/No, or Yes w
 do not read "from X to Y."; missing or unplayable clips under the media root.
 
 Changelog: 1.0 -- first version: four official scorers, lenient parsers, pluggable STH embedder.
+1.1 -- STH with nothing to score gives MCC 0 (and the scores that follow from it), not null.
 """
 
 from __future__ import annotations
@@ -129,7 +131,7 @@ from analysis.readers import read_object
 from analysis.table import concat_tables
 
 NAME = "vidhalluc"
-VERSION = "1.0"
+VERSION = "1.1"
 TASKS: tuple[str, ...] = ("bqa", "mcq", "tsh", "sth")
 TASK_REQUIRED = True
 PARSERS: tuple[str, ...] = ("official", ALT)
