@@ -150,16 +150,17 @@ def run_score(args: argparse.Namespace) -> ScoreReport:
         raise UsageError(
             f"unknown parser {parser!r} for {bench.NAME} (known: {', '.join(bench.PARSERS)})"
         )
-    # A benchmark may score a file without building its item table (same report, faster).
-    fast = getattr(bench, "score_file", None)
+    if (args.corrected or args.db) and not (args.corrected and args.db):
+        raise UsageError("--corrected and --db go together")
+    # A benchmark may score a file without building its item table (same report, faster); the
+    # corrected gold needs the table, so --corrected never takes that path.
+    fast = None if args.corrected else getattr(bench, "score_file", None)
     if fast is not None:
         report: ScoreReport | None = fast(args.predictions, gold=args.gold, task=task, parser=parser)
         if report is not None:
             return report
     table = bench.load(args.predictions, gold=args.gold, task=task)
-    if args.corrected or args.db:
-        if not (args.corrected and args.db):
-            raise UsageError("--corrected and --db go together")
+    if args.corrected:
         from analysis.store.command import corrected_report  # lazy: plain scoring never loads the store
 
         return corrected_report(args, bench, table, task, parser)
