@@ -17,7 +17,7 @@ from conftest import SAMPLES, SHOTS, running_app, sign_in
 pw = pytest.importorskip("playwright.sync_api")
 expect = pw.expect
 
-DVB = "0:078764196c27657f"  # bar chart caption; official tags on tokens 16 ("green") and 43
+DVB = "bar_1.png:c0dfbd9372efd822"  # bar chart caption; official tags on tokens 16 ("green") and 43
 USER = ("alice", "pw-alice")
 H, E = "<HALLUCINATION>", "</HALLUCINATION>"
 
