@@ -173,7 +173,7 @@ def _read_slow(path: Path, required: tuple[str, ...]) -> Rows:
         )
         for name in FIELDS
     }
-    labels = records.labels or [f"record {i}" for i in range(len(records))]
+    labels = records.labels or [readers.record_name(i) for i in range(len(records))]
     unknown = [
         {k: v for k, v in item.items() if k not in FIELDS and v is not None} for item in records.items
     ]
