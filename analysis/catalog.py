@@ -178,6 +178,9 @@ def load_paths(
         except InputError as exc:
             errors.append(exc.line())
             continue
+        except OSError as exc:  # unreadable (permissions, a broken link): listed, the rest loads
+            errors.append(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})")
+            continue
         if found.role == "manifest":
             return _merge_manifest(load_manifest(path), paths, gold, roots)
         role: Role = "gold" if path in gold else found.role
@@ -246,10 +249,15 @@ def load_sources(sources: Sequence[Source], media_roots: Mapping[str, Sequence[P
         if source.role == "predictions":
             tables.append(_attempt(errors, source.path, _load_predictions, source, gold_by_bench))
     covered = {(str(b), str(t)) for t_ in tables if t_ is not None for b, t in _bench_tasks(t_)}
+    readable: dict[str, list[Source]] = {}
     for bench_id, gold in gold_by_bench.items():
-        tables.append(_attempt(errors, gold[0].path, _load_gold, bench_id, gold, covered))
+        for one in gold:  # one by one: a bad gold file drops itself, not its benchmark's others
+            part = _attempt(errors, one.path, _load_gold, bench_id, [one], covered)
+            if part is not None:
+                tables.append(part)
+                readable.setdefault(bench_id, []).append(one)
     roots = {b: tuple(Path(p) for p in r) for b, r in media_roots.items()}
-    findings = _audit(gold_by_bench, roots, errors)
+    findings = _audit(readable, roots, errors)
     flagged = {i for fs in findings.values() for f in fs for i in f.item_ids}
     table = prepare(concat_tables([t for t in tables if t is not None]), flagged)
     return Catalog(derive_columns(table), findings, errors, roots)
@@ -283,8 +291,15 @@ def _load_predictions(source: Source, gold_by_bench: Mapping[str, list[Source]])
 
 
 def _gold_candidates(source: Source, gold: Sequence[Source]) -> list[Path]:
-    """Gold files a user's prediction file may go with: same benchmark and task, where it takes one."""
+    """Gold files a user's prediction file may go with: same benchmark and task, where it takes one.
+
+    A file of one task of a benchmark with per-file tasks takes gold only when it needs it: the
+    other tasks' results carry their gold (VidHalluc MCQ and TSH), and handing them their
+    annotation file would blame that file for a gold it was never meant to give.
+    """
     if source.benchmark not in TAKES_GOLD:
+        return []
+    if source.task is not None and (source.benchmark, source.task) not in NEEDS_GOLD:
         return []
     return [g.path for g in gold if g.task == source.task]
 

@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 
 from analysis.benchmarks import REGISTRY, UnknownBenchmark, get
 from analysis.benchmarks.base import Benchmark, Finding, ScoreReport
+from analysis.detect import expect
 from analysis.errors import InputError, UsageError
 
 
@@ -90,6 +91,9 @@ def run_score(args: argparse.Namespace) -> ScoreReport:
         raise UsageError(
             f"unknown parser {parser!r} for {bench.NAME} (known: {', '.join(bench.PARSERS)})"
         )
+    expect(args.predictions, bench, "predictions", task)
+    if args.gold is not None and bench.TAKES_GOLD:  # the others refuse --gold itself
+        expect(args.gold, bench, "gold", task)
     table = bench.load(args.predictions, gold=args.gold, task=task)
     return bench.score(table, task=task, parser=parser)
 
@@ -148,6 +152,8 @@ def _cell(value: Any) -> str:
 def run_audit(args: argparse.Namespace) -> list[Finding]:
     """Run a benchmark's audit on gold files."""
     bench = get(args.benchmark)
+    for path in args.gold:
+        expect(path, bench, "gold")
     return bench.audit(list(args.gold), media_root=args.media_root)
 
 

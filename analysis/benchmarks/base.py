@@ -73,6 +73,11 @@ class Benchmark(Protocol):
     """Parser names; the first is the default (``official`` where an official scorer exists)."""
     ALT_PARSER: str
     """The parser whose reading the item table keeps beside the default one."""
+    TAKES_GOLD: bool
+    """Prediction files may be given a gold file (``--gold``); when given, gold comes from it."""
+    FILES: dict[str, str]
+    """``gold`` and ``predictions``: what each kind of file is, in a phrase, for a refusal that
+    says what a file is and what was expected."""
 
     def load(
         self,

@@ -53,6 +53,13 @@ TASKS: tuple[str, ...] = ()
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("first-word", "negation-aware", "substring")
 ALT_PARSER = "negation-aware"
+TAKES_GOLD = True
+FILES: dict[str, str] = {
+    "gold": "QA.json, the questions and labels with no model answers",
+    "predictions": "QA records with the model's answer in pred / prediction / response, "
+    "or a method repository's output (MAD, AVCD)",
+}
+"""What a gold file and a prediction file of this benchmark are, for refusals of the wrong kind."""
 
 CAPTIONING = _avh_table.CAPTIONING
 BOTH = 2

@@ -95,6 +95,12 @@ TASKS: tuple[str, ...] = _cdh_load.TASKS
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("official", "reparse", "strict")
 ALT_PARSER = "strict"
+TAKES_GOLD = False
+FILES: dict[str, str] = {
+    "gold": "benchmark.jsonl, the pairs' questions and gold with no model answers",
+    "predictions": "results.jsonl as written by the official evaluation script",
+}
+"""What a gold file and a prediction file of this benchmark are, for refusals of the wrong kind."""
 
 BoolArray = npt.NDArray[np.bool_]
 

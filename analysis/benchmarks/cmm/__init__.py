@@ -63,6 +63,12 @@ TASKS: tuple[str, ...] = ()
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("official", "first-word", "negation-aware")
 ALT_PARSER = "negation-aware"
+TAKES_GOLD = False
+FILES: dict[str, str] = {
+    "gold": "the CMM rows as released, all_data_final_reorg.json, with no model answers",
+    "predictions": "the CMM rows plus the model's answer in pred, final_output.json",
+}
+"""What a gold file and a prediction file of this benchmark are, for refusals of the wrong kind."""
 
 SPELLINGS = ("raw_files", "reorg_raw_files")
 """The two names of the media folder: the template's and the released zip's."""

@@ -109,6 +109,12 @@ TASKS: tuple[str, ...] = ()
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("official", "aligned")
 ALT_PARSER = "aligned"
+TAKES_GOLD = True
+FILES: dict[str, str] = {
+    "gold": "real_test.jsonl or synthetic_test.jsonl, the tagged gold captions with no model answers",
+    "predictions": "tested_model_output_seed_N.json as written by the official pipeline",
+}
+"""What a gold file and a prediction file of this benchmark are, for refusals of the wrong kind."""
 OFFICIAL_PARSERS = frozenset({"official"})
 """Parsers that reproduce the official scorer; ``aligned`` is a halluscope addition."""
 

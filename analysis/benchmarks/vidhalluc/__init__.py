@@ -129,6 +129,12 @@ TASKS: tuple[str, ...] = ("bqa", "mcq", "tsh", "sth")
 TASK_REQUIRED = True
 PARSERS: tuple[str, ...] = ("official", ALT)
 ALT_PARSER = ALT
+TAKES_GOLD = True
+FILES: dict[str, str] = {
+    "gold": "an annotation file, ach_binaryqa.json, ach_mcq.json, tsh.json or sth.json, no model answers",
+    "predictions": "a results file of the task: a Model Answer per clip, or the model's text per clip or id",
+}
+"""What a gold file and a prediction file of this benchmark are, for refusals of the wrong kind."""
 
 _GOLD_FILE = {"bqa": "ach_binaryqa.json", "sth": "sth.json"}
 _GOLD_LOADERS = {"bqa": bqa.load_gold, "mcq": mcq.load_gold, "tsh": tsh.load_gold, "sth": sth.load_gold}
