@@ -49,7 +49,8 @@ def test_predictions_passed_as_gold_are_refused(capsys: pytest.CaptureFixture[st
 
 
 def test_audit_refuses_a_prediction_file(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(["audit", "cdh-bench", str(SAMPLES / "cdh-bench/predictions/balanced.jsonl")], capsys)
+    results = str(SAMPLES / "cdh-bench/predictions/balanced.jsonl")
+    code, out, err = run(["audit", "cdh-bench", results], capsys)
     assert (code, out) == (2, "")
     assert "this is cdh-bench predictions" in err and "expected cdh-bench gold: benchmark.jsonl" in err
 
@@ -99,7 +100,8 @@ def test_one_bad_gold_file_drops_only_itself(tmp_path: Path) -> None:
 
 def test_a_tsh_prediction_served_with_its_annotation_file_loads(tmp_path: Path) -> None:
     # Before: tsh.json was handed to the TSH results as --gold and blamed ("takes no --gold").
-    catalog = load_paths([SAMPLES / "vidhalluc/predictions/tsh/balanced.json", SAMPLES / "vidhalluc/tsh.json"])
+    tsh = SAMPLES / "vidhalluc"
+    catalog = load_paths([tsh / "predictions/tsh/balanced.json", tsh / "tsh.json"])
     assert catalog.errors == []
     assert set(catalog.table["model"].astype(str)) == {"balanced"}
 
