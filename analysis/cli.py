@@ -19,6 +19,7 @@ from analysis.benchmarks import REGISTRY, UnknownBenchmark, get
 from analysis.benchmarks.base import Benchmark, Finding, ScoreReport
 from analysis.detect import expect
 from analysis.errors import InputError, UsageError
+from analysis.harness import FORMATS, parse_map
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,6 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--task", help="task, where the benchmark has several")
     score.add_argument("--parser", help="answer parser (default: official, or first-word for avhbench)")
     score.add_argument("--json", action="store_true", help="print one JSON object")
+    score.add_argument("--format", choices=FORMATS, default=None,
+                       help="the file's format where content cannot tell (default: by content)")
+    score.add_argument("--map", default=None, metavar="TARGET=SOURCE,...",
+                       help="rename fields before reading, e.g. prediction=text,question=prompt")
 
     audit = sub.add_parser("audit", help="find data problems in gold files")
     audit.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
@@ -94,7 +99,8 @@ def run_score(args: argparse.Namespace) -> ScoreReport:
     expect(args.predictions, bench, "predictions", task)
     if args.gold is not None and bench.TAKES_GOLD:  # the others refuse --gold itself
         expect(args.gold, bench, "gold", task)
-    table = bench.load(args.predictions, gold=args.gold, task=task)
+    table = bench.load(args.predictions, gold=args.gold, task=task, fmt=args.format,
+                       mapping=parse_map(args.map))
     return bench.score(table, task=task, parser=parser)
 
 

@@ -7,13 +7,14 @@ it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypedDict
 
 import pandas as pd
 
+from analysis.errors import UsageError
 from analysis.metrics import MetricDict
 
 
@@ -86,8 +87,15 @@ class Benchmark(Protocol):
         gold: Path | None = None,
         task: str | None = None,
         model: str | None = None,
+        fmt: str | None = None,
+        mapping: Mapping[str, str] | None = None,
     ) -> pd.DataFrame:
-        """Read one prediction file (one model) into an item table."""
+        """Read one prediction file (one model) into an item table.
+
+        ``fmt`` names the file's format where content cannot tell (:data:`analysis.harness.FORMATS`)
+        and ``mapping`` renames its fields (``--map``); a benchmark that reads only its own
+        pipeline's files refuses both.
+        """
         ...
 
     def load_gold(self, paths: Sequence[Path]) -> pd.DataFrame:
@@ -114,6 +122,12 @@ def resolve_parser(benchmark: str, parsers: Sequence[str], parser: str | None) -
     if chosen not in parsers:
         raise ValueError(f"unknown parser {chosen!r} for {benchmark} (known: {', '.join(parsers)})")
     return chosen
+
+
+def refuse_harness(benchmark: str, fmt: str | None, mapping: Mapping[str, str] | None) -> None:
+    """Raise ``UsageError`` when ``--format`` / ``--map`` reach a benchmark that reads only its own files."""
+    if (fmt not in (None, "native")) or mapping:
+        raise UsageError(f"{benchmark} reads only its own pipeline's files: --format and --map do not apply")
 
 
 def refuse_task(benchmark: str, task: str | None) -> None:

@@ -32,7 +32,7 @@ Card
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -84,10 +84,13 @@ def load(
     gold: Path | None = None,
     task: str | None = None,
     model: str | None = None,
+    fmt: str | None = None,
+    mapping: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Read one model's AVHBench answers (any of the three shapes) into an item table."""
     refuse_task(NAME, task)
-    parsed = read(Path(predictions), need_pred=True, gold=None if gold is None else Path(gold))
+    parsed = read(Path(predictions), need_pred=True, gold=None if gold is None else Path(gold),
+                  fmt=fmt, mapping=mapping)
     return _avh_table.build(parsed, name=NAME, model=model, readers=(first_word, READERS[ALT_PARSER]),
                             alt_parser=ALT_PARSER)
 

@@ -72,7 +72,7 @@ Changelog
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +81,7 @@ import numpy.typing as npt
 import orjson
 import pandas as pd
 
-from analysis.benchmarks.base import Finding, ScoreReport, resolve_parser
+from analysis.benchmarks.base import Finding, ScoreReport, refuse_harness, resolve_parser
 from analysis.benchmarks.cdh_bench import auditing as _cdh_audit
 from analysis.benchmarks.cdh_bench import parse as _cdh_parse
 from analysis.benchmarks.cdh_bench import read as _cdh_load
@@ -111,8 +111,11 @@ def load(
     gold: Path | None = None,
     task: str | None = None,
     model: str | None = None,
+    fmt: str | None = None,
+    mapping: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Read one official ``results.jsonl`` into an item table (every record, in file order)."""
+    refuse_harness(NAME, fmt, mapping)
     if gold is not None:
         raise InputError(gold, "cdh-bench takes no --gold: results.jsonl carries its own gold (gt, cs_gt)")
     records, cols = _cdh_load.read_results(predictions)

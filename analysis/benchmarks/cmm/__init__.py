@@ -42,7 +42,7 @@ Card
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
 import pandas as pd
@@ -85,6 +85,8 @@ def load(
     gold: Path | None = None,
     task: str | None = None,
     model: str | None = None,
+    fmt: str | None = None,
+    mapping: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Read a CMM prediction file (the official scorer's input) into an item table."""
     if gold is not None:

@@ -79,14 +79,14 @@ Changelog:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from analysis.benchmarks.base import Finding, ScoreReport, resolve_parser
+from analysis.benchmarks.base import Finding, ScoreReport, refuse_harness, resolve_parser
 from analysis.benchmarks.detailverifybench import read as dvb_io
 from analysis.benchmarks.detailverifybench.auditing import audit_gold
 from analysis.benchmarks.detailverifybench.columns import ColumnTexts, extra_column, may_hold_labels
@@ -128,8 +128,11 @@ def load(
     gold: Path | None = None,
     task: str | None = None,
     model: str | None = None,
+    fmt: str | None = None,
+    mapping: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Read one pipeline output into an item table (``gold``: a gold JSONL, for label types)."""
+    refuse_harness(NAME, fmt, mapping)
     del task  # no tasks
     pf = dvb_io.read_pipeline(predictions)
     scored, reasons = _scored(pf)

@@ -107,13 +107,13 @@ Changelog: 1.0 -- first version: four official scorers, lenient parsers, pluggab
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
 import pandas as pd
 
-from analysis.benchmarks.base import Finding, ScoreReport, resolve_parser
+from analysis.benchmarks.base import Finding, ScoreReport, refuse_harness, resolve_parser
 from analysis.benchmarks.vidhalluc import auditing as gold_files
 from analysis.benchmarks.vidhalluc import bqa, mcq, sth, tsh
 from analysis.benchmarks.vidhalluc.common import ALT, model_name
@@ -146,8 +146,11 @@ def load(
     gold: Path | None = None,
     task: str | None = None,
     model: str | None = None,
+    fmt: str | None = None,
+    mapping: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Read one model's output for one task (bqa and sth need the gold file)."""
+    refuse_harness(NAME, fmt, mapping)
     task = _task(task)
     who = model_name(predictions, model)
     if task in _GOLD_FILE and gold is None:
