@@ -302,8 +302,9 @@ BAD: list[tuple[str, bytes, str]] = [
     ),
     (
         "pred-missing",
-        json.dumps([{k: v for k, v in GOOD.items() if k != "pred"}]).encode(),
-        "this is avhbench gold",  # no record has an answer: a gold file, refused as such
+        # one record has an answer, so this is a prediction file (none: a gold file, refused as such)
+        json.dumps([GOOD, {k: v for k, v in GOOD.items() if k != "pred"}]).encode(),
+        "record 2: field 'pred'",
     ),
     ("video-id-number", json.dumps([dict(GOOD, video_id=191)]).encode(), "record 1: field 'video_id'"),
     ("not-a-list", b'"QA"', "expected a JSON list"),
