@@ -120,7 +120,7 @@ def _from_records(records: list[dict[str, Any]]) -> tuple[Detected | None, str]:
     if "pair_id" in keys and {"side", "status", "cf_gt"} & keys:
         return Detected("cdh-bench", None, "predictions"), ""
     if "sub_category" in keys and {"granularity", "modality"} & keys:
-        return Detected("cmm", None, "predictions" if "pred" in keys else "gold"), ""
+        return Detected("cmm", None, "predictions" if {"pred", "prediction"} & keys else "gold"), ""
     if {"video_id", "id"} & keys and {"task", "text", "label", "question"} & keys:
         has_pred = bool(set(PREDICTION_KEYS) & keys)
         return Detected("avhbench", None, "predictions" if has_pred else "gold"), ""

@@ -234,3 +234,63 @@ def test_prompt_suffix_is_not_part_of_the_item(tmp_path: Path) -> None:
     table = bench.load(path)
     assert list(table["item_id"]) == list(bench.load_gold([AVH_GOLD])["item_id"])
     assert json.loads(table["extra"][0])["prompt"].endswith("Answer only 'Yes' or 'No'.")
+
+
+def cmm_rows() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in CMM_NATIVE.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_cmm_lmms_eval_samples_join_the_rows_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [
+        {
+            "doc_id": i,
+            "target": r["answer"],
+            "resps": [[r["pred"]]],
+            "filtered_resps": [r["pred"]],
+            "doc_hash": f"h{i}",
+            "input": r["question"],
+        }
+        for i, r in enumerate(cmm_rows())
+    ]
+    path = write_jsonl(tmp_path / "2026-01-01_samples_cmm.jsonl", rows)
+    same_numbers(
+        score(capsys, "cmm", str(path), "--gold", str(CMM_GOLD)), score(capsys, "cmm", str(CMM_NATIVE))
+    )
+
+
+@pytest.mark.parametrize("suffix", ["xlsx", "tsv", "json"])
+def test_cmm_vlmevalkit_files(tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str) -> None:
+    rows = cmm_rows()
+    header = ["index", *[k for k in rows[0] if k != "pred"], "prediction"]
+    table = [[i, *[r[k] for k in header[1:-1]], r["pred"]] for i, r in enumerate(rows)]
+    path = tmp_path / f"Model_CMM.{suffix}"
+    if suffix == "xlsx":
+        write_xlsx(path, header, table)
+    elif suffix == "tsv":
+        write_tsv(path, header, table)
+    else:
+        path.write_text(json.dumps([dict(zip(header, row, strict=True)) for row in table]), encoding="utf-8")
+    same_numbers(score(capsys, "cmm", str(path)), score(capsys, "cmm", str(CMM_NATIVE)))
+
+
+def test_cmm_failed_inferences_are_skipped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A failed row is appended (a copy of row 1 whose inference failed): scored rows stay the same.
+    rows = [{k: v for k, v in r.items() if k != "pred"} | {"prediction": r["pred"]} for r in cmm_rows()]
+    rows.append(dict(rows[0], prediction="ERROR: timeout"))
+    path = tmp_path / "Model_CMM.json"
+    path.write_text(json.dumps([dict(r, index=i) for i, r in enumerate(rows)]), encoding="utf-8")
+    same_numbers(score(capsys, "cmm", str(path)), score(capsys, "cmm", str(CMM_NATIVE)), extra_skipped=1)
+
+
+def test_cmm_hugging_face_copy_is_a_json_array_of_the_rows(tmp_path: Path) -> None:
+    # all_data_final_reorg.json on Hugging Face is a JSON array; the template is JSONL: same gold.
+    from analysis.benchmarks import get
+
+    array = tmp_path / "all_data_final_reorg.json"
+    array.write_text(
+        json.dumps([json.loads(line) for line in CMM_GOLD.read_text().splitlines()]), encoding="utf-8"
+    )
+    bench = get("cmm")
+    a, b = bench.load_gold([array]), bench.load_gold([CMM_GOLD])
+    assert list(a["item_id"]) == list(b["item_id"]) and list(a["gold"]) == list(b["gold"])
+    assert [f.detail for f in bench.audit([array])] == [f.detail for f in bench.audit([CMM_GOLD])]

@@ -45,9 +45,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
+import numpy as np
 import pandas as pd
 
+from analysis import harness
 from analysis.benchmarks.base import Finding, ScoreReport, refuse_task, resolve_parser
+from analysis.benchmarks.cmm import harnessed as _harnessed
 from analysis.benchmarks.cmm import table as _cmm_table
 from analysis.benchmarks.cmm.auditing import audit_rows
 from analysis.benchmarks.cmm.columns import item_id
@@ -88,15 +91,26 @@ def load(
     fmt: str | None = None,
     mapping: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
-    """Read a CMM prediction file (the official scorer's input) into an item table."""
-    if gold is not None:
-        raise InputError(gold, "cmm takes no --gold: the answers are in the prediction file")
+    """Read a CMM prediction file (the official scorer's input, or a harness's file) into an item table."""
+    found = harness.read(Path(predictions), fmt=fmt, mapping=mapping)
+    if found is None:
+        if gold is not None:
+            raise InputError(gold, "cmm takes no --gold: the answers are in the prediction file")
+        rows = read_rows(Path(predictions), need_pred=True)
+    else:
+        rows = _harnessed.rows(found, None if gold is None else Path(gold))
     refuse_task(NAME, task)
-    rows = read_rows(Path(predictions), need_pred=True)
-    return _cmm_table.build(
+    table = _cmm_table.build(
         rows, name=NAME, model=model or _model_name(rows) or rows.path.stem, alt_parser=ALT_PARSER,
         with_pred=True,
     )
+    if found is not None and any(found.failed):
+        failed = np.array(found.failed, dtype=bool)
+        table.loc[failed, "scored"] = False
+        table.loc[failed, "skip_reason"] = "failed inference (ERROR: ...)"
+        for column in ("correct", "alt_correct"):
+            table.loc[failed, column] = pd.NA
+    return table
 
 
 def load_gold(paths: Sequence[Path]) -> pd.DataFrame:
