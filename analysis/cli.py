@@ -49,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("gold", type=Path, nargs="+")
     audit.add_argument("--media-root", type=Path, help="folder the media paths resolve against")
     audit.add_argument("--json", action="store_true", help="print one JSON object")
+    audit.add_argument("--fixes", type=Path, metavar="FILE",
+                       help="write the suggested corrections as JSONL rows for `halluscope import`")
 
     export = sub.add_parser("export", help="export corrections, or corrected gold in native files")
     export.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
@@ -163,13 +165,23 @@ def run_audit(args: argparse.Namespace) -> list[Finding]:
     return bench.audit(list(args.gold), media_root=args.media_root)
 
 
+def write_fixes(path: Path, findings: Sequence[Finding]) -> None:
+    """Every finding's suggested correction, one ``item_id, field, value, reason`` row per line."""
+    rows = [f.fix_row(fix) for f in findings for fix in f.fix]
+    try:
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    except OSError as exc:
+        raise InputError(path, f"cannot be written ({exc.strerror or type(exc).__name__})") from None
+
+
 def format_findings(findings: Sequence[Finding]) -> str:
     """Findings as readable lines, grouped by check."""
     if not findings:
         return "no problems found"
     lines = []
     for f in findings:
-        lines.append(f"{f.severity:7}  {f.check:24}  {f.where}: {f.detail}")
+        fix = f"  [fix: {', '.join(sorted({x.field + '=' + x.value for x in f.fix}))}]" if f.fix else ""
+        lines.append(f"{f.severity:7}  {f.check:24}  {f.where}: {f.detail}{fix}")
     counts: dict[str, int] = {}
     for f in findings:
         counts[f.check] = counts.get(f.check, 0) + 1
@@ -187,6 +199,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(json.dumps(report) if args.json else format_report(report))
         elif args.command == "audit":
             findings = run_audit(args)
+            if args.fixes is not None:
+                write_fixes(args.fixes, findings)
             if args.json:
                 print(json.dumps({"benchmark": get(args.benchmark).NAME,
                                   "findings": [f.as_dict() for f in findings]}))

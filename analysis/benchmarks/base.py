@@ -34,6 +34,17 @@ Severity = Literal["error", "warning"]
 
 
 @dataclass(frozen=True)
+class Fix:
+    """One correction a reviewer can apply as it stands: a row of ``halluscope import``."""
+
+    item_id: str
+    field: str
+    """``gold``, ``flag`` or ``note`` (as in a correction row)."""
+    value: str
+    """The native value (``"yes"``, ``"B"``) or the flag name (``invalid-question``...)."""
+
+
+@dataclass(frozen=True)
 class Finding:
     """One data problem found by an audit, from the data itself."""
 
@@ -48,6 +59,9 @@ class Finding:
     severity: Severity = "warning"
     item_ids: tuple[str, ...] = ()
     """Item-table ids of the rows concerned, so the app can queue them for review."""
+    fix: tuple[Fix, ...] = ()
+    """The suggested correction, applied in one step (all rows or none); empty when the data
+    cannot say what the right value is."""
 
     def as_dict(self) -> dict[str, Any]:
         """Plain-JSON form for ``halluscope audit --json``."""
@@ -57,7 +71,13 @@ class Finding:
             "detail": self.detail,
             "severity": self.severity,
             "item_ids": list(self.item_ids),
+            "fix": [self.fix_row(f) for f in self.fix],
         }
+
+    def fix_row(self, fix: Fix) -> dict[str, str]:
+        """One suggested correction as a ``halluscope import`` row (the reason names the check)."""
+        return {"item_id": fix.item_id, "field": fix.field, "value": fix.value,
+                "reason": f"audit {self.check}: {self.detail}"}
 
 
 class Benchmark(Protocol):
