@@ -107,7 +107,7 @@ def gold_line(i: int, **over: Any) -> dict[str, Any]:
     # The gold letters point at the counts the pair name gives (as in a consistent release):
     # the counterfactual letter at n + 1 fingers, the commonsense letter at n, the rest beyond.
     spare = iter(range(n + 2, n + 6))
-    counts = {L: n + 1 if L == cf else n if L == cs else next(spare) for L in LETTERS}
+    counts = {L: n + 1 if cf == L else n if cs == L else next(spare) for L in LETTERS}
     mc = {"question": "How many fingers are on the hand?",
           "options": [f"{L}. {counts[L]} fingers" for L in LETTERS],
           "commonsense_gt": cs, "counterfactual_gt": cf}  # fmt: skip

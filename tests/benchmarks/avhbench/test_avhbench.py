@@ -174,10 +174,9 @@ def test_audit_reports_duplicates_and_conflicts(tmp_path: Path) -> None:
     checks = sorted((f.check, f.severity) for f in findings)
     assert checks == [("conflicting-duplicate", "error")] * 2 + [("duplicate-record", "warning")] * 5
     conflict = next(f for f in findings if f.where == "00001 'Question 1?'")
-    assert conflict.item_ids == (item_key("00001", "Question 1?"),) and (
-        # labels beside their records, in file order: the first named is the one scored
-        "labelled Yes at QA.json:record 2, No at QA.json:record 9; the first (Yes) is scored" in conflict.detail
-    )
+    # labels beside their records, in file order: the first named is the one scored
+    expected = "labelled Yes at QA.json:record 2, No at QA.json:record 9; the first (Yes) is scored"
+    assert conflict.item_ids == (item_key("00001", "Question 1?"),) and expected in conflict.detail
 
 
 def test_audit_gold_tasks_and_media(tmp_path: Path) -> None:

@@ -32,7 +32,8 @@ def test_load_gold_300_pairs(tmp_path: Path) -> None:
     assert (rows.loc[("mc", "counterfactual"), "gold"], rows.loc[("mc", "commonsense"), "gold"]) == ("B", "C")
     assert rows.loc[("mc", "commonsense"), "question"] == "How many fingers are on the hand?"
     # n = 3: the counterfactual gold B says 4 fingers, the commonsense gold C says 3, A the spare 5
-    assert json.loads(rows.loc[("mc", "commonsense"), "options"])[:3] == ["A. 5 fingers", "B. 4 fingers", "C. 3 fingers"]
+    options = json.loads(rows.loc[("mc", "commonsense"), "options"])
+    assert options[:3] == ["A. 5 fingers", "B. 4 fingers", "C. 3 fingers"]
     assert rows.loc[("qa", "commonsense"), "options"] == ""
     media = json.loads(rows.loc[("qa", "counterfactual"), "media"])
     assert media == [
