@@ -294,3 +294,81 @@ def test_cmm_hugging_face_copy_is_a_json_array_of_the_rows(tmp_path: Path) -> No
     a, b = bench.load_gold([array]), bench.load_gold([CMM_GOLD])
     assert list(a["item_id"]) == list(b["item_id"]) and list(a["gold"]) == list(b["gold"])
     assert [f.detail for f in bench.audit([array])] == [f.detail for f in bench.audit([CMM_GOLD])]
+
+
+VID = SAMPLES / "vidhalluc"
+VID_HEADER = ["index", "sample_id", "question_id", "clip_id", "task_type", "video", "video_path", "question",
+              "answer"]  # fmt: skip
+
+
+def vid_rows(task: str) -> tuple[list[str], list[list[Any]]]:
+    """The fork's VideoHalluc_<TASK> rows built from the samples' native files."""
+    native = json.loads((VID / "predictions" / task / "balanced.json").read_text(encoding="utf-8"))
+    rows: list[list[Any]] = []
+    header = [*VID_HEADER]
+    if task == "bqa":
+        gold = json.loads((VID / "ach_binaryqa.json").read_text(encoding="utf-8"))
+        for group, questions in gold.items():
+            for q_index, question in enumerate(questions):
+                for clip, answer in question["a"].items():
+                    said = native.get(group, [])[q_index]["a"].get(clip)
+                    rows.append([len(rows), group, f"{group}_q{q_index}", clip, "BQA", f"{clip}.mp4",
+                                 f"videos/{clip}.mp4", question["q"], answer, said])  # fmt: skip
+    elif task == "mcq":
+        header.append("choices")
+        for group, clips in native.items():
+            for clip, r in clips.items():
+                rows.append(
+                    [
+                        len(rows),
+                        group,
+                        clip,
+                        clip,
+                        "MCQ",
+                        f"{clip}.mp4",
+                        f"videos/{clip}.mp4",
+                        r["Question"],
+                        r["Correct Answer"],
+                        json.dumps(r["Choices"]),
+                        r["Model Answer"],
+                    ]
+                )
+    elif task == "tsh":
+        for key, r in native.items():
+            rows.append([len(rows), r["video"], key, r["video"], "TSH", f"{r['video']}.mp4", "", r["Question"],
+                         r["Correct Answer"], r["Model Answer"]])  # fmt: skip
+    else:
+        header += ["answer_scene_change", "answer_locations"]
+        gold = json.loads((VID / "sth.json").read_text(encoding="utf-8"))
+        for clip, said in native.items():
+            g = gold[clip]
+            rows.append([len(rows), clip, clip, clip, "STH", f"{clip}.mp4", "", "Scene change?", "",
+                         g["Scene change"], g.get("Locations"), said])  # fmt: skip
+    return [*header, "prediction"], rows
+
+
+NATIVE_GOLD = {"bqa": VID / "ach_binaryqa.json", "sth": VID / "sth.json"}
+
+
+@pytest.mark.parametrize("suffix", ["xlsx", "tsv"])
+@pytest.mark.parametrize("task", ["bqa", "mcq", "tsh", "sth"])
+def test_vidhalluc_vlmevalkit_fork_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], task: str, suffix: str
+) -> None:
+    # The fork's files carry their gold (answer columns): no --gold, and the native numbers.
+    header, rows = vid_rows(task)
+    path = tmp_path / f"Model_VideoHalluc_{task.upper()}.{suffix}"
+    (write_xlsx if suffix == "xlsx" else write_tsv)(path, header, rows)
+    native = [str(VID / "predictions" / task / "balanced.json"), "--task", task]
+    if task in NATIVE_GOLD:
+        native += ["--gold", str(NATIVE_GOLD[task])]
+    same_numbers(score(capsys, "vidhalluc", str(path), "--task", task), score(capsys, "vidhalluc", *native))
+
+
+def test_vidhalluc_fork_file_of_another_task_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    header, rows = vid_rows("tsh")
+    path = write_tsv(tmp_path / "Model_VideoHalluc_TSH.tsv", header, rows)
+    assert main(["score", "vidhalluc", str(path), "--task", "mcq"]) == 2
+    assert "row 2: field 'task_type': 'TSH' is not MCQ" in capsys.readouterr().err

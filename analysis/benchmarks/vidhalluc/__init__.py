@@ -113,9 +113,11 @@ from typing import Literal
 
 import pandas as pd
 
-from analysis.benchmarks.base import Finding, ScoreReport, refuse_harness, resolve_parser
+from analysis import harness
+from analysis.benchmarks.base import Finding, ScoreReport, resolve_parser
 from analysis.benchmarks.vidhalluc import auditing as gold_files
 from analysis.benchmarks.vidhalluc import bqa, mcq, sth, tsh
+from analysis.benchmarks.vidhalluc import harnessed as _harnessed
 from analysis.benchmarks.vidhalluc.common import ALT, model_name
 from analysis.embedder import SentenceEmbedder
 from analysis.errors import InputError
@@ -149,10 +151,21 @@ def load(
     fmt: str | None = None,
     mapping: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
-    """Read one model's output for one task (bqa and sth need the gold file)."""
-    refuse_harness(NAME, fmt, mapping)
+    """Read one model's output for one task (bqa and sth need the gold file).
+
+    A VLMEvalKit prediction file of the fork's ``VideoHalluc_*`` datasets carries its gold and is
+    read without ``--gold`` (:mod:`~analysis.benchmarks.vidhalluc.harnessed`).
+    """
     task = _task(task)
     who = model_name(predictions, model)
+    found = harness.read(Path(predictions), fmt=fmt, mapping=mapping)
+    if found is not None:
+        if found.format == "lmms-eval":
+            raise InputError(predictions, "vidhalluc does not read lmms-eval samples: a doc_id cannot be "
+                             "joined to the nested annotation files (use the VLMEvalKit or official files)")
+        if gold is not None:
+            raise InputError(gold, "a VLMEvalKit VidHalluc file carries its gold: --gold does not apply")
+        return _harnessed.load(found, task, who)
     if task in _GOLD_FILE and gold is None:
         raise InputError(predictions, f"vidhalluc {task} needs --gold {_GOLD_FILE[task]}: "
                          "the prediction file holds no gold answers")
