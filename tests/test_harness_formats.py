@@ -335,7 +335,8 @@ def vid_rows(task: str) -> tuple[list[str], list[list[Any]]]:
                 )
     elif task == "tsh":
         for key, r in native.items():
-            rows.append([len(rows), r["video"], key, r["video"], "TSH", f"{r['video']}.mp4", "", r["Question"],
+            clip = r["video"]
+            rows.append([len(rows), clip, key, clip, "TSH", f"{clip}.mp4", "", r["Question"],
                          r["Correct Answer"], r["Model Answer"]])  # fmt: skip
     else:
         header += ["answer_scene_change", "answer_locations"]
