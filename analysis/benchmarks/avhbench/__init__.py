@@ -27,7 +27,12 @@ Card
   null answer is unparsed (wrong); a record lacking task or label is matched to ``--gold``
   QA.json on (video_id, stripped text), and one that matches nothing is an input error; a record's
   own task and label win over the gold file's. ``id: "<video_id>.mp4"`` gives the video id.
-- Scoring VERSION 1. Changelog: 1 (2025) first version.
+- Other pipelines (``docs/formats.md``): MAD's list (``prediction = "ERROR: ..."`` is a failed
+  inference: kept, not scored, counted in ``n_skipped``), AVCD's JSONL, lmms-eval samples joined
+  to ``--gold`` by ``doc_id``, VLMEvalKit and LLaVA files, ``--map``. A trailing answer
+  instruction in the question (``" Answer yes or no."``) is not part of the item.
+- Scoring VERSION 2. Changelog: 1 (2025) first version; 2 (2026) failed inferences are skipped, not
+  scored as unparsed; the prompt suffix is dropped from the item key (MAD / AVCD items join QA.json).
 """
 
 from __future__ import annotations
@@ -48,7 +53,7 @@ from analysis.table import concat_tables
 from analysis.yesno import first_word, negation_aware, read_column
 
 NAME = "avhbench"
-VERSION = "1"
+VERSION = "2"
 TASKS: tuple[str, ...] = ()
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("first-word", "negation-aware", "substring")

@@ -38,6 +38,10 @@ Card
   ``"None"`` (no video); for ``visual+audio`` rows the mp4 is silent and the wav in
   ``audio_path`` is the sound, so media lists a ``silent video`` and an ``audio track``.
 - Changelog: 1 (2025) first version.
+- Other pipelines (``docs/formats.md``): lmms-eval samples joined to ``--gold`` (the rows file)
+  by ``doc_id``; VLMEvalKit files (the CMM columns plus ``prediction``); a failed inference
+  (``ERROR: ...``) is kept, not scored, counted in ``n_skipped``. The Hugging Face copy of
+  ``all_data_final_reorg.json`` is a JSON array of the same rows.
 """
 
 from __future__ import annotations

@@ -103,6 +103,8 @@ the choices; tsh Correct Answer not AB/BA; sth Scene change not Yes/No, or Yes w
 do not read "from X to Y."; missing or unplayable clips under the media root.
 
 Changelog: 1.0 -- first version: four official scorers, lenient parsers, pluggable STH embedder.
+- Other pipelines (``docs/formats.md``): the VLMEvalKit fork's ``VideoHalluc_BQA|_MCQ|_TSH|_STH``
+  prediction files, rows put back into the official files' shape (no ``--gold``: rows carry gold).
 """
 
 from __future__ import annotations
