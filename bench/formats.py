@@ -32,8 +32,9 @@ FIELDS = ["category", "sub_category", "modality", "granularity", "correlation_ty
 
 def rows(n: int) -> list[dict[str, object]]:
     subs = ["visual-language", "audio-language", "overrely_visual_ignore_audio"]
-    return [{"category": "c", "sub_category": subs[i % 3], "modality": "visual", "granularity": "object-level",
-             "correlation_type": "global_frequency", "video_path": f"./raw_files/v/{i // 2:08d}.mp4",
+    return [{"category": "c", "sub_category": subs[i % 3], "modality": "visual",
+             "granularity": "object-level", "correlation_type": "global_frequency",
+             "video_path": f"./raw_files/v/{i // 2:08d}.mp4",
              "audio_path": None, "question": f"Did you see object {i}?", "answer": "yes" if i % 2 else "no",
              "pred": "Yes, there is." if i % 3 else "No."} for i in range(n)]  # fmt: skip
 
@@ -58,7 +59,8 @@ def main() -> None:
         native = folder / "final_output.jsonl"
         native.write_text("".join(json.dumps(r) + "\n" for r in data), encoding="utf-8")
         gold = folder / "all_data_final_reorg.jsonl"
-        gold.write_text("".join(json.dumps({k: r[k] for k in FIELDS}) + "\n" for r in data), encoding="utf-8")
+        gold_rows = [json.dumps({k: r[k] for k in FIELDS}) + "\n" for r in data]
+        gold.write_text("".join(gold_rows), encoding="utf-8")
         header = ["index", *FIELDS, "prediction"]
         table = [[i, *[r[k] for k in FIELDS], r["pred"]] for i, r in enumerate(data)]
         tsv = folder / "Model_CMM.tsv"
@@ -77,7 +79,8 @@ def main() -> None:
         base = best_of(lambda: cmm.load(native))
         print(f"CMM, {n:,} rows (best of 3, same process)")
         print(f"  native JSONL          {base:7.3f} s   (baseline)")
-        print(f"  format sniffing alone {best_of(lambda: sniff(native)) * 1000:7.3f} ms  (part of every load)")
+        sniffing = best_of(lambda: sniff(native)) * 1000
+        print(f"  format sniffing alone {sniffing:7.3f} ms  (part of every load)")
         for name, path, gold_path in (("VLMEvalKit tsv", tsv, None), ("VLMEvalKit xlsx", xlsx, None),
                                       ("lmms-eval + --gold", lmms, gold)):
             took = best_of(lambda p=path, g=gold_path: cmm.load(p, gold=g))
