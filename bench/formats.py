@@ -73,9 +73,9 @@ def main() -> None:
             sheet.append(row)
         book.save(xlsx)
         lmms = folder / "samples_cmm.jsonl"
-        lmms.write_text("".join(json.dumps({"doc_id": i, "target": r["answer"], "resps": [[r["pred"]]],
-                                            "filtered_resps": [r["pred"]]}) + "\n" for i, r in enumerate(data)),
-                        encoding="utf-8")  # fmt: skip
+        samples = [{"doc_id": i, "target": r["answer"], "resps": [[r["pred"]]], "filtered_resps": [r["pred"]]}
+                   for i, r in enumerate(data)]
+        lmms.write_text("".join(json.dumps(s) + "\n" for s in samples), encoding="utf-8")
         base = best_of(lambda: cmm.load(native))
         print(f"CMM, {n:,} rows (best of 3, same process)")
         print(f"  native JSONL          {base:7.3f} s   (baseline)")
