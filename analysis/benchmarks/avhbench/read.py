@@ -14,8 +14,10 @@ Shapes (field aliases in order of preference):
 
 Method repositories keep the prompt suffix in the question (``" Answer only 'Yes' or 'No'."``,
 ``" Answer yes or no."``): the question is the text before it, so the item is the same as in
-QA.json. A record without its task or label takes them from the gold file's first record with the
-same (``video_id``, question); one that matches nothing is an input error naming it.
+QA.json. With a gold file, every record takes its label from the gold file's first record with the same
+(``video_id``, stripped ``text``), and its task where it has none: a given gold file wins over
+labels inside the prediction records. A record that matches nothing keeps its own label; one
+without a label that matches nothing is an input error naming it.
 """
 
 from __future__ import annotations
@@ -84,6 +86,12 @@ def read(path: Path, *, need_pred: bool, gold: Path | None = None, fmt: str | No
         text = question_of(asked)
         task = _pick(records, i, TASK_KEYS, optional=True)
         label = _pick(records, i, LABEL_KEYS, optional=True)
+        if need_pred and gold is not None:  # a given gold file wins over labels inside the records
+            if lookup is None:
+                lookup = _gold_lookup(records, i, gold, "label")
+            hit = lookup.get((video_id, text.strip()))
+            if hit is not None:
+                task, label = (task if task is not None else hit[0]), hit[1]
         if task is None or label is None:
             if lookup is None:
                 missing = "task" if task is None else "label"

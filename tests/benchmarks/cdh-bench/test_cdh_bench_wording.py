@@ -162,6 +162,10 @@ def test_findings_suggest_corrections_the_store_accepts(
     assert swap == {item_id("Pair 236", "qa", "commonsense"): "yes",
                     item_id("Pair 236", "qa", "counterfactual"): "no"}  # fmt: skip
     assert "[fix: gold=no, gold=yes]" in capsys.readouterr().out
+    # ... and `halluscope import` records them as they stand
+    db = tmp_path / "labels.db"
+    assert main(["import", "cdh-bench", str(fixes), "--db", str(db), "--reviewer", "auditor"]) == 0
+    assert f"{len(rows)} new event(s)" in capsys.readouterr().out
 
 
 @pytest.mark.skipif(
