@@ -56,6 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
     items.add_argument("--gold", type=Path, help="gold file, where the benchmark needs one")
     items.add_argument("--task", help="task, where the benchmark has several")
     items.add_argument("--json", action="store_true", help="JSON Lines (the only output format)")
+    items.add_argument("--format", choices=FORMATS, default=None,
+                       help="the files' format where content cannot tell (default: by content)")
+    items.add_argument("--map", default=None, metavar="TARGET=SOURCE,...",
+                       help="rename fields before reading, e.g. prediction=text,question=prompt")
 
     imp = sub.add_parser("import", help="record corrections (CSV or JSONL: item_id, field, value, reason)")
     imp.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
@@ -237,7 +241,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             bench = get(args.benchmark)
             task = _check_task(bench, args.task) if args.task is not None else None
-            for line in item_lines(bench, load_files(bench, args.files, gold=args.gold, task=task)):
+            table = load_files(bench, args.files, gold=args.gold, task=task, fmt=args.format,
+                               mapping=parse_map(args.map))
+            for line in item_lines(bench, table):
                 print(line)
         elif args.command == "import":
             from analysis.store.command import run_import

@@ -373,3 +373,19 @@ def test_vidhalluc_fork_file_of_another_task_is_named(
     path = write_tsv(tmp_path / "Model_VideoHalluc_TSH.tsv", header, rows)
     assert main(["score", "vidhalluc", str(path), "--task", "mcq"]) == 2
     assert "row 2: field 'task_type': 'TSH' is not MCQ" in capsys.readouterr().err
+
+
+def test_items_reads_a_harness_file_like_score(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # `items` on an lmms-eval file: the same item ids as the native file, for the same model answers.
+    rows = [
+        {"doc_id": i, "resps": [[r["pred"]]], "filtered_resps": [r["pred"]]}
+        for i, r in enumerate(avh_records())
+    ]
+    path = write_jsonl(tmp_path / "samples_avh.jsonl", rows)
+    assert main(["items", "avhbench", str(path), "--gold", str(AVH_GOLD), "--json"]) == 0
+    harnessed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert main(["items", "avhbench", str(AVH_NATIVE), "--json"]) == 0
+    native = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["item_id"], r["raw_answer"], r["correct"]) for r in harnessed] == [
+        (r["item_id"], r["raw_answer"], r["correct"]) for r in native
+    ]
