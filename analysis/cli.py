@@ -127,9 +127,10 @@ def run_score(args: argparse.Namespace) -> ScoreReport:
         expect(args.gold, bench, "gold", task)
     mapping = parse_map(args.map)
     # A benchmark may score its own native file without building the item table (same report,
-    # faster); files of other pipelines go through the loader.
+    # faster); files of other pipelines, and corrected scores (they need the table), go through
+    # the loader.
     fast = getattr(bench, "score_file", None)
-    if fast is not None and args.format is None and not mapping:
+    if fast is not None and args.format is None and not mapping and not (args.db or args.corrected):
         report: ScoreReport | None = fast(args.predictions, gold=args.gold, task=task, parser=parser)
         if report is not None:
             return report
