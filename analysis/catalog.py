@@ -223,6 +223,9 @@ def load_paths(
         except InputError as exc:
             errors.append(exc.line())
             continue
+        except OSError as exc:  # unreadable (permissions, a broken link): listed, the rest loads
+            errors.append(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})")
+            continue
         if found.role == "manifest":
             manifest = load_manifest(path, cache_dir=cache_dir, progress=progress)
             return _merge_manifest(manifest, paths, gold, roots)
@@ -328,17 +331,20 @@ def load_sources(
     restored = _catalog_cache.restore(entry) if entry is not None else None
     if restored is not None:
         table, errors = restored
+        unreadable: set[Path] = set()  # a cached set of files loaded the same way before
         took = time.perf_counter() - start
         say(f"{len(table):,} rows from the cache of {len(sources)} files ({took:.1f} s)")
     else:
-        table, errors = _load_tables(sources, gold_by_bench, say, cache_dir)
+        table, errors, unreadable = _load_tables(sources, gold_by_bench, say, cache_dir)
         say(f"{len(table):,} rows from {len(sources)} files in {time.perf_counter() - start:.1f} s")
         if entry is not None:
             entry = _catalog_cache.save(entry, table, errors)
             if entry is not None:
                 say(f"cached for the next start: {entry}")
     roots = {b: tuple(Path(p) for p in r) for b, r in media_roots.items()}
-    findings = _audit(gold_by_bench, roots, errors)
+    # audit only the gold files that loaded: a bad one is listed once, by its loading error
+    readable = {b: [g for g in gs if g.path not in unreadable] for b, gs in gold_by_bench.items()}
+    findings = _audit({b: gs for b, gs in readable.items() if gs}, roots, errors)
     files: dict[str, list[Path]] = {}
     for source in sources:
         if source.role in ("gold", "predictions") and source.path not in files.get(source.benchmark, []):
@@ -358,8 +364,8 @@ def _load_tables(
     gold_by_bench: Mapping[str, list[Source]],
     say: Progress,
     cache_dir: Path | None = None,
-) -> tuple[pd.DataFrame, list[str]]:
-    """Every prediction file, then the gold-only rows, as one prepared table (and the load errors).
+) -> tuple[pd.DataFrame, list[str], set[Path]]:
+    """Every prediction file, then the gold-only rows: one prepared table, errors, unread gold files.
 
     With ``cache_dir``, prediction files load in worker processes (one per core) through
     per-file cache entries (:func:`_load_to_file`): files load side by side, a table comes back
@@ -380,12 +386,17 @@ def _load_tables(
             rows = len(tables[-1]) if tables[-1] is not None else 0
             say(f"[{index}/{len(predictions)}] {rows:,} rows in {time.perf_counter() - started:.1f} s")
     covered = {(str(b), str(t)) for t_ in tables if t_ is not None for b, t in _bench_tasks(t_)}
+    unreadable: set[Path] = set()
     for bench_id, gold in gold_by_bench.items():
         say(f"gold of {bench_id} ({len(gold)} files)...")
-        tables.append(_attempt(errors, gold[0].path, _load_gold, bench_id, gold, covered))
+        for one in gold:  # one by one: a bad gold file drops itself, not its benchmark's others
+            part = _attempt(errors, one.path, _load_gold, bench_id, [one], covered)
+            tables.append(part)
+            if part is None:
+                unreadable.add(one.path)
     say("indexing...")
     table = prepare(concat_tables([t for t in tables if t is not None]))
-    return derive_columns(table), errors
+    return derive_columns(table), errors, unreadable
 
 
 def _load_in_workers(
@@ -481,8 +492,16 @@ def _load_predictions(source: Source, gold_by_bench: Mapping[str, list[Source]])
 
 
 def _gold_candidates(source: Source, gold: Sequence[Source]) -> list[Path]:
-    """Gold files a user's prediction file may go with: same benchmark and task, where it takes one."""
-    if not benchmarks.get(source.benchmark).TAKES_GOLD:
+    """Gold files a user's prediction file may go with: same benchmark and task, where it takes one.
+
+    A file of one task of a benchmark with per-file tasks takes gold only when it needs it: the
+    other tasks' results carry their gold (VidHalluc MCQ and TSH), and handing them their
+    annotation file would blame that file for a gold it was never meant to give.
+    """
+    bench = benchmarks.get(source.benchmark)
+    if not bench.TAKES_GOLD:
+        return []
+    if source.task is not None and source.task not in bench.NEEDS_GOLD:
         return []
     return [g.path for g in gold if g.task == source.task]
 

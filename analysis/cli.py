@@ -21,7 +21,9 @@ from typing import Any, NoReturn
 
 from analysis.benchmarks import REGISTRY, UnknownBenchmark, get
 from analysis.benchmarks.base import Benchmark, Finding, ScoreReport
+from analysis.detect import expect
 from analysis.errors import InputError, StoreError, UsageError
+from analysis.harness import FORMATS, parse_map
 
 READER_GONE = 141
 """Exit code when stdout's reader closed the pipe: 128 + SIGPIPE, what the shell reports for a C
@@ -76,6 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--task", help="task, where the benchmark has several")
     score.add_argument("--parser", help="answer parser (default: official, or first-word for avhbench)")
     score.add_argument("--json", action="store_true", help="print one JSON object")
+    score.add_argument("--format", choices=FORMATS, default=None,
+                       help="the file's format where content cannot tell (default: by content)")
+    score.add_argument("--map", default=None, metavar="TARGET=SOURCE,...",
+                       help="rename fields before reading, e.g. prediction=text,question=prompt")
     score.add_argument("--db", help="label database (SQLite file or postgresql://...), with --corrected")
     score.add_argument("--corrected", action="store_true",
                        help="score against the store's current corrected gold (needs --db)")
@@ -86,6 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
     items.add_argument("--gold", type=Path, help="gold file, where the benchmark needs one")
     items.add_argument("--task", help="task, where the benchmark has several")
     items.add_argument("--json", action="store_true", help="JSON Lines (the only output format)")
+    items.add_argument("--format", choices=FORMATS, default=None,
+                       help="the files' format where content cannot tell (default: by content)")
+    items.add_argument("--map", default=None, metavar="TARGET=SOURCE,...",
+                       help="rename fields before reading, e.g. prediction=text,question=prompt")
     items.add_argument("--db", help="label database (SQLite file or postgresql://...): adds each item's "
                        "corrected_gold")
 
@@ -101,6 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("gold", type=Path, nargs="+")
     audit.add_argument("--media-root", type=Path, help="folder the media paths resolve against")
     audit.add_argument("--json", action="store_true", help="print one JSON object")
+    audit.add_argument("--fixes", type=Path, metavar="FILE",
+                       help="write the suggested corrections as JSONL rows for `halluscope import`")
 
     export = sub.add_parser("export", help="export corrections, or corrected gold in native files")
     export.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
@@ -150,17 +162,22 @@ def run_score(args: argparse.Namespace) -> ScoreReport:
         raise UsageError(
             f"unknown parser {parser!r} for {bench.NAME} (known: {', '.join(bench.PARSERS)})"
         )
-    if (args.corrected or args.db) and not (args.corrected and args.db):
-        raise UsageError("--corrected and --db go together")
-    # A benchmark may score a file without building its item table (same report, faster); the
-    # corrected gold needs the table, so --corrected never takes that path.
-    fast = None if args.corrected else getattr(bench, "score_file", None)
-    if fast is not None:
+    expect(args.predictions, bench, "predictions", task)
+    if args.gold is not None and bench.TAKES_GOLD:  # the others refuse --gold itself
+        expect(args.gold, bench, "gold", task)
+    mapping = parse_map(args.map)
+    # A benchmark may score its own native file without building the item table (same report,
+    # faster); files of other pipelines, and corrected scores (they need the table), go through
+    # the loader.
+    fast = getattr(bench, "score_file", None)
+    if fast is not None and args.format is None and not mapping and not (args.db or args.corrected):
         report: ScoreReport | None = fast(args.predictions, gold=args.gold, task=task, parser=parser)
         if report is not None:
             return report
-    table = bench.load(args.predictions, gold=args.gold, task=task)
-    if args.corrected:
+    table = bench.load(args.predictions, gold=args.gold, task=task, fmt=args.format, mapping=mapping)
+    if args.corrected or args.db:
+        if not (args.corrected and args.db):
+            raise UsageError("--corrected and --db go together")
         from analysis.store.command import corrected_report  # lazy: plain scoring never loads the store
 
         return corrected_report(args, bench, table, task, parser)
@@ -221,7 +238,18 @@ def _cell(value: Any) -> str:
 def run_audit(args: argparse.Namespace) -> list[Finding]:
     """Run a benchmark's audit on gold files."""
     bench = get(args.benchmark)
+    for path in args.gold:
+        expect(path, bench, "gold")
     return bench.audit(list(args.gold), media_root=args.media_root)
+
+
+def write_fixes(path: Path, findings: Sequence[Finding]) -> None:
+    """Every finding's suggested correction, one ``item_id, field, value, reason`` row per line."""
+    rows = [f.fix_row(fix) for f in findings for fix in f.fix]
+    try:
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    except OSError as exc:
+        raise InputError(path, f"cannot be written ({exc.strerror or type(exc).__name__})") from None
 
 
 def format_findings(findings: Sequence[Finding]) -> str:
@@ -230,7 +258,8 @@ def format_findings(findings: Sequence[Finding]) -> str:
         return "no problems found"
     lines = []
     for f in findings:
-        lines.append(f"{f.severity:7}  {f.check:24}  {f.where}: {f.detail}")
+        fix = f"  [fix: {', '.join(sorted({x.field + '=' + x.value for x in f.fix}))}]" if f.fix else ""
+        lines.append(f"{f.severity:7}  {f.check:24}  {f.where}: {f.detail}{fix}")
     counts: dict[str, int] = {}
     for f in findings:
         counts[f.check] = counts.get(f.check, 0) + 1
@@ -248,6 +277,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             _out(json.dumps(report) if args.json else format_report(report))
         elif args.command == "audit":
             findings = run_audit(args)
+            if args.fixes is not None:
+                write_fixes(args.fixes, findings)
             if args.json:
                 _out(json.dumps({"benchmark": get(args.benchmark).NAME,
                                  "findings": [f.as_dict() for f in findings]}))
@@ -258,7 +289,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             bench = get(args.benchmark)
             task = _check_task(bench, args.task) if args.task is not None else None
-            table = load_files(bench, args.files, gold=args.gold, task=task)
+            table = load_files(bench, args.files, gold=args.gold, task=task, fmt=args.format,
+                               mapping=parse_map(args.map))
             corrected = None
             if args.db:
                 from analysis.store.command import corrected_table  # lazy: plain items never load the store

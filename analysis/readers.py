@@ -30,13 +30,17 @@ class Records:
     path: Path
     items: list[Any]
     labels: list[str] = field(default_factory=list)
-    """Per-item names (``line 7``, ``record 3``, ``key 'x'``); empty means ``record <index>``."""
+    """Per-item names (``line 7``, ``record 3``, ``key 'x'``); empty means ``record <index + 1>``."""
 
     def where(self, index: int) -> str:
-        """Name record ``index`` the way a person would look for it in the file."""
+        """Name record ``index`` the way a person would look for it in the file.
+
+        JSON list records count from 1, like JSONL lines, so "record 3" and "line 3" both mean
+        the third object a person meets reading the file.
+        """
         if self.labels:
             return self.labels[index]
-        return f"record {index}"
+        return record_name(index)
 
     def error(self, index: int, problem: str, field_name: str | None = None) -> InputError:
         """Build the error for a problem in record ``index`` (and field, when known)."""
@@ -44,6 +48,11 @@ class Records:
 
     def __len__(self) -> int:
         return len(self.items)
+
+
+def record_name(index: int) -> str:
+    """How an error names the object at 0-based ``index`` of a JSON list: ``record <index + 1>``."""
+    return f"record {index + 1}"
 
 
 def _check_file(path: Path) -> None:
@@ -156,13 +165,19 @@ def read_json(path: Path) -> Any:
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        raise InputError(
-            path,
-            f"invalid JSON at column {exc.colno} ({exc.msg}); is the file truncated?",
-            record=f"line {exc.lineno}",
-        ) from None
+        raise InputError(path, _json_problem(data, exc), record=f"line {exc.lineno}") from None
     check_unique_keys(path, data.decode("utf-8"))
     return value
+
+
+def _json_problem(data: bytes, exc: orjson.JSONDecodeError) -> str:
+    """Say what is wrong; suggest truncation only for a JSON document that stops early."""
+    head = data.lstrip()[:1]
+    if head not in (b"[", b"{", b'"'):
+        return f"not a JSON file (it starts with {data.lstrip()[:12]!r}): expected JSON or JSON Lines"
+    at_end = exc.pos >= len(data.rstrip()) - 1
+    hint = "; is the file truncated?" if at_end else ""
+    return f"invalid JSON at column {exc.colno} ({exc.msg}){hint}"
 
 
 def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
@@ -236,7 +251,7 @@ def read_records(path: Path) -> Records:
     for index, item in enumerate(value):
         if not isinstance(item, dict):
             raise InputError(
-                path, f"expected a JSON object, got {type_name(item)}", record=f"record {index}"
+                path, f"expected a JSON object, got {type_name(item)}", record=record_name(index)
             )
     return Records(path, value)
 

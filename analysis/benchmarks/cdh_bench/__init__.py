@@ -81,7 +81,15 @@ import numpy.typing as npt
 import orjson
 import pandas as pd
 
-from analysis.benchmarks.base import Bools, ChartKind, Finding, GoldKind, ScoreReport, resolve_parser
+from analysis.benchmarks.base import (
+    Bools,
+    ChartKind,
+    Finding,
+    GoldKind,
+    ScoreReport,
+    refuse_harness,
+    resolve_parser,
+)
 from analysis.benchmarks.cdh_bench import auditing as _cdh_audit
 from analysis.benchmarks.cdh_bench import gold as _gold
 from analysis.benchmarks.cdh_bench import native as _native
@@ -106,6 +114,11 @@ TRY_EACH_GOLD = False
 CHARTS: frozenset[ChartKind] = frozenset({"counterfactual"})
 DERIVED: Mapping[str, Any] = {"_cs_error": False}
 """``_cs_error``: a wrong counterfactual answer equal to the commonsense gold (the official flag)."""
+FILES: dict[str, str] = {
+    "gold": "benchmark.jsonl, the pairs' questions and gold with no model answers",
+    "predictions": "results.jsonl as written by the official evaluation script",
+}
+"""What a gold file and a prediction file of this benchmark are, for refusals of the wrong kind."""
 
 BoolArray = npt.NDArray[np.bool_]
 
@@ -116,8 +129,11 @@ def load(
     gold: Path | None = None,
     task: str | None = None,
     model: str | None = None,
+    fmt: str | None = None,
+    mapping: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Read one official ``results.jsonl`` into an item table (every record, in file order)."""
+    refuse_harness(NAME, fmt, mapping)
     if gold is not None:
         raise InputError(gold, "cdh-bench takes no --gold: results.jsonl carries its own gold (gt, cs_gt)")
     records, cols = _cdh_load.read_results(predictions)
