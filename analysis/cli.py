@@ -18,6 +18,9 @@ from typing import Any, NoReturn
 from analysis.benchmarks import REGISTRY, UnknownBenchmark, get
 from analysis.benchmarks.base import Benchmark, Finding, ScoreReport
 from analysis.errors import InputError
+from analysis.intervals import N_BOOT, SEED, intervals
+
+MAX_BOOT = 1_000_000
 
 
 class UsageError(Exception):
@@ -41,6 +44,12 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--task", help="task, where the benchmark has several")
     score.add_argument("--parser", help="answer parser (default: official, or first-word for avhbench)")
     score.add_argument("--json", action="store_true", help="print one JSON object")
+    score.add_argument("--ci", action="store_true",
+                       help="add 95%% cluster-bootstrap intervals of every metric (key \"ci\")")
+    score.add_argument("--n-boot", type=int, default=None, metavar="N",
+                       help=f"bootstrap replicates with --ci (default {N_BOOT})")
+    score.add_argument("--seed", type=int, default=None, metavar="S",
+                       help=f"random seed with --ci (default {SEED}); the same seed gives the same intervals")
 
     audit = sub.add_parser("audit", help="find data problems in gold files")
     audit.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
@@ -85,7 +94,7 @@ def media_roots(values: Sequence[str]) -> dict[str, list[Path]]:
     return roots
 
 
-def run_score(args: argparse.Namespace) -> ScoreReport:
+def run_score(args: argparse.Namespace) -> dict[str, Any]:
     """Load, validate options and score (the work behind ``halluscope score``)."""
     bench = get(args.benchmark)
     task = _check_task(bench, args.task)
@@ -94,8 +103,24 @@ def run_score(args: argparse.Namespace) -> ScoreReport:
         raise UsageError(
             f"unknown parser {parser!r} for {bench.NAME} (known: {', '.join(bench.PARSERS)})"
         )
+    n_boot, seed = _check_ci(args)
     table = bench.load(args.predictions, gold=args.gold, task=task)
-    return bench.score(table, task=task, parser=parser)
+    report: dict[str, Any] = dict(bench.score(table, task=task, parser=parser))
+    if args.ci:
+        report["ci"] = intervals(bench.cluster_stats(table, task=task, parser=parser), n_boot=n_boot, seed=seed)
+    return report
+
+
+def _check_ci(args: argparse.Namespace) -> tuple[int, int]:
+    if not args.ci and (args.n_boot is not None or args.seed is not None):
+        raise UsageError("--n-boot and --seed need --ci")
+    n_boot = N_BOOT if args.n_boot is None else args.n_boot
+    seed = SEED if args.seed is None else args.seed
+    if n_boot < 1 or n_boot > MAX_BOOT:
+        raise UsageError(f"--n-boot must be between 1 and {MAX_BOOT:,} (got {n_boot})")
+    if seed < 0:
+        raise UsageError(f"--seed must be 0 or more (got {seed})")
+    return n_boot, seed
 
 
 def _check_task(bench: Benchmark, task: str | None) -> str | None:
@@ -110,7 +135,7 @@ def _check_task(bench: Benchmark, task: str | None) -> str | None:
     return task
 
 
-def format_report(report: ScoreReport) -> str:
+def format_report(report: ScoreReport | dict[str, Any]) -> str:
     """A readable table of a score report."""
     lines = [
         f"{report['benchmark']}"
@@ -123,6 +148,15 @@ def format_report(report: ScoreReport) -> str:
     for group, rows in report["groups"].items():
         lines.append("")
         lines.append(_metric_table(rows, group))
+    ci = report.get("ci")
+    if ci:
+        lines.append("")
+        lines.append(f"{ci['level']:.0%} intervals: {ci['method']} bootstrap over {ci['n_clusters']} "
+                     f"{ci['cluster']} clusters, {ci['n_boot']} replicates, seed {ci['seed']}")
+        if ci["overall"]:
+            lines.append(_metric_table({"overall": ci["overall"]}, ""))
+        for group, rows in ci["groups"].items():
+            lines.append(_metric_table(rows, group))
     return "\n".join(lines)
 
 
@@ -131,17 +165,19 @@ def _metric_table(rows: dict[str, Any], title: str) -> str:
     for metrics in rows.values():
         keys.extend(k for k in metrics if k not in keys)
     width = max([len(title), *(len(r) for r in rows)]) + 2
-    header = title.ljust(width) + "".join(k.rjust(max(len(k), 7) + 2) for k in keys)
-    out = [header]
-    for name, metrics in rows.items():
-        cells = "".join(_cell(metrics.get(k)).rjust(max(len(k), 7) + 2) for k in keys)
-        out.append(name.ljust(width) + cells)
+    cells = {name: [_cell(metrics.get(k)) for k in keys] for name, metrics in rows.items()}
+    widths = [max([len(k), 7, *(len(c[i]) for c in cells.values())]) + 2 for i, k in enumerate(keys)]
+    out = [title.ljust(width) + "".join(k.rjust(w) for k, w in zip(keys, widths, strict=True))]
+    for name, row in cells.items():
+        out.append(name.ljust(width) + "".join(c.rjust(w) for c, w in zip(row, widths, strict=True)))
     return "\n".join(out)
 
 
 def _cell(value: Any) -> str:
     if value is None:
         return "-"
+    if isinstance(value, list):
+        return "[" + ", ".join(_cell(v) for v in value) + "]"
     if isinstance(value, (bool, int)):
         return str(value)
     if isinstance(value, float) and math.isfinite(value):

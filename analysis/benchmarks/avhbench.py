@@ -33,6 +33,7 @@ Card
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +44,8 @@ from analysis.benchmarks import _avh_table
 from analysis.benchmarks._avh_audit import audit_records
 from analysis.benchmarks._avh_read import read
 from analysis.benchmarks.base import Finding, ScoreReport, refuse_task, resolve_parser
-from analysis.metrics import NO, UNPARSED, YES, MetricDict, binary_metrics
+from analysis.cluster_stats import ClusterStats, masks, tally
+from analysis.metrics import NO, UNPARSED, YES, MetricDict, binary_counts, binary_metrics, binary_metrics_of
 from analysis.table import concat_tables
 from analysis.yesno import first_word, negation_aware, read_column
 
@@ -98,6 +100,47 @@ def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = 
     """Score one model's item table: overall and per task (see the card)."""
     refuse_task(NAME, task)
     parser = resolve_parser(NAME, PARSERS, parser)
+    r = _readings(table, parser)
+    groups: dict[str, MetricDict] = {}
+    for name in r.task_names:
+        mask = r.tasks == name
+        groups[name] = binary_metrics(r.pred[mask], r.gold_yes[mask], r.correct[mask])
+    return {
+        "benchmark": NAME,
+        "task": None,
+        "parser": parser,
+        "n_scored": len(r.rows),
+        "n_skipped": r.n_skipped,
+        "overall": binary_metrics(r.pred, r.gold_yes, r.correct),
+        "groups": {"task": groups},
+    }
+
+
+def cluster_stats(table: pd.DataFrame, *, task: str | None = None, parser: str | None = None) -> ClusterStats:
+    """Additive statistics per video (its questions hang together), for ``score``'s every metric."""
+    refuse_task(NAME, task)
+    r = _readings(table, resolve_parser(NAME, PARSERS, parser))
+    columns = binary_counts(r.pred, r.gold_yes, r.correct)
+    scopes = [(None, np.ones(len(r.rows), dtype=bool)), *masks(r.tasks, r.task_names, "task")]
+    keys, values = tally(r.rows["media"].to_numpy(dtype=object), columns, scopes)
+    verdicts = {"accuracy": pd.Series(r.correct, index=r.rows["item_id"].to_numpy(dtype=object))}
+    return ClusterStats("video", keys, tuple(columns), tuple(s for s, _ in scopes), values,
+                        binary_metrics_of, verdicts)
+
+
+@dataclass(frozen=True)
+class _Readings:
+    rows: pd.DataFrame
+    pred: npt.NDArray[np.int8]
+    gold_yes: npt.NDArray[np.bool_]
+    correct: npt.NDArray[np.bool_]
+    tasks: npt.NDArray[np.object_]
+    task_names: list[str]
+    n_skipped: int
+
+
+def _readings(table: pd.DataFrame, parser: str) -> _Readings:
+    """The scored yes/no rows with their reading codes, gold and verdicts under ``parser``."""
     binary = (table["task"].astype("string") != CAPTIONING).to_numpy(dtype=bool, na_value=True)
     scored = table["scored"].to_numpy(dtype=bool) & binary
     rows = table[scored]
@@ -106,19 +149,8 @@ def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = 
     correct = np.where(gold_yes, (code == YES) | (code == BOTH), (code == NO) | (code == BOTH))
     pred = np.where(code == BOTH, YES, code).astype(np.int8)
     tasks = rows["task"].astype("string").to_numpy(dtype=object)
-    groups: dict[str, MetricDict] = {}
-    for name in dict.fromkeys(table["task"].astype("string")[binary].tolist()):
-        mask = tasks == name
-        groups[str(name)] = binary_metrics(pred[mask], gold_yes[mask], correct[mask])
-    return {
-        "benchmark": NAME,
-        "task": None,
-        "parser": parser,
-        "n_scored": len(rows),
-        "n_skipped": int((binary & ~scored).sum()),
-        "overall": binary_metrics(pred, gold_yes, correct),
-        "groups": {"task": groups},
-    }
+    names = [str(n) for n in dict.fromkeys(table["task"].astype("string")[binary].tolist())]
+    return _Readings(rows, pred, gold_yes, correct, tasks, names, int((binary & ~scored).sum()))
 
 
 def _codes(rows: pd.DataFrame, parser: str) -> npt.NDArray[np.int8]:

@@ -14,6 +14,7 @@ from typing import Any, Literal, Protocol, TypedDict
 
 import pandas as pd
 
+from analysis.cluster_stats import ClusterStats
 from analysis.metrics import MetricDict
 
 
@@ -97,6 +98,16 @@ class Benchmark(Protocol):
 
     def audit(self, paths: Sequence[Path], *, media_root: Path | None = None) -> list[Finding]:
         """Find data problems in gold files (and their media, when a root is given)."""
+        ...
+
+    def cluster_stats(
+        self, table: pd.DataFrame, *, task: str | None = None, parser: str | None = None
+    ) -> ClusterStats:
+        """Additive statistics of ``score``'s every metric, per cluster of related items.
+
+        Summed over all clusters, ``ClusterStats.metrics`` gives exactly ``score``'s numbers
+        (``tests/test_intervals.py``); the bootstrap of :mod:`analysis.intervals` resamples them.
+        """
         ...
 
 

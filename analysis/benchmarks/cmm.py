@@ -47,12 +47,13 @@ from pathlib import Path, PurePosixPath
 
 import pandas as pd
 
-from analysis.benchmarks import _cmm_table
+from analysis.benchmarks import _cmm_score, _cmm_table
 from analysis.benchmarks._cmm_audit import audit_rows
 from analysis.benchmarks._cmm_columns import item_id
 from analysis.benchmarks._cmm_read import Rows, read_rows
 from analysis.benchmarks._cmm_score import DETAIL_GROUP, flags, grouped
 from analysis.benchmarks.base import Finding, ScoreReport, refuse_task, resolve_parser
+from analysis.cluster_stats import ClusterStats
 from analysis.errors import InputError
 from analysis.metrics import MetricDict
 from analysis.table import concat_tables
@@ -69,7 +70,7 @@ SPELLINGS = ("raw_files", "reorg_raw_files")
 
 __all__ = [
     "ALT_PARSER", "NAME", "PARSERS", "TASKS", "TASK_REQUIRED", "VERSION",
-    "audit", "candidate_paths", "granularity_by_sub_category", "item_id", "load", "load_gold", "score",
+    "audit", "candidate_paths", "cluster_stats", "granularity_by_sub_category", "item_id", "load", "load_gold", "score",
 ]
 
 
@@ -115,6 +116,15 @@ def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = 
         "overall": overall,
         "groups": groups,
     }
+
+
+def cluster_stats(table: pd.DataFrame, *, task: str | None = None, parser: str | None = None) -> ClusterStats:
+    """Additive counts per clip for every metric and group of :func:`score`."""
+    refuse_task(NAME, task)
+    parser = resolve_parser(NAME, PARSERS, parser)
+    table = table[table["scored"].to_numpy(dtype=bool)]
+    alt = str(table["alt_parser"].iloc[0]) if len(table) else ALT_PARSER
+    return _cmm_score.cluster_stats(table, flags(table, parser, alt))
 
 
 def granularity_by_sub_category(table: pd.DataFrame, *, parser: str | None = None) -> dict[str, MetricDict]:

@@ -116,10 +116,12 @@ import pandas as pd
 from analysis.benchmarks import _vidhalluc_audit as gold_files
 from analysis.benchmarks import _vidhalluc_bqa as bqa
 from analysis.benchmarks import _vidhalluc_mcq as mcq
+from analysis.benchmarks import _vidhalluc_stats as stats
 from analysis.benchmarks import _vidhalluc_sth as sth
 from analysis.benchmarks import _vidhalluc_tsh as tsh
 from analysis.benchmarks._vidhalluc_common import ALT, model_name
 from analysis.benchmarks.base import Finding, ScoreReport, resolve_parser
+from analysis.cluster_stats import ClusterStats
 from analysis.embedder import SentenceEmbedder
 from analysis.errors import InputError
 from analysis.io import read_object
@@ -196,6 +198,22 @@ def score(
         metrics, n, skipped = {"bqa": bqa.overall, "mcq": mcq.overall, "tsh": tsh.overall}[task](rows, parser)
     return {"benchmark": NAME, "task": task, "parser": parser, "n_scored": n, "n_skipped": skipped,
             "overall": metrics, "groups": {}}
+
+
+def cluster_stats(
+    table: pd.DataFrame,
+    *,
+    task: str | None = None,
+    parser: str | None = None,
+    embedder: SentenceEmbedder | Literal["auto"] | None = "auto",
+) -> ClusterStats:
+    """Additive statistics of one task per cluster (clip pair for bqa/mcq, video for tsh/sth)."""
+    parser = resolve_parser(NAME, PARSERS, parser)
+    task = _task(task if task is not None else _only_task(table))
+    rows = table[table["task"].astype(str) == task]
+    if task == "sth":
+        return stats.sth_stats(rows, parser, embedder)
+    return {"bqa": stats.bqa_stats, "mcq": stats.mcq_stats, "tsh": stats.tsh_stats}[task](rows, parser)
 
 
 def audit(paths: Sequence[Path], *, media_root: Path | None = None) -> list[Finding]:
