@@ -107,7 +107,8 @@ def run_score(args: argparse.Namespace) -> dict[str, Any]:
     table = bench.load(args.predictions, gold=args.gold, task=task)
     report: dict[str, Any] = dict(bench.score(table, task=task, parser=parser))
     if args.ci:
-        report["ci"] = intervals(bench.cluster_stats(table, task=task, parser=parser), n_boot=n_boot, seed=seed)
+        stats = bench.cluster_stats(table, task=task, parser=parser)
+        report["ci"] = intervals(stats, n_boot=n_boot, seed=seed)
     return report
 
 
@@ -148,7 +149,7 @@ def format_report(report: ScoreReport | dict[str, Any]) -> str:
     for group, rows in report["groups"].items():
         lines.append("")
         lines.append(_metric_table(rows, group))
-    ci = report.get("ci")
+    ci: dict[str, Any] | None = report.get("ci")  # type: ignore[assignment]
     if ci:
         lines.append("")
         lines.append(f"{ci['level']:.0%} intervals: {ci['method']} bootstrap over {ci['n_clusters']} "

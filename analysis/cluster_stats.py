@@ -6,6 +6,11 @@ benchmark's items hang together by: a video, a clip pair, a caption), for the wh
 each group of it, plus the pure function from summed statistics to metrics. Summing every cluster
 gives exactly the numbers of the benchmark's ``score``; summing a resample of clusters gives one
 bootstrap replicate (:mod:`analysis.intervals`). Nothing here knows a benchmark.
+
+Exactness: counts are integers, so any order of summing gives the same total. Float statistics
+(per-caption F1, STH side scores) are summed with ``math.fsum``, correctly rounded, as ``score``
+sums them; that is exact when a cluster holds one item with such a statistic, as a caption and an
+STH video do.
 """
 
 from __future__ import annotations
@@ -46,6 +51,8 @@ class ClusterStats:
     values: FloatArray
     """``(len(keys), len(scopes) * k)``: the statistics of scope ``s`` are columns ``s*k:(s+1)*k``."""
     metrics: MetricsFn
+    groups: tuple[str, ...] = ()
+    """The report's group names, including any that hold no key (as ``score`` reports them)."""
     verdicts: Mapping[str, pd.Series] = field(default_factory=dict)
     """Per metric that is an accuracy over units: a boolean Series of verdicts indexed by unit key
     (for McNemar's test between two models); only for the ``overall`` scope."""
@@ -75,7 +82,7 @@ def tally(
         rows = np.asarray(mask, dtype=bool)
         sub = codes[rows]
         for stat in stats:
-            blocks.append(np.bincount(sub, weights=stat[rows], minlength=n_clusters))
+            blocks.append(np.bincount(sub, weights=stat[rows], minlength=n_clusters).astype(np.float64))
     values = np.stack(blocks, axis=1) if blocks else np.zeros((n_clusters, 0))
     return np.asarray(uniques, dtype=object), values
 
@@ -104,7 +111,7 @@ def point(stats: ClusterStats) -> dict[str, Any]:
     summed = totals(stats.values)
     k = len(stats.names)
     overall: MetricDict = {}
-    groups: dict[str, dict[str, MetricDict]] = {}
+    groups: dict[str, dict[str, MetricDict]] = {name: {} for name in stats.groups}
     for s, scope in enumerate(stats.scopes):
         values = as_report_values(stats.metrics(summed[None, s * k:(s + 1) * k]))
         if scope is None:

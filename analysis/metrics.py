@@ -155,7 +155,9 @@ def counterfactual_metrics(
     }
 
 
-def counterfactual_counts(is_cf: Any, is_cs: Any, correct: Any, commonsense_error: Any) -> dict[str, BoolArray]:
+def counterfactual_counts(
+    is_cf: Any, is_cs: Any, correct: Any, commonsense_error: Any
+) -> dict[str, BoolArray]:
     """Per-row 0/1 statistics whose sums give every :func:`counterfactual_metrics` number."""
     cf = np.asarray(is_cf, dtype=bool)
     cs = np.asarray(is_cs, dtype=bool)

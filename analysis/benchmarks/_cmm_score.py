@@ -170,8 +170,10 @@ def cluster_stats(table: pd.DataFrame, f: Flags) -> ClusterStats:
     columns = dict(zip(STAT_NAMES, [np.ones(n, dtype=bool), *f.columns()], strict=True))
     subs = [str(s) for s in pd.unique(table["category"].astype(str))]
     grans = set(table["subcategory"].astype(str))
+    present = [g for g in GRANULARITIES if g in grans]
     scopes = [(None, np.ones(n, dtype=bool)), *masks(table["category"].astype(str), subs, "sub_category"),
-              *masks(table["subcategory"].astype(str), [g for g in GRANULARITIES if g in grans], "granularity")]
+              *masks(table["subcategory"].astype(str), present, "granularity")]
     keys, values = tally_clusters(table["media"].to_numpy(dtype=object), columns, scopes)
     verdicts = {"accuracy": pd.Series(f.correct, index=table["item_id"].to_numpy(dtype=object))}
-    return ClusterStats("clip", keys, STAT_NAMES, tuple(s for s, _ in scopes), values, metrics_of, verdicts)
+    return ClusterStats("clip", keys, STAT_NAMES, tuple(s for s, _ in scopes), values, metrics_of,
+                        ("sub_category", "granularity"), verdicts)

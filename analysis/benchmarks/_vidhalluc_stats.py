@@ -39,7 +39,7 @@ def _accuracy_stats(
     columns = {"n": np.ones(ok.size, dtype=bool), "correct": ok}
     keys, values = tally(clusters, columns, [(None, np.ones(ok.size, dtype=bool))])
     verdicts = {"accuracy": pd.Series(ok, index=units)}
-    return ClusterStats(unit, keys, ACCURACY, (None,), values, accuracy_of(zero), verdicts)
+    return ClusterStats(unit, keys, ACCURACY, (None,), values, accuracy_of(zero), verdicts=verdicts)
 
 
 def bqa_stats(frame: pd.DataFrame, parser: str) -> ClusterStats:
@@ -100,5 +100,6 @@ def sth_stats(frame: pd.DataFrame, parser: str, embedder: SentenceEmbedder | sth
     pair_score = p.pair_score if p.pair_score is not None else np.full(pred.size, math.nan)
     columns = {"n": np.ones(pred.size, dtype=bool), "tp": pred & gold, "tn": ~pred & ~gold,
                "fp": pred & ~gold, "fn": ~pred & gold, "both_yes": pred & gold, "pair_score": pair_score}
-    keys, values = tally(p.rows["media"].to_numpy(dtype=object), columns, [(None, np.ones(pred.size, dtype=bool))])
+    everything = [(None, np.ones(pred.size, dtype=bool))]
+    keys, values = tally(p.rows["media"].to_numpy(dtype=object), columns, everything)
     return ClusterStats("video", keys, STH_STATS, (None,), values, sth_metrics)

@@ -125,7 +125,7 @@ def cluster_stats(table: pd.DataFrame, *, task: str | None = None, parser: str |
     keys, values = tally(r.rows["media"].to_numpy(dtype=object), columns, scopes)
     verdicts = {"accuracy": pd.Series(r.correct, index=r.rows["item_id"].to_numpy(dtype=object))}
     return ClusterStats("video", keys, tuple(columns), tuple(s for s, _ in scopes), values,
-                        binary_metrics_of, verdicts)
+                        binary_metrics_of, ("task",), verdicts)
 
 
 @dataclass(frozen=True)

@@ -83,9 +83,14 @@ import pandas as pd
 
 from analysis.benchmarks import _cdh_audit, _cdh_load, _cdh_parse
 from analysis.benchmarks.base import Finding, ScoreReport, resolve_parser
-from analysis.errors import InputError
 from analysis.cluster_stats import ClusterStats, tally
-from analysis.metrics import MetricDict, counterfactual_counts, counterfactual_metrics, counterfactual_metrics_of
+from analysis.errors import InputError
+from analysis.metrics import (
+    MetricDict,
+    counterfactual_counts,
+    counterfactual_metrics,
+    counterfactual_metrics_of,
+)
 from analysis.table import concat_tables, make_table, media_json
 
 NAME = "cdh-bench"
@@ -209,7 +214,7 @@ def cluster_stats(table: pd.DataFrame, *, task: str | None = None, parser: str |
     verdicts_by = {"cf_acc": pd.Series(correct[is_cf], index=ids[is_cf]),
                    "cs_acc": pd.Series(correct[is_cs], index=ids[is_cs])}
     return ClusterStats("pair", keys, tuple(columns), tuple(s for s, _ in scopes), values,
-                        counterfactual_metrics_of, verdicts_by)
+                        counterfactual_metrics_of, ("task", "task/category"), verdicts_by)
 
 
 def _scopes(

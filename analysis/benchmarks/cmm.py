@@ -70,7 +70,8 @@ SPELLINGS = ("raw_files", "reorg_raw_files")
 
 __all__ = [
     "ALT_PARSER", "NAME", "PARSERS", "TASKS", "TASK_REQUIRED", "VERSION",
-    "audit", "candidate_paths", "cluster_stats", "granularity_by_sub_category", "item_id", "load", "load_gold", "score",
+    "audit", "candidate_paths", "cluster_stats", "granularity_by_sub_category", "item_id", "load",
+    "load_gold", "score",
 ]
 
 

@@ -91,10 +91,10 @@ from analysis.benchmarks._dvb_audit import audit_gold
 from analysis.benchmarks._dvb_columns import ColumnTexts, extra_column, may_hold_labels
 from analysis.benchmarks._dvb_measure import Comparison
 from analysis.benchmarks._dvb_metrics import (
+    STAT_NAMES,
     compare,
     compare_flags,
     compare_parsers,
-    STAT_NAMES,
     label_recall,
     metrics_of,
     stat_columns,
@@ -246,7 +246,8 @@ def cluster_stats(table: pd.DataFrame, *, task: str | None = None, parser: str |
     scopes = [(None, np.ones(rows.size, dtype=bool)),
               *masks(domains, sorted(set(domains.tolist())), "domain")]
     keys, values = tally(table["item_id"].to_numpy(dtype=object)[rows], stat_columns(result), scopes)
-    return ClusterStats("caption", keys, STAT_NAMES, tuple(s for s, _ in scopes), values, metrics_of)
+    return ClusterStats("caption", keys, STAT_NAMES, tuple(s for s, _ in scopes), values, metrics_of,
+                        ("domain",))
 
 
 def _compared(
