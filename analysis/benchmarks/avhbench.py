@@ -43,7 +43,7 @@ import pandas as pd
 from analysis.benchmarks import _avh_table
 from analysis.benchmarks._avh_audit import audit_records
 from analysis.benchmarks._avh_read import read
-from analysis.benchmarks.base import Finding, ScoreReport, refuse_task, resolve_parser
+from analysis.benchmarks.base import Board, Finding, ScoreReport, refuse_task, resolve_parser
 from analysis.cluster_stats import ClusterStats, masks, tally
 from analysis.metrics import NO, UNPARSED, YES, MetricDict, binary_counts, binary_metrics, binary_metrics_of
 from analysis.table import concat_tables
@@ -55,6 +55,13 @@ TASKS: tuple[str, ...] = ()
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("first-word", "negation-aware", "substring")
 ALT_PARSER = "negation-aware"
+_YES_NO = ("accuracy", "f1", "precision", "recall", "yes_ratio")
+BOARDS = (
+    Board("AVHBench, all yes/no tasks", None, None, _YES_NO),
+    Board("Audio-driven Video Hallucination", None, ("task", "Audio-driven Video Hallucination"), _YES_NO),
+    Board("Video-driven Audio Hallucination", None, ("task", "Video-driven Audio Hallucination"), _YES_NO),
+    Board("AV Matching", None, ("task", "AV Matching"), _YES_NO),
+)
 
 CAPTIONING = _avh_table.CAPTIONING
 BOTH = 2

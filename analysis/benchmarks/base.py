@@ -60,6 +60,19 @@ class Finding:
         }
 
 
+@dataclass(frozen=True)
+class Board:
+    """One leaderboard of a benchmark: where its official metrics sit in a score report."""
+
+    title: str
+    task: str | None
+    """The ``--task`` to score with (None where the benchmark has no task option)."""
+    scope: tuple[str, str] | None
+    """None for the report's ``overall``, else (group, key), e.g. ``("task", "qa")``."""
+    metrics: tuple[str, ...]
+    """The official metrics shown; the first ranks the models (higher is better)."""
+
+
 class Benchmark(Protocol):
     """The interface of a benchmark module."""
 
@@ -74,6 +87,8 @@ class Benchmark(Protocol):
     """Parser names; the first is the default (``official`` where an official scorer exists)."""
     ALT_PARSER: str
     """The parser whose reading the item table keeps beside the default one."""
+    BOARDS: tuple[Board, ...]
+    """The leaderboards of the overview, in order (boards without models are left out)."""
 
     def load(
         self,

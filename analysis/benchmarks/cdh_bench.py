@@ -82,7 +82,7 @@ import orjson
 import pandas as pd
 
 from analysis.benchmarks import _cdh_audit, _cdh_load, _cdh_parse
-from analysis.benchmarks.base import Finding, ScoreReport, resolve_parser
+from analysis.benchmarks.base import Board, Finding, ScoreReport, resolve_parser
 from analysis.cluster_stats import ClusterStats, tally
 from analysis.errors import InputError
 from analysis.metrics import (
@@ -99,6 +99,11 @@ TASKS: tuple[str, ...] = _cdh_load.TASKS
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("official", "reparse", "strict")
 ALT_PARSER = "strict"
+_CDH = ("cf_acc", "cs_acc", "cfad", "ccr", "rpd")
+BOARDS = (
+    Board("CDH-Bench QA", None, ("task", "qa"), _CDH),
+    Board("CDH-Bench multiple choice", None, ("task", "mc"), _CDH),
+)
 
 BoolArray = npt.NDArray[np.bool_]
 

@@ -52,7 +52,7 @@ from analysis.benchmarks._cmm_audit import audit_rows
 from analysis.benchmarks._cmm_columns import item_id
 from analysis.benchmarks._cmm_read import Rows, read_rows
 from analysis.benchmarks._cmm_score import DETAIL_GROUP, flags, grouped
-from analysis.benchmarks.base import Finding, ScoreReport, refuse_task, resolve_parser
+from analysis.benchmarks.base import Board, Finding, ScoreReport, refuse_task, resolve_parser
 from analysis.cluster_stats import ClusterStats
 from analysis.errors import InputError
 from analysis.metrics import MetricDict
@@ -64,12 +64,13 @@ TASKS: tuple[str, ...] = ()
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("official", "first-word", "negation-aware")
 ALT_PARSER = "negation-aware"
+BOARDS = (Board("CMM", None, None, ("accuracy", "pa", "hr")),)
 
 SPELLINGS = ("raw_files", "reorg_raw_files")
 """The two names of the media folder: the template's and the released zip's."""
 
 __all__ = [
-    "ALT_PARSER", "NAME", "PARSERS", "TASKS", "TASK_REQUIRED", "VERSION",
+    "ALT_PARSER", "BOARDS", "NAME", "PARSERS", "TASKS", "TASK_REQUIRED", "VERSION",
     "audit", "candidate_paths", "cluster_stats", "granularity_by_sub_category", "item_id", "load",
     "load_gold", "score",
 ]

@@ -100,7 +100,7 @@ from analysis.benchmarks._dvb_metrics import (
     stat_columns,
     summarize,
 )
-from analysis.benchmarks.base import Finding, ScoreReport, resolve_parser
+from analysis.benchmarks.base import Board, Finding, ScoreReport, resolve_parser
 from analysis.cluster_stats import ClusterStats, masks, tally
 from analysis.errors import InputError
 from analysis.metrics import MetricDict
@@ -113,6 +113,8 @@ TASKS: tuple[str, ...] = ()
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("official", "aligned")
 ALT_PARSER = "aligned"
+BOARDS = (Board("DetailVerifyBench", None, None,
+                ("token_f1", "sentence_f1", "response_f1", "token_iou", "token_precision", "token_recall")),)
 OFFICIAL_PARSERS = frozenset({"official"})
 """Parsers that reproduce the official scorer; ``aligned`` is a halluscope addition."""
 

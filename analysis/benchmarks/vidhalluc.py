@@ -120,7 +120,7 @@ from analysis.benchmarks import _vidhalluc_stats as stats
 from analysis.benchmarks import _vidhalluc_sth as sth
 from analysis.benchmarks import _vidhalluc_tsh as tsh
 from analysis.benchmarks._vidhalluc_common import ALT, model_name
-from analysis.benchmarks.base import Finding, ScoreReport, resolve_parser
+from analysis.benchmarks.base import Board, Finding, ScoreReport, resolve_parser
 from analysis.cluster_stats import ClusterStats
 from analysis.embedder import SentenceEmbedder
 from analysis.errors import InputError
@@ -134,6 +134,12 @@ TASKS: tuple[str, ...] = ("bqa", "mcq", "tsh", "sth")
 TASK_REQUIRED = True
 PARSERS: tuple[str, ...] = ("official", ALT)
 ALT_PARSER = ALT
+BOARDS = (
+    Board("ACH binary QA (a question counts when every clip is right)", "bqa", None, ("accuracy",)),
+    Board("ACH multiple choice", "mcq", None, ("accuracy",)),
+    Board("TSH temporal order", "tsh", None, ("accuracy",)),
+    Board("STH scene change", "sth", None, ("score", "classification_score", "description_score", "mcc")),
+)
 
 _GOLD_FILE = {"bqa": "ach_binaryqa.json", "sth": "sth.json"}
 _GOLD_LOADERS = {"bqa": bqa.load_gold, "mcq": mcq.load_gold, "tsh": tsh.load_gold, "sth": sth.load_gold}
