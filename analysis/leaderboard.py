@@ -210,7 +210,7 @@ def board_frame(lb: Leaderboard) -> pd.DataFrame:
     return pd.DataFrame.from_records(records)
 
 
-def tests_frame(lb: Leaderboard) -> pd.DataFrame:
+def pair_tests_frame(lb: Leaderboard) -> pd.DataFrame:
     """The pairwise tests of a board, one row per pair."""
     return pd.DataFrame.from_records([
         {"model A": t.a, "model B": t.b, "metric": t.metric, "A - B": fmt(t.difference),

@@ -52,7 +52,7 @@ def aligned(models: Sequence[ClusterStats], scope: Scope) -> tuple[FloatArray, i
     k = len(models[0].names) if models else 0
     joint = np.zeros((len(order), k * len(models)))
     for i, stats in enumerate(models):
-        rows = order.get_indexer(stats.keys)
+        rows = order.get_indexer(pd.Index(stats.keys))
         joint[rows, i * k:(i + 1) * k] = stats.block(scope)
     return joint, k
 
