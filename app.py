@@ -19,7 +19,7 @@ import pandas as pd
 from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.previews import default_preview_dir
 from analysis.views import Filters, filter_rows
-from components import browse, charts, keys, navigate
+from components import browse, charts, keys, navigate, overview
 from components.identity import auth_from, identity_of, on_spaces
 from components.inspect import build_inspector
 from components.pairs_tab import build_pairs_tab
@@ -52,6 +52,8 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                 if ctx.oauth:
                     gr.LoginButton()
             with gr.Column(scale=5), gr.Tabs() as tabs:
+                with gr.Tab("Overview", id="overview-tab"):
+                    ov = overview.build_overview()
                 with gr.Tab("Items", id="items-tab"):
                     t = browse.build_table(catalog)
                     ins = build_inspector()
@@ -69,7 +71,9 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                                         preview_dir=default_preview_dir(), reviewers=ctx.reviewers)
                 with gr.Tab("Data problems", id="problems-tab"):
                     _problems(catalog)
-        _wire(catalog, demo, current, f, t, ins, ch, jump)
+        refresh, refresh_out = _wire(catalog, demo, current, f, t, ins, ch, jump)
+        boards_of = overview.board_cache(catalog)
+        overview.wire(ov, demo, f, tabs, boards_of, _corrected_of(ctx), refresh, refresh_out)
         wire_review(ctx, demo, current, f, t, ins, ch, rv, rt, gold_mode, changes, tabs)
     return demo
 
@@ -83,7 +87,7 @@ def _wire(
     ins: Any,
     ch: charts.ChartWidgets,
     jump: gr.Textbox,
-) -> None:
+) -> tuple[Any, list[Any]]:
     fin = f.inputs()
 
     table_out = [t.table, t.page, t.info]
@@ -138,6 +142,25 @@ def _wire(
     jump.submit(
         lambda i, *v: navigate.find_item(catalog, i, list(v)), [jump, *fin], item_out, api_name="item", **free
     )
+    return refresh, refresh_out
+
+
+def _corrected_of(ctx: ReviewContext) -> Any:
+    """Rows of a benchmark scored against the store's corrected gold; None without corrections."""
+    if ctx.store is None:
+        return None
+    from analysis.store import apply_corrections, current_labels
+
+    store = ctx.store
+
+    def corrected(benchmark: str) -> pd.DataFrame | None:
+        labels = current_labels(store, benchmark)
+        if not (labels["field"] == "gold").any():
+            return None
+        table = ctx.catalog.table
+        return apply_corrections(table[table["benchmark"] == benchmark], labels)
+
+    return corrected
 
 
 def _summary(catalog: Catalog) -> str:
@@ -192,7 +215,7 @@ def _problems(catalog: Catalog) -> None:
 def launch_kwargs(catalog: Catalog) -> dict[str, Any]:
     """What ``launch`` needs: styling, the key script, and media roots as the only served folders."""
     return {
-        "css": CSS,
+        "css": CSS + overview.CSS,
         "head": keys.HEAD,
         "allowed_paths": catalog.allowed_paths(),
         "run_history": False,

@@ -9,7 +9,7 @@ corrected numbers stand beside the official ones. Pure data: the app and the rep
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
@@ -174,6 +174,18 @@ def leaderboards(
         built = build_board(bench, board, rows, corrected=fixed, n_boot=n_boot, seed=seed)
         if built is not None:
             out.append(built)
+    return out
+
+
+def with_corrected(boards: list[Leaderboard], corrected: pd.DataFrame) -> list[Leaderboard]:
+    """The same boards with each entry's corrected numbers (from ``apply_corrections`` rows)."""
+    out = []
+    for lb in boards:
+        bench = benchmarks.get(lb.benchmark)
+        rows = corrected[(corrected["benchmark"].astype(str) == bench.NAME).to_numpy(dtype=bool)]
+        entries = [replace(e, corrected=_corrected(bench, lb.board, rows, e.model, bench.score))
+                   for e in lb.entries]
+        out.append(replace(lb, entries=entries))
     return out
 
 
