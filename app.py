@@ -72,6 +72,9 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                 with gr.Tab("Data problems", id="problems-tab"):
                     _problems(catalog)
         refresh, refresh_out = _wire(catalog, demo, current, f, t, ins, ch, jump)
+        # an item asked for by id is shown where items are: in the Items tab
+        jump.submit(lambda: gr.Tabs(selected="items-tab"), None, tabs, api_visibility="private",
+                    concurrency_limit=None)
         boards_of = overview.board_cache(catalog)
         overview.wire(ov, demo, f, tabs, boards_of, _corrected_of(ctx), refresh, refresh_out)
         wire_review(ctx, demo, current, f, t, ins, ch, rv, rt, gold_mode, changes, tabs)
