@@ -53,9 +53,9 @@ class ClusterStats:
     metrics: MetricsFn
     groups: tuple[str, ...] = ()
     """The report's group names, including any that hold no key (as ``score`` reports them)."""
-    verdicts: Mapping[str, pd.Series] = field(default_factory=dict)
-    """Per metric that is an accuracy over units: a boolean Series of verdicts indexed by unit key
-    (for McNemar's test between two models); only for the ``overall`` scope."""
+    verdicts: Mapping[tuple[Scope, str], pd.Series] = field(default_factory=dict)
+    """Per (scope, metric) where the metric is an accuracy over units: a boolean Series of the
+    verdicts indexed by unit key (for McNemar's test between two models)."""
 
     def block(self, scope: Scope) -> FloatArray:
         """The statistics of one scope, ``(n_clusters, k)``."""
@@ -119,6 +119,19 @@ def point(stats: ClusterStats) -> dict[str, Any]:
         else:
             groups.setdefault(scope[0], {})[scope[1]] = values
     return {"overall": overall, "groups": groups}
+
+
+def scope_verdicts(
+    metric: str, correct: Any, units: Any, scopes: Sequence[tuple[Scope, Any]]
+) -> dict[tuple[Scope, str], pd.Series]:
+    """The verdicts of ``metric`` per scope: ``correct`` by unit, restricted to each scope's mask."""
+    ok = np.asarray(correct, dtype=bool)
+    ids = np.asarray(units, dtype=object)
+    out = {}
+    for scope, mask in scopes:
+        rows = np.asarray(mask, dtype=bool)
+        out[(scope, metric)] = pd.Series(ok[rows], index=ids[rows])
+    return out
 
 
 def masks(labels: Any, names: Sequence[str], group: str) -> list[tuple[Scope, BoolArray]]:

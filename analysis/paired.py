@@ -106,8 +106,8 @@ def compare_models(
         d = reps[i] - reps[j]
         interval = None if diff is None else percentile(d, level)
         test, p, discordant = "bootstrap", _bootstrap_p(d) if diff is not None else None, None
-        va, vb = models[i].verdicts.get(metric), models[j].verdicts.get(metric)
-        if scope is None and va is not None and vb is not None:
+        va, vb = models[i].verdicts.get((scope, metric)), models[j].verdicts.get((scope, metric))
+        if va is not None and vb is not None:
             test = "mcnemar"
             p, discordant = mcnemar(va, vb)
         raw.append((i, j, diff, interval, test, p, discordant))

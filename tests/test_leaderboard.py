@@ -142,7 +142,7 @@ def _stats(correct: np.ndarray, ids: list[str]) -> ClusterStats:
     columns = binary_counts(pred, np.ones(correct.size, dtype=bool), correct)
     keys, values = tally(np.array(ids, dtype=object), columns, [(None, np.ones(correct.size, dtype=bool))])
     return ClusterStats("item", keys, tuple(columns), (None,), values, binary_metrics_of,
-                        verdicts={"accuracy": pd.Series(correct, index=ids)})
+                        verdicts={(None, "accuracy"): pd.Series(correct, index=ids)})
 
 
 def test_paired_bootstrap_uses_the_same_draw_for_both_models() -> None:

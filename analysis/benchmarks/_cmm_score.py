@@ -15,7 +15,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from analysis.benchmarks._cmm_parse import NO_HIT, gold_class, official_hits
-from analysis.cluster_stats import ClusterStats, FloatArray, masks
+from analysis.cluster_stats import ClusterStats, FloatArray, masks, scope_verdicts
 from analysis.cluster_stats import tally as tally_clusters
 from analysis.metrics import NO, UNPARSED, YES, MetricDict, f1, f1s, ratio, ratios
 from analysis.yesno import READERS, read_column
@@ -174,6 +174,6 @@ def cluster_stats(table: pd.DataFrame, f: Flags) -> ClusterStats:
     scopes = [(None, np.ones(n, dtype=bool)), *masks(table["category"].astype(str), subs, "sub_category"),
               *masks(table["subcategory"].astype(str), present, "granularity")]
     keys, values = tally_clusters(table["media"].to_numpy(dtype=object), columns, scopes)
-    verdicts = {"accuracy": pd.Series(f.correct, index=table["item_id"].to_numpy(dtype=object))}
+    verdicts = scope_verdicts("accuracy", f.correct, table["item_id"], scopes)
     return ClusterStats("clip", keys, STAT_NAMES, tuple(s for s, _ in scopes), values, metrics_of,
                         ("sub_category", "granularity"), verdicts)

@@ -15,7 +15,7 @@ from analysis.benchmarks import _vidhalluc_bqa as bqa
 from analysis.benchmarks import _vidhalluc_mcq as mcq
 from analysis.benchmarks import _vidhalluc_sth as sth
 from analysis.benchmarks import _vidhalluc_tsh as tsh
-from analysis.cluster_stats import ClusterStats, FloatArray, MetricsFn, tally
+from analysis.cluster_stats import ClusterStats, FloatArray, MetricsFn, Scope, tally
 from analysis.embedder import SentenceEmbedder
 from analysis.metrics import ratios
 
@@ -38,7 +38,7 @@ def _accuracy_stats(
     ok = np.asarray(correct, dtype=bool)
     columns = {"n": np.ones(ok.size, dtype=bool), "correct": ok}
     keys, values = tally(clusters, columns, [(None, np.ones(ok.size, dtype=bool))])
-    verdicts = {"accuracy": pd.Series(ok, index=units)}
+    verdicts: dict[tuple[Scope, str], pd.Series] = {(None, "accuracy"): pd.Series(ok, index=units)}
     return ClusterStats(unit, keys, ACCURACY, (None,), values, accuracy_of(zero), verdicts=verdicts)
 
 

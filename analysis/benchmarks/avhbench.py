@@ -44,7 +44,7 @@ from analysis.benchmarks import _avh_table
 from analysis.benchmarks._avh_audit import audit_records
 from analysis.benchmarks._avh_read import read
 from analysis.benchmarks.base import Board, Finding, ScoreReport, refuse_task, resolve_parser
-from analysis.cluster_stats import ClusterStats, masks, tally
+from analysis.cluster_stats import ClusterStats, masks, scope_verdicts, tally
 from analysis.metrics import NO, UNPARSED, YES, MetricDict, binary_counts, binary_metrics, binary_metrics_of
 from analysis.table import concat_tables
 from analysis.yesno import first_word, negation_aware, read_column
@@ -130,7 +130,7 @@ def cluster_stats(table: pd.DataFrame, *, task: str | None = None, parser: str |
     columns = binary_counts(r.pred, r.gold_yes, r.correct)
     scopes = [(None, np.ones(len(r.rows), dtype=bool)), *masks(r.tasks, r.task_names, "task")]
     keys, values = tally(r.rows["media"].to_numpy(dtype=object), columns, scopes)
-    verdicts = {"accuracy": pd.Series(r.correct, index=r.rows["item_id"].to_numpy(dtype=object))}
+    verdicts = scope_verdicts("accuracy", r.correct, r.rows["item_id"], scopes)
     return ClusterStats("video", keys, tuple(columns), tuple(s for s, _ in scopes), values,
                         binary_metrics_of, ("task",), verdicts)
 

@@ -83,7 +83,7 @@ import pandas as pd
 
 from analysis.benchmarks import _cdh_audit, _cdh_load, _cdh_parse
 from analysis.benchmarks.base import Board, Finding, ScoreReport, resolve_parser
-from analysis.cluster_stats import ClusterStats, tally
+from analysis.cluster_stats import ClusterStats, scope_verdicts, tally
 from analysis.errors import InputError
 from analysis.metrics import (
     MetricDict,
@@ -216,8 +216,10 @@ def cluster_stats(table: pd.DataFrame, *, task: str | None = None, parser: str |
     columns = counterfactual_counts(is_cf, is_cs, correct, cs_error)
     keys, values = tally(scored["pair_id"].astype(str).to_numpy(dtype=object), columns, scopes)
     ids = scored["item_id"].to_numpy(dtype=object)
-    verdicts_by = {"cf_acc": pd.Series(correct[is_cf], index=ids[is_cf]),
-                   "cs_acc": pd.Series(correct[is_cs], index=ids[is_cs])}
+    verdicts_by = {
+        **scope_verdicts("cf_acc", correct, ids, [(s, m & is_cf) for s, m in scopes]),
+        **scope_verdicts("cs_acc", correct, ids, [(s, m & is_cs) for s, m in scopes]),
+    }
     return ClusterStats("pair", keys, tuple(columns), tuple(s for s, _ in scopes), values,
                         counterfactual_metrics_of, ("task", "task/category"), verdicts_by)
 

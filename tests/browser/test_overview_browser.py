@@ -1,0 +1,74 @@
+"""The overview in a real browser: the app opens on the leaderboards, whose numbers are score's.
+
+Screenshots of the overview in light and dark mode at 1280 px and 390 px go to
+``test-artifacts/screenshots/overview-*.png``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import SHOTS
+from playwright.sync_api import Browser, expect
+
+from analysis.catalog import SAMPLE_MANIFEST, load_manifest
+from analysis.leaderboard import fmt, fmt_interval, leaderboards
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning"),
+    pytest.mark.filterwarnings("ignore:unclosed event loop:ResourceWarning"),
+    pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning"),
+]
+
+TIMEOUT = 20_000
+
+
+def _page(browser: Browser, url: str, width: int, scheme: Any = "light") -> Any:
+    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+    page = context.new_page()
+    page.goto(url)
+    expect(page.locator("#leaderboards .hs-board").first).to_be_visible(timeout=TIMEOUT)
+    return page
+
+
+def test_the_app_opens_on_leaderboards_with_the_score_numbers(browser: Browser, app_url: str) -> None:
+    page = _page(browser, app_url, 1280)
+    expect(page.get_by_role("tab", name="Overview")).to_have_attribute("aria-selected", "true")
+    (first,) = [lb for lb in leaderboards(load_manifest(SAMPLE_MANIFEST).table, "avhbench")[:1]]
+    table = page.locator("#leaderboards .hs-board").first
+    expect(table.locator("h3")).to_have_text(first.board.title)
+    for i, entry in enumerate(first.entries):
+        row = table.locator("tbody tr").nth(i)
+        expect(row.locator("td.hs-model")).to_have_text(entry.model)
+        metric = first.board.metrics[0]
+        cell = row.locator("td").nth(3)
+        expect(cell).to_contain_text(fmt(entry.values[metric]))
+        expect(cell.locator(".hs-ci")).to_have_text(fmt_interval(entry.intervals[metric]))
+
+
+def test_a_model_s_failures_open_in_the_items_tab(browser: Browser, app_url: str) -> None:
+    page = _page(browser, app_url, 1280)
+    page.locator("#failures-of input").click()
+    page.get_by_role("option", name="AV Matching · balanced", exact=True).click()
+    page.locator("#open-failures").click()
+    expect(page.get_by_role("tab", name="Items")).to_have_attribute("aria-selected", "true", timeout=TIMEOUT)
+    expect(page.locator("#f-wrong input")).to_be_checked(timeout=TIMEOUT)
+    expect(page.locator("#items [data-row='0'][data-col='9']")).to_have_text("✗", timeout=TIMEOUT)
+    models = page.locator("#items [data-col='2']")
+    expect(models.first).to_have_text("balanced", timeout=TIMEOUT)
+    texts = set(page.locator("#items [data-row][data-col='2']").all_inner_texts())
+    assert texts == {"balanced"}
+    tasks = set(page.locator("#items [data-row][data-col='3']").all_inner_texts())
+    assert tasks == {"AV Matching"}
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [1280, 390])
+def test_overview_screenshots(browser: Browser, app_url: str, scheme: str, width: int) -> None:
+    page = _page(browser, app_url, width, scheme)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"overview-{scheme}-{width}.png"), full_page=False)
+    # the board table fits the viewport or scrolls inside its own box, never the whole page
+    overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 1
