@@ -7,7 +7,7 @@ from html import escape
 from analysis.leaderboard import Leaderboard, fmt, fmt_interval
 
 CSS = """
-.hs-board { margin: 0 0 18px 0; }
+.hs-board { margin: 0 0 18px 0; max-width: 100%; overflow-x: auto; }
 .hs-board h3 { margin: 10px 0 4px 0; font-size: 1.05em; }
 .hs-board .hs-board-note { font-size: 0.85em; color: var(--hs-subdued, #555); margin: 2px 0 6px 0; }
 .hs-board table { border-collapse: collapse; width: 100%; font-size: 0.92em; }

@@ -69,6 +69,8 @@ def test_overview_screenshots(browser: Browser, app_url: str, scheme: str, width
     page = _page(browser, app_url, width, scheme)
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"overview-{scheme}-{width}.png"), full_page=False)
+    page.locator("#leaderboards").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / f"overview-{scheme}-{width}-boards.png"), full_page=False)
     # the board table fits the viewport or scrolls inside its own box, never the whole page
     overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 1
