@@ -17,14 +17,17 @@ import gradio as gr
 import pandas as pd
 
 from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
-from analysis.previews import default_preview_dir
+from analysis.pair_validation.previews import default_preview_dir
 from analysis.views import Filters, filter_rows
-from components import browse, charts, keys, navigate, overview
+from components import keys, overview
+from components.browse import charts, navigate
+from components.browse import page as browse
+from components.browse.inspector import build_inspector
 from components.identity import auth_from, identity_of, on_spaces
-from components.inspect import build_inspector
-from components.pairs_tab import build_pairs_tab
-from components.review import ReviewContext, build_review
-from components.review_app import build_review_tab, wire_review
+from components.pairs.tab import build_pairs_tab
+from components.review.context import ReviewContext
+from components.review.panel import build_review
+from components.review.tab import build_review_tab, wire_review
 from components.style import CSS
 
 

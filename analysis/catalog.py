@@ -2,7 +2,7 @@
 
 Files come either from a manifest (``samples/manifest.json``, written by the sample generator) or
 from a list of paths a user gives ``halluscope serve``; then each file's benchmark, task and role
-(gold or predictions) are read from its content (:mod:`analysis._catalog_detect`).
+(gold or predictions) are read from its content (:mod:`analysis.detect`).
 
 A bad file never stops the rest: its loader's one-line message (``InputError.line()``) is kept in
 :attr:`Catalog.errors` and shown in the app, and every other file loads.
@@ -22,12 +22,12 @@ import numpy.typing as npt
 import pandas as pd
 
 from analysis import benchmarks
-from analysis._catalog_detect import Detected, Role, detect
 from analysis.benchmarks.base import Finding
 from analysis.charts import CHART_COLUMNS, derive_columns
+from analysis.detect import Detected, Role, detect
 from analysis.errors import InputError
-from analysis.io import read_object
 from analysis.media import MediaResolver
+from analysis.readers import read_object
 from analysis.table import concat_tables
 from analysis.views import ItemDetail, group_indices, item_detail, prepare
 

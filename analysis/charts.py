@@ -21,7 +21,7 @@ import plotly.graph_objects as go
 
 from analysis._charts_plot import SYMBOLS, axis, color, empty, figure, model_bar, wrap
 from analysis.benchmarks import cdh_bench, detailverifybench
-from analysis.benchmarks._dvb_metrics import compare
+from analysis.benchmarks.detailverifybench.scoring import compare
 from analysis.metrics import accuracy, binary_metrics, counterfactual_metrics, macro_mean, ratio
 from analysis.views import group_indices
 

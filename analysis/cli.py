@@ -17,14 +17,10 @@ from typing import Any, NoReturn
 
 from analysis.benchmarks import REGISTRY, UnknownBenchmark, get
 from analysis.benchmarks.base import Benchmark, Finding, ScoreReport
-from analysis.errors import InputError
+from analysis.errors import InputError, UsageError
 from analysis.intervals import N_BOOT, SEED, intervals
 
 MAX_BOOT = 1_000_000
-
-
-class UsageError(Exception):
-    """Bad command-line usage (exit 2)."""
 
 
 class _Parser(argparse.ArgumentParser):

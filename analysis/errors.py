@@ -35,3 +35,7 @@ class InputError(Exception):
             parts.append(f"field {self.field!r}")
         parts.append(self.problem)
         return ": ".join(parts).replace("\n", " ")
+
+
+class UsageError(Exception):
+    """Bad command-line usage (exit 2)."""

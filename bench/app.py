@@ -31,7 +31,8 @@ sys.path.insert(0, str(ROOT))
 
 from analysis.catalog import Catalog, load_paths  # noqa: E402 - after the path set-up above
 from analysis.views import ALL, filter_rows  # noqa: E402
-from components import browse, charts, navigate  # noqa: E402
+from components.browse import charts, navigate  # noqa: E402
+from components.browse import page as browse  # noqa: E402
 
 SAMPLES = ROOT / "samples"
 

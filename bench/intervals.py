@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from score import write_cmm  # noqa: E402
 
 from analysis.benchmarks import get  # noqa: E402
-from analysis.benchmarks._dvb_metrics import STAT_NAMES, metrics_of  # noqa: E402
+from analysis.benchmarks.detailverifybench.scoring import STAT_NAMES, metrics_of  # noqa: E402
 from analysis.cluster_stats import ClusterStats, tally  # noqa: E402
 from analysis.intervals import intervals  # noqa: E402
 
@@ -92,7 +92,8 @@ def main() -> None:
     domains = rng.integers(0, 6, n)
     scopes = [(None, np.ones(n, dtype=bool)), *((("domain", str(d)), domains == d) for d in range(6))]
     keys, values = tally(np.arange(n), columns, scopes)
-    dvb = ClusterStats("caption", keys, STAT_NAMES, tuple(s for s, _ in scopes), values, metrics_of, ("domain",))
+    dvb = ClusterStats("caption", keys, STAT_NAMES, tuple(s for s, _ in scopes), values, metrics_of,
+                       ("domain",))
     report(f"DetailVerifyBench-like {n:,} captions", dvb, args.n_boot)
 
 

@@ -2,7 +2,7 @@
 
 The identity of a write comes only from the session: ``request.username`` or the OAuth profile
 Gradio injects, never from a form value or an API argument. Without either, the app is a
-read-only demo and every write handler refuses (see :mod:`components.review`).
+read-only demo and every write handler refuses (see :mod:`components.review.panel`).
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from analysis._catalog_detect import Detected, detect
 from analysis.catalog import load_manifest, load_paths
+from analysis.detect import Detected, detect
 from analysis.errors import InputError
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "manifest.json"

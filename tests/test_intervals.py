@@ -226,7 +226,7 @@ def test_both_ways_of_drawing_give_the_same_distribution() -> None:
 
 def test_a_group_no_replicate_can_leave_empty_has_an_interval_without_empty_draws() -> None:
     """A replicate that draws none of a group's clusters says nothing about it: left out."""
-    from analysis.benchmarks import _cmm_score
+    from analysis.benchmarks.cmm import scoring as _cmm_score
 
     n = 60
     correct = np.arange(n) % 3 != 0

@@ -301,7 +301,7 @@ def test_cdh_results_keep_failed_queries_and_seeded_gold_errors() -> None:
 
 def test_cdh_stored_verdicts_agree_with_the_loaders_reparse() -> None:
     _need_samples()
-    parse = pytest.importorskip("analysis.benchmarks._cdh_parse")
+    parse = pytest.importorskip("analysis.benchmarks.cdh_bench.parse")
     read = parse.READERS["reparse"]
     for model in MODELS:
         for rec in _read_jsonl(SAMPLES / f"cdh-bench/predictions/{model}.jsonl"):

@@ -14,8 +14,9 @@ from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.span_edit import parse_indices, selected_tokens, tag_tokens, token_runs
 from analysis.spans import CLOSE, OPEN, strip_tags, token_flags, tokenize
 from analysis.store import Identity, events_frame, open_store
-from components.review import ReviewContext, panel, save
-from components.span_picker import NotTagged, picked, picker_html, render
+from components.review.context import ReviewContext
+from components.review.panel import panel, save
+from components.review.span_picker import NotTagged, picked, picker_html, render
 
 H, E = OPEN, CLOSE
 ALICE = Identity("alice")

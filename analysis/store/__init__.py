@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from analysis.store.agreement import adjudicate, agreement_report, disagreements
 from analysis.store.apply import apply_corrections, metric_changes
-from analysis.store.db import Store, StoreError, assert_not_served, open_store
+from analysis.store.connect import open_store
+from analysis.store.db import Store, StoreError, assert_not_served
 from analysis.store.events import Event, ItemRef, NoChange, NothingToUndo, relabel, undo
 from analysis.store.export import export_corrections, import_corrections
 from analysis.store.identity import Identity, IdentityMismatch, NotAuthenticated, identity_from

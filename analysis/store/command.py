@@ -8,15 +8,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from analysis.errors import InputError
+from analysis.errors import InputError, UsageError
 
 
 def run_export(args: argparse.Namespace) -> str:
     """Do the export; returns the line to print (the CLI declares the options)."""
     from analysis.benchmarks import get
-    from analysis.cli import UsageError
+    from analysis.store.connect import open_store
     from analysis.store.corrected import write_native
-    from analysis.store.db import StoreError, default_db_path, open_store
+    from analysis.store.db import StoreError, default_db_path
     from analysis.store.export import export_corrections
     from analysis.store.labels import current_labels
 

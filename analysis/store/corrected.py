@@ -35,7 +35,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.errors import InputError
-from analysis.io import Records, looks_like_jsonl, read_object, read_records
+from analysis.readers import Records, looks_like_jsonl, read_object, read_records
 from analysis.store.apply import table_spelling
 from analysis.store.values import tagged_to_spans, untag
 
@@ -150,7 +150,8 @@ PATCHES: dict[str, Patch] = {
 
 
 def _cdh_results(records: Records, gold: Mapping[str, str]) -> None:
-    from analysis.benchmarks import _cdh_load, _cdh_parse
+    from analysis.benchmarks.cdh_bench import parse as _cdh_parse
+    from analysis.benchmarks.cdh_bench import read as _cdh_load
 
     reparse = _cdh_parse.READERS["reparse"]
     for record in records.items:
@@ -173,7 +174,7 @@ def _cdh_results(records: Records, gold: Mapping[str, str]) -> None:
 
 
 def _vidhalluc(path: Path, gold: Mapping[str, str]) -> dict[str, Any]:
-    from analysis.benchmarks import _vidhalluc_audit
+    from analysis.benchmarks.vidhalluc import auditing as _vidhalluc_audit
 
     data = read_object(path)
     fixes: dict[str, Callable[[str, Any, Mapping[str, str]], None]] = {
@@ -185,7 +186,7 @@ def _vidhalluc(path: Path, gold: Mapping[str, str]) -> dict[str, Any]:
 
 
 def _bqa(group: str, questions: list[dict[str, Any]], gold: Mapping[str, str]) -> None:
-    from analysis.benchmarks._vidhalluc_bqa import item_id
+    from analysis.benchmarks.vidhalluc.bqa import item_id
 
     for index, question in enumerate(questions):
         answers = question.get("a") or {}
@@ -196,7 +197,7 @@ def _bqa(group: str, questions: list[dict[str, Any]], gold: Mapping[str, str]) -
 
 
 def _mcq(group: str, clips: dict[str, Any], gold: Mapping[str, str]) -> None:
-    from analysis.benchmarks._vidhalluc_mcq import item_id
+    from analysis.benchmarks.vidhalluc.mcq import item_id
 
     for clip, record in clips.items():
         value = gold.get(item_id(group, clip))
@@ -205,7 +206,7 @@ def _mcq(group: str, clips: dict[str, Any], gold: Mapping[str, str]) -> None:
 
 
 def _tsh(key: str, entry: dict[str, Any], gold: Mapping[str, str]) -> None:
-    from analysis.benchmarks._vidhalluc_tsh import item_id
+    from analysis.benchmarks.vidhalluc.tsh import item_id
 
     value = gold.get(item_id(key, str(entry.get("video"))))
     if value is not None:
@@ -213,7 +214,7 @@ def _tsh(key: str, entry: dict[str, Any], gold: Mapping[str, str]) -> None:
 
 
 def _sth(video_id: str, entry: dict[str, Any], gold: Mapping[str, str]) -> None:
-    from analysis.benchmarks._vidhalluc_sth import item_id
+    from analysis.benchmarks.vidhalluc.sth import item_id
 
     value = gold.get(item_id(video_id))
     if value is not None:

@@ -19,13 +19,13 @@ import hashlib
 import os
 import threading
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any, Protocol
 
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, event, text
 from sqlalchemy.engine import make_url
 
 try:
@@ -33,8 +33,14 @@ try:
 except ImportError:  # Windows: SQLite's busy timeout alone serialises writers
     fcntl = None  # type: ignore[assignment]
 
-if TYPE_CHECKING:
-    from analysis.store.mirror import Mirror
+
+
+class EventSink(Protocol):
+    """Where written events are also appended (:class:`analysis.store.mirror.Mirror`)."""
+
+    def append(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        """Append event rows."""
+        ...
 
 DEFAULT_DATA_DIR = Path("data")
 """Folder of the default SQLite file, relative to the working directory (``$HALLUSCOPE_DATA_DIR``)."""
@@ -56,7 +62,7 @@ class Store:
     """The URL with any password hidden, for messages."""
     path: Path | None = None
     """The SQLite file, or None for PostgreSQL."""
-    mirror: Mirror | None = None
+    mirror: EventSink | None = None
     """When set, every event written is also appended to the mirror's JSONL file."""
     write_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     """Writers of this process take turns before taking the file lock (SQLite)."""
@@ -101,42 +107,7 @@ def resolve_url(target: str | Path | None, data_dir: Path | None = None) -> tupl
     return f"sqlite:///{path}", path
 
 
-def open_store(
-    target: str | Path | None = None,
-    *,
-    data_dir: Path | None = None,
-    schema: str | None = None,
-    mirror: Mirror | None = None,
-    media_roots: Sequence[Path] = (),
-    migrate: bool = True,
-) -> Store:
-    """Open (creating if needed) the label store and bring its schema to the latest migration."""
-    url, path = resolve_url(target, data_dir)
-    if path is not None:
-        assert_not_served(path, media_roots)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, pool_size=5, max_overflow=30, pool_timeout=60)
-        _sqlite_hooks(engine)
-    else:
-        connect_args: dict[str, Any] = {}
-        if schema is not None:
-            _check_identifier(schema)
-            connect_args["options"] = f"-csearch_path={schema}"
-        # no pre-ping (a round trip per checkout); connections are recycled instead
-        engine = create_engine(url, pool_size=5, max_overflow=30, pool_timeout=60, pool_recycle=1800,
-                               connect_args=connect_args)
-        if schema is not None:
-            with engine.begin() as conn:
-                conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))
-    store = Store(engine, make_url(url).render_as_string(hide_password=True), path, mirror)
-    if migrate:
-        from analysis.store.migrations import migrate as run_migrations
-
-        run_migrations(store)
-    return store
-
-
-def _sqlite_hooks(engine: Engine) -> None:
+def sqlite_hooks(engine: Engine) -> None:
     """WAL, busy timeout, full sync; and transactions begun by us, not by the driver."""
 
     @event.listens_for(engine, "connect")
@@ -222,7 +193,8 @@ def assert_not_served(db_path: Path | str, media_roots: Sequence[Path | str]) ->
                              "keep it in a data folder of its own")
 
 
-def _check_identifier(name: str) -> None:
+def check_identifier(name: str) -> None:
+    """Refuse a schema name that is not a plain SQL identifier (it is spliced into SQL)."""
     if not name or not (name[0].isalpha() or name[0] == "_") or not all(
         c.isalnum() or c == "_" for c in name
     ):

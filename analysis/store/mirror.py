@@ -24,7 +24,8 @@ from typing import Any, Protocol
 import orjson
 
 from analysis.errors import InputError
-from analysis.store.db import Store, open_store
+from analysis.store.connect import open_store
+from analysis.store.db import Store
 from analysis.store.merge import insert_events
 
 ENV_REPO = "HALLUSCOPE_HF_DATASET"

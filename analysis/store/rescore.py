@@ -78,7 +78,7 @@ def _yes_no(out: pd.DataFrame, rows: Bools, _labels: Mapping[str, str]) -> None:
 def _cmm(out: pd.DataFrame, rows: Bools, _labels: Mapping[str, str]) -> None:
     if not rows.any():
         return
-    from analysis.benchmarks._cmm_parse import verdicts
+    from analysis.benchmarks.cmm.parse import verdicts
     from analysis.yesno import READERS
 
     sub = out[rows]
@@ -90,7 +90,10 @@ def _cmm(out: pd.DataFrame, rows: Bools, _labels: Mapping[str, str]) -> None:
 
 
 def _vidhalluc(out: pd.DataFrame, rows: Bools, _labels: Mapping[str, str]) -> None:
-    from analysis.benchmarks import _vidhalluc_bqa, _vidhalluc_mcq, _vidhalluc_sth, _vidhalluc_tsh
+    from analysis.benchmarks.vidhalluc import bqa as _vidhalluc_bqa
+    from analysis.benchmarks.vidhalluc import mcq as _vidhalluc_mcq
+    from analysis.benchmarks.vidhalluc import sth as _vidhalluc_sth
+    from analysis.benchmarks.vidhalluc import tsh as _vidhalluc_tsh
 
     tasks: dict[str, Any] = {"bqa": _vidhalluc_bqa, "mcq": _vidhalluc_mcq, "tsh": _vidhalluc_tsh,
                              "sth": _vidhalluc_sth}
@@ -123,7 +126,8 @@ def _sth_split(out: pd.DataFrame, rows: Bools) -> None:
 
 
 def _cdh(out: pd.DataFrame, rows: Bools, labels: Mapping[str, str]) -> None:
-    from analysis.benchmarks import _cdh_load, _cdh_parse
+    from analysis.benchmarks.cdh_bench import parse as _cdh_parse
+    from analysis.benchmarks.cdh_bench import read as _cdh_load
 
     in_bench = (out["benchmark"].astype(str) == "cdh-bench").to_numpy(dtype=bool)
     keys = (out["pair_id"].astype(str) + "\x1f" + out["task"].astype(str)).to_numpy(dtype=object)
@@ -176,7 +180,8 @@ def _dvb(out: pd.DataFrame, rows: Bools, _labels: Mapping[str, str]) -> None:
     sel = rows & out["scored"].to_numpy(dtype=bool)
     if not sel.any():
         return
-    from analysis.benchmarks import _dvb_metrics, detailverifybench
+    from analysis.benchmarks import detailverifybench
+    from analysis.benchmarks.detailverifybench import scoring as _dvb_metrics
 
     golds = out["gold"][sel].fillna("").astype(str).tolist()
     preds = out["raw_answer"][sel].fillna("").astype(str).tolist()

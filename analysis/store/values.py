@@ -18,7 +18,7 @@ text                        AVHBench captioning references and anything else
 
 Choice fields (:data:`CHOICE_FIELDS`) hold one word out of a short fixed list; they carry
 checks that are not gold answers, such as VidHalluc's pair validation
-(:mod:`analysis.validation`): ``pair_check:clear_action`` yes/no, ..., ``pair_check:decision``
+(:mod:`analysis.pair_validation.validation`): ``pair_check:clear_action`` yes/no, ..., ``pair_check:decision``
 keep/drop.
 """
 

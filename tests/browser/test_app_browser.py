@@ -94,14 +94,17 @@ def test_a_failing_item_of_each_benchmark_shows_its_media(page: Page, app_url: s
     if bench == "cmm":
         # visual+audio: the separate wav beside the silent mp4, following its play and pause
         expect(media.locator("audio")).to_have_count(1)
+        # poll instead of sleeping: under load the wav may take a moment to follow
         synced = page.evaluate("""async () => {
             const v = document.querySelector('#media video'), a = document.querySelector('#media audio');
+            const until = async (ok) => {
+                for (let i = 0; i < 100 && !ok(); i++) await new Promise(r => setTimeout(r, 50));
+                return ok(); };
             await v.play();
-            await new Promise(r => setTimeout(r, 300));
-            const playing = !a.paused;
+            const playing = await until(() => !a.paused);
             v.pause();
-            await new Promise(r => setTimeout(r, 300));
-            return [playing, a.paused]; }""")
+            const paused = await until(() => a.paused);
+            return [playing, paused]; }""")
         assert synced == [True, True]
     if bench in ("cdh-bench", "detailverifybench"):
         images = media.locator("img")

@@ -35,7 +35,7 @@ def pairs_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
     from analysis.catalog import SAMPLE_MANIFEST, load_manifest
     from analysis.store import Identity, open_store
-    from components.pairs_tab import build_pairs_tab
+    from components.pairs.tab import build_pairs_tab
 
     os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
     folder = tmp_path_factory.mktemp("pairs")

@@ -27,7 +27,7 @@ def picker_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
     import app
     from analysis.catalog import load_manifest
     from analysis.store import open_store
-    from components.review import ReviewContext
+    from components.review.context import ReviewContext
 
     catalog = load_manifest(SAMPLES)
     store = open_store(tmp_path_factory.mktemp("store") / "labels.db")

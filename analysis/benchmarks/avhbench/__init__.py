@@ -1,0 +1,179 @@
+"""AVHBench: audio-visual hallucination in audio-visual LLMs (ICLR 2025).
+
+Card
+----
+- Paper: Sung-Bin et al., "AVHBench: A Cross-Modal Hallucination Benchmark for Audio-Visual
+  Large Language Models" (ICLR 2025). Data and code: github.com/kaist-ami/AVHBench.
+- Gold: ``QA.json``, a JSON list of ``{video_id, task, text, label}`` (all strings, no id).
+  Tasks: ``Audio-driven Video Hallucination`` (1,136), ``Video-driven Audio Hallucination``
+  (2,290), ``AV Matching`` (1,876), all Yes/No; ``AV Captioning`` (1,106, a reference caption).
+  Media: ``{video_id}.mp4`` with the audio embedded, one flat folder.
+- Official scorer: **none exists.** Third-party scorers disagree (a substring anywhere, yes-words
+  before no-words, negation-aware). Default parser ``first-word``: lower-case, drop punctuation,
+  the first word must be yes or no, anything else is unparsed. Also ``negation-aware`` (kept in
+  the table as the alternative) and ``substring`` (the third-party rule ``gold in answer`` on
+  lower-cased text: an answer holding both words is correct for either gold and reads as yes).
+- Metrics, positive class yes, an unparsed answer wrong and neither yes nor no: accuracy,
+  precision = TP / predicted yes, recall = PA = TP / gold yes, F1, yes ratio = predicted yes / n,
+  HR = TN / gold no, unparsed count; null when undefined. Overall and per ``task``.
+- Identity: item = (``video_id``, stripped ``text``); ``item_id`` = ``item_key`` of those.
+- Data quirks: the release has 5 exact duplicate records and 7 repeated keys, 2 with conflicting
+  labels (``01444`` "Is the car making sound in the audio?", ``00332`` "Is the man visible in the
+  video?"). Among yes/no records the first occurrence of a key is scored, later ones stay in the
+  table with ``scored=False`` and count in ``n_skipped`` (5,302 binary records become 5,295).
+  :func:`audit` reports both facts from the data.
+- Deviations / choices: captioning rows are shown but neither scored nor counted in
+  ``n_skipped``; a yes/no-task record whose gold is not Yes/No is not scored (``n_skipped``); a
+  null answer is unparsed (wrong); a record lacking task or label is matched to ``--gold``
+  QA.json on (video_id, stripped text), and one that matches nothing is an input error; a record's
+  own task and label win over the gold file's. ``id: "<video_id>.mp4"`` gives the video id.
+- Scoring VERSION 1. Changelog: 1 (2025) first version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from analysis.benchmarks.avhbench import table as _avh_table
+from analysis.benchmarks.avhbench.auditing import audit_records
+from analysis.benchmarks.avhbench.read import read
+from analysis.benchmarks.base import Board, Finding, ScoreReport, refuse_task, resolve_parser
+from analysis.cluster_stats import ClusterStats, masks, scope_verdicts, tally
+from analysis.metrics import NO, UNPARSED, YES, MetricDict, binary_counts, binary_metrics, binary_metrics_of
+from analysis.table import concat_tables
+from analysis.yesno import first_word, negation_aware, read_column
+
+NAME = "avhbench"
+VERSION = "1"
+TASKS: tuple[str, ...] = ()
+TASK_REQUIRED = False
+PARSERS: tuple[str, ...] = ("first-word", "negation-aware", "substring")
+ALT_PARSER = "negation-aware"
+_YES_NO = ("accuracy", "f1", "precision", "recall", "yes_ratio")
+BOARDS = (
+    Board("AVHBench, all yes/no tasks", None, None, _YES_NO),
+    Board("Audio-driven Video Hallucination", None, ("task", "Audio-driven Video Hallucination"), _YES_NO),
+    Board("Video-driven Audio Hallucination", None, ("task", "Video-driven Audio Hallucination"), _YES_NO),
+    Board("AV Matching", None, ("task", "AV Matching"), _YES_NO),
+)
+
+CAPTIONING = _avh_table.CAPTIONING
+BOTH = 2
+"""Reading code of an answer holding both yes and no (``substring`` only): right for either gold."""
+
+
+def substring(text: str) -> int:
+    """Third-party rule: ``yes`` / ``no`` anywhere in the lower-cased text (both: :data:`BOTH`)."""
+    low = text.strip().lower()
+    yes, no = "yes" in low, "no" in low
+    if yes and no:
+        return BOTH
+    return YES if yes else NO if no else UNPARSED
+
+
+READERS = {"first-word": first_word, "negation-aware": negation_aware, "substring": substring}
+
+
+def load(
+    predictions: Path,
+    *,
+    gold: Path | None = None,
+    task: str | None = None,
+    model: str | None = None,
+) -> pd.DataFrame:
+    """Read one model's AVHBench answers (any of the three shapes) into an item table."""
+    refuse_task(NAME, task)
+    parsed = read(Path(predictions), need_pred=True, gold=None if gold is None else Path(gold))
+    return _avh_table.build(parsed, name=NAME, model=model, readers=(first_word, READERS[ALT_PARSER]),
+                            alt_parser=ALT_PARSER)
+
+
+def load_gold(paths: Sequence[Path]) -> pd.DataFrame:
+    """Read QA.json files alone into an item table (no model), so gold can be browsed."""
+    return concat_tables([
+        _avh_table.build(read(Path(p), need_pred=False), name=NAME, model="", readers=None,
+                         alt_parser=ALT_PARSER)
+        for p in paths
+    ])
+
+
+def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = None) -> ScoreReport:
+    """Score one model's item table: overall and per task (see the card)."""
+    refuse_task(NAME, task)
+    parser = resolve_parser(NAME, PARSERS, parser)
+    r = _readings(table, parser)
+    groups: dict[str, MetricDict] = {}
+    for name in r.task_names:
+        mask = r.tasks == name
+        groups[name] = binary_metrics(r.pred[mask], r.gold_yes[mask], r.correct[mask])
+    return {
+        "benchmark": NAME,
+        "task": None,
+        "parser": parser,
+        "n_scored": len(r.rows),
+        "n_skipped": r.n_skipped,
+        "overall": binary_metrics(r.pred, r.gold_yes, r.correct),
+        "groups": {"task": groups},
+    }
+
+
+def cluster_stats(table: pd.DataFrame, *, task: str | None = None, parser: str | None = None) -> ClusterStats:
+    """Additive statistics per video (its questions hang together), for ``score``'s every metric."""
+    refuse_task(NAME, task)
+    r = _readings(table, resolve_parser(NAME, PARSERS, parser))
+    columns = binary_counts(r.pred, r.gold_yes, r.correct)
+    scopes = [(None, np.ones(len(r.rows), dtype=bool)), *masks(r.tasks, r.task_names, "task")]
+    keys, values = tally(r.rows["media"].to_numpy(dtype=object), columns, scopes)
+    verdicts = scope_verdicts("accuracy", r.correct, r.rows["item_id"], scopes)
+    return ClusterStats("video", keys, tuple(columns), tuple(s for s, _ in scopes), values,
+                        binary_metrics_of, ("task",), verdicts)
+
+
+@dataclass(frozen=True)
+class _Readings:
+    rows: pd.DataFrame
+    pred: npt.NDArray[np.int8]
+    gold_yes: npt.NDArray[np.bool_]
+    correct: npt.NDArray[np.bool_]
+    tasks: npt.NDArray[np.object_]
+    task_names: list[str]
+    n_skipped: int
+
+
+def _readings(table: pd.DataFrame, parser: str) -> _Readings:
+    """The scored yes/no rows with their reading codes, gold and verdicts under ``parser``."""
+    binary = (table["task"].astype("string") != CAPTIONING).to_numpy(dtype=bool, na_value=True)
+    scored = table["scored"].to_numpy(dtype=bool) & binary
+    rows = table[scored]
+    code = _codes(rows, parser)
+    gold_yes = (rows["gold"].str.strip().str.lower() == "yes").to_numpy(dtype=bool, na_value=False)
+    correct = np.where(gold_yes, (code == YES) | (code == BOTH), (code == NO) | (code == BOTH))
+    pred = np.where(code == BOTH, YES, code).astype(np.int8)
+    tasks = rows["task"].astype("string").to_numpy(dtype=object)
+    names = [str(n) for n in dict.fromkeys(table["task"].astype("string")[binary].tolist())]
+    return _Readings(rows, pred, gold_yes, correct, tasks, names, int((binary & ~scored).sum()))
+
+
+def _codes(rows: pd.DataFrame, parser: str) -> npt.NDArray[np.int8]:
+    """Readings by ``parser``: from the table's columns when it holds them, else re-parsed."""
+    column = {"first-word": "parsed"}.get(parser)
+    if column is None and len(rows) and (rows["alt_parser"].astype("string") == parser).all():
+        column = "alt_parsed"
+    if column is None:
+        return read_column(rows["raw_answer"], READERS[parser])
+    words = rows[column]
+    code = np.full(len(rows), UNPARSED, dtype=np.int8)
+    code[(words == "yes").to_numpy(dtype=bool, na_value=False)] = YES
+    code[(words == "no").to_numpy(dtype=bool, na_value=False)] = NO
+    return code
+
+
+def audit(paths: Sequence[Path], *, media_root: Path | None = None) -> list[Finding]:
+    """Find data problems in QA.json files (and missing or unreadable videos under ``media_root``)."""
+    return audit_records([read(Path(p), need_pred=False) for p in paths], media_root)

@@ -1,0 +1,130 @@
+"""Reading AVHBench records in the three shapes found in the wild, and matching them to QA.json.
+
+Shapes (field aliases in order of preference):
+
+- the gold records plus the answer: ``video_id, task, text, label`` + ``pred`` / ``prediction`` /
+  ``response``;
+- ``{id: "<video_id>.mp4", question, answer, pred}`` (JSONL), no task;
+- ``{video_id, task, question, ground_truth, prediction}`` (a JSON list).
+
+A record without its task or label takes them from the gold file's first record with the same
+(``video_id``, stripped ``text``); one that matches nothing is an input error naming it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from analysis import readers
+from analysis.errors import InputError
+
+VIDEO_KEYS = ("video_id", "id")
+TEXT_KEYS = ("text", "question")
+LABEL_KEYS = ("label", "answer", "ground_truth")
+PRED_KEYS = ("pred", "prediction", "response")
+TASK_KEYS = ("task",)
+
+Lookup = dict[tuple[str, str], tuple[str, str]]
+"""(video_id, stripped text) -> (task, label) of the first gold record with that key."""
+
+
+@dataclass
+class Parsed:
+    """AVHBench records of one file as columns (one entry per record, in file order)."""
+
+    path: Path
+    video_id: list[str] = field(default_factory=list)
+    task: list[str] = field(default_factory=list)
+    text: list[str] = field(default_factory=list)
+    label: list[str] = field(default_factory=list)
+    pred: list[str | None] = field(default_factory=list)
+    where: list[str] = field(default_factory=list)
+    """``line 3`` / ``record 3``: how to find the record in its file."""
+    extra: list[dict[str, Any]] = field(default_factory=list)
+    """Fields of each record that were not read into a column."""
+
+    def __len__(self) -> int:
+        return len(self.video_id)
+
+
+def read(path: Path, *, need_pred: bool, gold: Path | None = None) -> Parsed:
+    """Read an AVHBench file (JSON list or JSONL); fill a missing task or label from ``gold``."""
+    records = readers.read_records(Path(path))
+    if len(records) == 0:
+        raise InputError(path, "no records")
+    out = Parsed(Path(path))
+    lookup: Lookup | None = None
+    for i in range(len(records)):
+        video_id, text = _video_id(records, i), _pick(records, i, TEXT_KEYS)
+        task = _pick(records, i, TASK_KEYS, optional=True)
+        label = _pick(records, i, LABEL_KEYS, optional=True)
+        if task is None or label is None:
+            if lookup is None:
+                missing = "task" if task is None else "label"
+                if not need_pred:
+                    raise records.error(i, "missing, expected a string", missing)
+                lookup = _gold_lookup(records, i, gold, missing)
+            task, label = _match(records, i, lookup, (video_id, text.strip()), task, label, gold)
+        pred = _pick(records, i, PRED_KEYS, optional=True, null_ok=True) if need_pred else None
+        if need_pred and not any(k in records.items[i] for k in PRED_KEYS):
+            raise records.error(i, "missing, expected the model's answer as a string "
+                                   "(or 'prediction' / 'response')", "pred")
+        out.video_id.append(video_id)
+        out.task.append(task)
+        out.text.append(text)
+        out.label.append(label)
+        out.pred.append(pred)
+        out.where.append(records.where(i))
+        out.extra.append(_rest(records.items[i], need_pred))
+    return out
+
+
+def _pick(records: readers.Records, i: int, keys: tuple[str, ...], *, optional: bool = False,
+          null_ok: bool = False) -> Any:
+    """The first of ``keys`` present in record ``i``, checked to be a string."""
+    item = records.items[i]
+    for key in keys:
+        if key in item and (item[key] is not None or null_ok):
+            return readers.require(records, i, key, optional=null_ok)
+    if optional:
+        return None
+    also = f" (or {', '.join(repr(k) for k in keys[1:])})" if len(keys) > 1 else ""
+    raise records.error(i, f"missing, expected a string{also}", keys[0])
+
+
+def _video_id(records: readers.Records, i: int) -> str:
+    item = records.items[i]
+    if "video_id" in item or "id" not in item:
+        return str(_pick(records, i, ("video_id",)))
+    # ``id`` is a file name ("00191.mp4"), sometimes with folders: keep the bare stem.
+    name = str(readers.require(records, i, "id")).replace("\\", "/").rsplit("/", 1)[-1]
+    return name[:-4] if name.lower().endswith(".mp4") else name
+
+
+def _gold_lookup(records: readers.Records, i: int, gold: Path | None, missing: str) -> Lookup:
+    if gold is None:
+        raise records.error(i, "missing; pass --gold QA.json so it can be taken from the gold file", missing)
+    parsed = read(gold, need_pred=False)
+    lookup: Lookup = {}
+    for vid, text, task, label in zip(parsed.video_id, parsed.text, parsed.task, parsed.label, strict=True):
+        lookup.setdefault((vid, text.strip()), (task, label))
+    return lookup
+
+
+def _match(records: readers.Records, i: int, lookup: Lookup,
+           key: tuple[str, str], task: str | None, label: str | None, gold: Path | None) -> tuple[str, str]:
+    found = lookup.get(key)
+    if found is None:
+        name = gold.name if gold is not None else "the gold file"
+        raise InputError(records.path, f"no record in {name} has video_id {key[0]!r} and text {key[1]!r}",
+                         record=records.where(i), field="text")
+    return (task if task is not None else found[0], label if label is not None else found[1])
+
+
+def _rest(item: dict[str, Any], with_pred: bool) -> dict[str, Any]:
+    used = {*VIDEO_KEYS, *TEXT_KEYS, *LABEL_KEYS, *TASK_KEYS}
+    if with_pred:
+        used |= set(PRED_KEYS)
+    return {k: v for k, v in item.items() if k not in used}

@@ -1,0 +1,273 @@
+"""CDH-Bench: counterfactual vs commonsense image pairs (2026).
+
+CARD
+====
+
+Paper and data
+    CDH-Bench (MiLab-HITSZ, 2026): 300 pairs (3 categories x 100, 14 subcategories), each a
+    commonsense image and a counterfactual one (six fingers, a chair sitting on a person...). Two
+    tasks are asked of both images with the same wording: ``qa`` (yes/no, ``direct_qa``) and
+    ``mc`` (A-D, ``multiple_choice``); only the gold differs. Gold: ``benchmark.jsonl``; images
+    ``images/<subcategory, " " and "/" as "_">/<pair id, " " as "_">/{commonsense,counterfactual}.png``.
+
+Official scorer (``scripts/evaluate_cdh_bench.py``)
+    Writes ``results.jsonl``, append-only, one record per (pair, task, side) attempt, with the
+    model text in ``pred`` and its verdicts in ``correct`` and (counterfactual records)
+    ``commonsense_error`` = wrong and right against the commonsense gold. The summary counts
+    every ``status == "ok"`` record in file order, **without deduplication**, and ignores every
+    other record (``error``, ``missing_image``, none) even when the same key succeeds later. It
+    does not re-parse. Per task, and per task and category: CF-Acc, CS-Acc, CFAD = CS - CF
+    (signed), CCR = commonsense errors / counterfactual errors, RPD = CFAD / CS-Acc; null when
+    undefined. Extraction (``analysis/benchmarks/_cdh_parse.py``): text after the last
+    ``</think>``; yes/no from the first word, else "yes"/是/对 anywhere, else "no"/否/不 anywhere;
+    an all-digit qa gold against the first integer; other qa gold as a normalised substring; a
+    letter from the first of four regexes on the upper-cased text; mc gold outside A-D is wrong.
+
+Parsers
+    ``official`` (default): the stored ``correct`` / ``commonsense_error``, as the summary does.
+    ``reparse``: the official rules re-applied to ``pred`` (equal to ``official`` on a file the
+    official script wrote and nobody edited). ``strict``: the alternative kept in the ``alt_*``
+    columns; explicit answers only, original-case letters, punctuation splits words (see
+    ``_cdh_parse``). The ``parsed`` column always shows the official rules' reading of ``pred``,
+    so the app can show how an answer was read even though ``official`` scores the stored verdict.
+
+Item table
+    ``item_id`` = ``cdh-`` + hash of (pair id, task, side): the same for every model and run, and
+    equal to ``load_gold``'s ids, so results join the gold (options, pair name) on it. Several rows
+    of one model may share an ``item_id``: retried or re-run queries appended to the same file.
+    They all stay, and all ``ok`` ones count, as officially (a failed record naming no pair, task
+    or side gets the id of the empty key). ``raw_answer`` is ``pred`` (the model
+    text; for failed queries, the error message); ``raw`` is the API response object and stays in
+    ``extra`` with ``run``, ``ts``, ``latency_ms``, ``prompt``, ``status``, ``correct``,
+    ``commonsense_error``, ``cs_gt``, ``cf_gt``. ``gold`` is the record's own ``gt``. ``model`` is
+    ``model_name``, else the file's stem. A missing or empty category is stored as ``Unknown``.
+    ``options`` is empty unless a record carries them (the official records do not).
+
+Deviations and data quirks
+    - The README calls CCR a "consistent correctness rate" (both sides right) and Gap
+      ``|CS - CF|``; the code computes the definitions above, which we follow (the code wrote the
+      published numbers).
+    - The README says 128 pairs; the data has 300.
+    - Official-rule quirks reproduced under ``official``/``reparse``: "不是的" and "不是，..." read
+      yes (punctuation is deleted, gluing words, and 是 is looked for before 不); "a"/"A" as an
+      article reads as option A ("A dog..." or "... a cat. B" read A); a digit gold "06" never
+      matches (the first integer is compared as ``str(int(...))``); full-width "ＹＥＳ" is not yes.
+    - ``--gold`` is refused: results carry their own gold (``gt``, ``cs_gt``, ``cf_gt``).
+    - ``--task`` keeps only that task's records (and reports that task even if it has none);
+      without it, the ``task`` group lists the tasks seen in any record. An ok record with
+      another task or side is an input error; a failed record is kept whatever it names.
+    - Gold problems the audit finds from the data (no pair list is built in): 15 pairs with
+      inverted yes/no polarity (CF yes / CS no against the set's majority), e.g. 236 "Is the ice
+      cold and not hot?" with CS = no; Pair 222's mc gold equal on both sides; options run into one
+      string (56, 59, 62, 65, 66, 262) or split at commas into more than 4 (171, 176, 243, 244,
+      245, 290, 293); duplicate options (9: C = D, 51: A = D); questions that do not fit their
+      pair (54, 77; a heuristic: no content word shared with the pair name, the other question or
+      the options, so it is only a warning and a generic question is never flagged); missing or
+      unreadable images (absent, empty, or not PNG/JPEG by their first bytes). Also flagged:
+      golds the official scorer can never match (mc outside A-D, empty) and repeated pair ids.
+
+Changelog
+    1: first version: official / reparse / strict parsers, task and task/category groups, audit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+import pandas as pd
+
+from analysis.benchmarks.base import Board, Finding, ScoreReport, resolve_parser
+from analysis.benchmarks.cdh_bench import auditing as _cdh_audit
+from analysis.benchmarks.cdh_bench import parse as _cdh_parse
+from analysis.benchmarks.cdh_bench import read as _cdh_load
+from analysis.cluster_stats import ClusterStats, scope_verdicts, tally
+from analysis.errors import InputError
+from analysis.metrics import (
+    MetricDict,
+    counterfactual_counts,
+    counterfactual_metrics,
+    counterfactual_metrics_of,
+)
+from analysis.table import concat_tables, make_table, media_json
+
+NAME = "cdh-bench"
+VERSION = "1"
+TASKS: tuple[str, ...] = _cdh_load.TASKS
+TASK_REQUIRED = False
+PARSERS: tuple[str, ...] = ("official", "reparse", "strict")
+ALT_PARSER = "strict"
+_CDH = ("cf_acc", "cs_acc", "cfad", "ccr", "rpd")
+BOARDS = (
+    Board("CDH-Bench QA", None, ("task", "qa"), _CDH),
+    Board("CDH-Bench multiple choice", None, ("task", "mc"), _CDH),
+)
+
+BoolArray = npt.NDArray[np.bool_]
+
+
+def load(
+    predictions: Path,
+    *,
+    gold: Path | None = None,
+    task: str | None = None,
+    model: str | None = None,
+) -> pd.DataFrame:
+    """Read one official ``results.jsonl`` into an item table (every record, in file order)."""
+    if gold is not None:
+        raise InputError(gold, "cdh-bench takes no --gold: results.jsonl carries its own gold (gt, cs_gt)")
+    records, cols = _cdh_load.read_results(predictions)
+    ok = np.array([s == "ok" for s in cols["status"]], dtype=bool)
+    tasks = [t or "" for t in cols["task"]]
+    sides = [s or "" for s in cols["side"]]
+    pairs = [p or "" for p in cols["pair_id"]]
+    readers = _cdh_parse.READERS
+    parsed, _ = _cdh_parse.read_rows(tasks, cols["pred"], cols["gt"], readers["reparse"])
+    alt_parsed, alt_correct = _cdh_parse.read_rows(tasks, cols["pred"], cols["gt"], readers[ALT_PARSER])
+    images = zip(cols["image_path"], sides, strict=True)
+    media = [media_json([("image", path, side)]) if path else "" for path, side in images]
+    table = make_table({
+        "benchmark": NAME,
+        "item_id": [_cdh_load.item_id(p, t, s) for p, t, s in zip(pairs, tasks, sides, strict=True)],
+        "model": [model or m or predictions.stem for m in cols["model_name"]],
+        "task": tasks,
+        "category": [c or _cdh_load.UNKNOWN for c in cols["category"]],
+        "subcategory": [c or "" for c in cols["subcategory"]],
+        "question": [q or "" for q in cols["question"]],
+        "options": cols["options"],
+        "gold": [g or "" for g in cols["gt"]],
+        "raw_answer": cols["pred"],
+        "parsed": _where(ok, parsed),
+        "correct": _where(ok, [c is True for c in cols["correct"]]),
+        "alt_parser": ALT_PARSER,
+        "alt_parsed": _where(ok, alt_parsed),
+        "alt_correct": _where(ok, alt_correct),
+        "scored": ok,
+        "skip_reason": [_skip_reason(s) for s in cols["status"]],
+        "media": media,
+        "pair_id": pairs,
+        "side": sides,
+        "source": [f"{predictions.name}:{records.where(i)}" for i in range(len(records))],
+        "extra": _cdh_load.result_extras(records),
+    }, length=len(records))  # fmt: skip
+    if task is not None:
+        table = table[table["task"] == task].reset_index(drop=True)
+    return table
+
+
+def _where(mask: BoolArray, values: Sequence[Any]) -> list[Any]:
+    return [v if m else None for v, m in zip(values, mask, strict=True)]
+
+
+def _skip_reason(status: str | None) -> str:
+    if status == "ok":
+        return ""
+    if status is None:
+        return "no status: not counted"
+    return f"status {status!r}: not counted, even if a later retry succeeds"
+
+
+def load_gold(paths: Sequence[Path]) -> pd.DataFrame:
+    """Read ``benchmark.jsonl`` files into an item table: one row per (pair, task, side), no model."""
+    tables = []
+    for path in paths:
+        cols = _cdh_load.gold_columns(_cdh_load.read_gold(path))
+        tables.append(make_table({
+            "benchmark": NAME, **cols, "skip_reason": "gold only: no model answer",
+        }, length=len(cols["item_id"])))  # fmt: skip
+    return concat_tables(tables)
+
+
+def audit(paths: Sequence[Path], *, media_root: Path | None = None) -> list[Finding]:
+    """Find data problems in gold files (and their images, when ``media_root`` is given)."""
+    pairs = [pair for path in paths for pair in _cdh_load.read_gold(path)]
+    return _cdh_audit.audit_pairs(pairs, media_root)
+
+
+def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = None) -> ScoreReport:
+    """Score one model's item table: groups ``task`` and ``task/category``, ``overall`` empty."""
+    parser = resolve_parser(NAME, PARSERS, parser)
+    rows, scored, scopes = _scopes(table, task)
+    correct, cs_error = verdicts(scored, parser)
+    groups: dict[str, dict[str, MetricDict]] = {"task": {}, "task/category": {}}
+    for (group, key), sel in scopes:
+        groups[group][key] = _metrics(scored[sel], correct[sel], cs_error[sel])
+    n_scored = len(scored)
+    return ScoreReport(
+        benchmark=NAME,
+        task=task,
+        parser=parser,
+        n_scored=n_scored,
+        n_skipped=len(rows) - n_scored,
+        overall={},
+        groups=groups,
+    )
+
+
+def cluster_stats(table: pd.DataFrame, *, task: str | None = None, parser: str | None = None) -> ClusterStats:
+    """Additive counts per pair (its counterfactual and commonsense sides hang together)."""
+    parser = resolve_parser(NAME, PARSERS, parser)
+    _, scored, scopes = _scopes(table, task)
+    correct, cs_error = verdicts(scored, parser)
+    is_cf = (scored["side"] == "counterfactual").to_numpy(dtype=bool)
+    is_cs = (scored["side"] == "commonsense").to_numpy(dtype=bool)
+    columns = counterfactual_counts(is_cf, is_cs, correct, cs_error)
+    keys, values = tally(scored["pair_id"].astype(str).to_numpy(dtype=object), columns, scopes)
+    ids = scored["item_id"].to_numpy(dtype=object)
+    verdicts_by = {
+        **scope_verdicts("cf_acc", correct, ids, [(s, m & is_cf) for s, m in scopes]),
+        **scope_verdicts("cs_acc", correct, ids, [(s, m & is_cs) for s, m in scopes]),
+    }
+    return ClusterStats("pair", keys, tuple(columns), tuple(s for s, _ in scopes), values,
+                        counterfactual_metrics_of, ("task", "task/category"), verdicts_by)
+
+
+def _scopes(
+    table: pd.DataFrame, task: str | None
+) -> tuple[pd.DataFrame, pd.DataFrame, list[tuple[tuple[str, str], BoolArray]]]:
+    """The task's rows, its scored rows, and each report group with its mask over the scored rows."""
+    if task is not None and task not in TASKS:
+        raise ValueError(f"unknown task {task!r} for {NAME} (known: {', '.join(TASKS)})")
+    rows = table if task is None else table[table["task"] == task]
+    scored = rows[rows["scored"].to_numpy(dtype=bool)]
+    tasks = [task] if task is not None else [t for t in TASKS if (rows["task"] == t).any()]
+    scopes: list[tuple[tuple[str, str], BoolArray]] = []
+    categories = scored["category"].astype(str).to_numpy(dtype=object)
+    for name in tasks:
+        in_task = (scored["task"] == name).to_numpy(dtype=bool)
+        scopes.append((("task", name), in_task))
+        # a category seen in any record of the task gets an entry, even with no ok record
+        for category in sorted(set(rows.loc[rows["task"] == name, "category"].astype(str))):
+            scopes.append((("task/category", f"{name}/{category}"), in_task & (categories == category)))
+    return rows, scored, scopes
+
+
+def verdicts(rows: pd.DataFrame, parser: str) -> tuple[BoolArray, BoolArray]:
+    """Per row: correct, and (counterfactual rows) commonsense error, under ``parser``.
+
+    ``official`` takes the stored fields (a stored null counts as False, as the summary's
+    ``is True`` does); the others re-read ``raw_answer`` against ``gold`` and, for wrong
+    counterfactual answers, against the record's ``cs_gt``.
+    """
+    extras = [orjson.loads(e) if e else {} for e in rows["extra"].astype(str)]
+    if parser == "official":
+        correct = rows["correct"].fillna(False).to_numpy(dtype=bool)
+        return correct, np.array([e.get("commonsense_error") is True for e in extras], dtype=bool)
+    reader = _cdh_parse.READERS[parser]
+    tasks = rows["task"].astype(str).tolist()
+    texts = rows["raw_answer"].tolist()
+    _, ok = _cdh_parse.read_rows(tasks, texts, rows["gold"].astype(str).tolist(), reader)
+    correct = np.array(ok, dtype=bool)
+    _, against_cs = _cdh_parse.read_rows(tasks, texts, [e.get("cs_gt") for e in extras], reader)
+    is_cf = (rows["side"] == "counterfactual").to_numpy(dtype=bool)
+    return correct, is_cf & ~correct & np.array(against_cs, dtype=bool)
+
+
+def _metrics(rows: pd.DataFrame, correct: BoolArray, cs_error: BoolArray) -> MetricDict:
+    cf = (rows["side"] == "counterfactual").to_numpy(dtype=bool)
+    cs = (rows["side"] == "commonsense").to_numpy(dtype=bool)
+    return counterfactual_metrics(correct[cf], correct[cs], cs_error[cf])

@@ -1,0 +1,184 @@
+"""CMM, "The Curse of Multi-Modalities": hallucination across language, visual and audio.
+
+Card
+----
+- Paper: Leng et al., "The Curse of Multi-Modalities: Evaluating Hallucinations of Large
+  Multimodal Models across Language, Visual, and Audio" (2024, arXiv 2410.12787). Code and data:
+  github.com/DAMO-NLP-SG/CMM.
+- Files: one JSONL (even when named ``.json``; a JSON list is accepted too), one row per
+  question and no id: ``category, sub_category, modality, granularity, correlation_type,
+  video_path, audio_path, question, answer`` plus the model's ``pred``. 2,400 questions over
+  1,200 clips, each clip with one yes-probe and one no-probe; six sub-categories of 400.
+- Official scorer (``evaluation/calculate_score.py``): strip then lower-case gold and prediction;
+  correct iff the gold is a substring of ``pred[:5]``; PA = gold-yes rows with ``yes`` in
+  ``pred[:5]`` / gold yes; HR = gold-no rows with ``no`` in ``pred[:5]`` / gold no (gold yes /
+  no = ``yes`` / ``no`` in ``gold[:5]``); zero denominators give 0. Reported overall, per
+  ``sub_category`` and per granularity x sub_category. ``--parser official`` reproduces it.
+- Quirks kept on purpose: "nothing", "none", "not", "cannot", "unknown", "noise", even "I know"
+  count as no; "Sure, yes" and "I did not" as neither; "yesno" / "noyes" as both (correct for
+  either gold). Note ``"yes/no"[:5]`` is ``"yes/n"``: that answer is yes only (benchmarks.md says
+  "yes/no" counts as both; the script's own rule says otherwise, and the script wins).
+- Scoring VERSION 1. Additions beside the official numbers (clearly not in the script):
+  precision, recall, F1 and yes ratio, reading a prediction as yes when ``yes`` is in its first
+  five characters, else no when ``no`` is, else unparsed; ``groups.granularity`` pooled over all
+  sub-categories (``object-level`` / ``event-level`` only). The script's third table
+  (granularity x sub-category, keys like ``object-level/visual-language``) comes from
+  :func:`granularity_by_sub_category`, not ``score``, whose groups are cli.md's two. Parsers
+  ``first-word`` and ``negation-aware`` (the table's alternative) compare a yes/no reading with
+  the gold; they also give 0 for zero denominators.
+- Deviations: a missing or null ``pred`` is an input error naming the line (the official script
+  crashes on it); a blank line is skipped (the script would crash). ``n_skipped`` is always 0.
+- Item table: ``category`` = ``sub_category``, ``subcategory`` = ``granularity``, ``gold`` =
+  ``answer``, ``raw_answer`` = ``pred``; ``category``, ``modality``, ``correlation_type`` and any
+  unknown field go to ``extra`` (null fields are left out). ``parsed`` is the official yes/no
+  reading and ``correct`` the official verdict (so "yes/no" reads yes yet is correct on a no).
+  ``item_id`` hashes (``video_path``, ``audio_path``, ``question``): see :func:`item_id`.
+- Media quirks: paths start ``./raw_files/`` but the released zip unpacks to
+  ``reorg_raw_files/`` (:func:`candidate_paths` yields both); ``video_path`` may be the string
+  ``"None"`` (no video); for ``visual+audio`` rows the mp4 is silent and the wav in
+  ``audio_path`` is the sound, so media lists a ``silent video`` and an ``audio track``.
+- Changelog: 1 (2025) first version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+
+import pandas as pd
+
+from analysis.benchmarks.base import Board, Finding, ScoreReport, refuse_task, resolve_parser
+from analysis.benchmarks.cmm import scoring as _cmm_score
+from analysis.benchmarks.cmm import table as _cmm_table
+from analysis.benchmarks.cmm.auditing import audit_rows
+from analysis.benchmarks.cmm.columns import item_id
+from analysis.benchmarks.cmm.read import Rows, read_rows
+from analysis.benchmarks.cmm.scoring import DETAIL_GROUP, flags, grouped
+from analysis.cluster_stats import ClusterStats
+from analysis.errors import InputError
+from analysis.metrics import MetricDict
+from analysis.table import concat_tables
+
+NAME = "cmm"
+VERSION = "1"
+TASKS: tuple[str, ...] = ()
+TASK_REQUIRED = False
+PARSERS: tuple[str, ...] = ("official", "first-word", "negation-aware")
+ALT_PARSER = "negation-aware"
+BOARDS = (Board("CMM", None, None, ("accuracy", "pa", "hr")),)
+
+SPELLINGS = ("raw_files", "reorg_raw_files")
+"""The two names of the media folder: the template's and the released zip's."""
+
+__all__ = [
+    "ALT_PARSER", "BOARDS", "NAME", "PARSERS", "TASKS", "TASK_REQUIRED", "VERSION",
+    "audit", "candidate_paths", "cluster_stats", "granularity_by_sub_category", "item_id", "load",
+    "load_gold", "score",
+]
+
+
+def load(
+    predictions: Path,
+    *,
+    gold: Path | None = None,
+    task: str | None = None,
+    model: str | None = None,
+) -> pd.DataFrame:
+    """Read a CMM prediction file (the official scorer's input) into an item table."""
+    if gold is not None:
+        raise InputError(gold, "cmm takes no --gold: the answers are in the prediction file")
+    refuse_task(NAME, task)
+    rows = read_rows(Path(predictions), need_pred=True)
+    return _cmm_table.build(
+        rows, name=NAME, model=model or _model_name(rows) or rows.path.stem, alt_parser=ALT_PARSER,
+        with_pred=True,
+    )
+
+
+def load_gold(paths: Sequence[Path]) -> pd.DataFrame:
+    """Read CMM question files (no model answers needed) into one item table."""
+    return concat_tables([
+        _cmm_table.build(read_rows(Path(p), need_pred=False), name=NAME, model="", alt_parser=ALT_PARSER,
+                         with_pred=False)
+        for p in paths
+    ])
+
+
+def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = None) -> ScoreReport:
+    """Score one model's item table: overall, per sub-category, per granularity (see the card)."""
+    refuse_task(NAME, task)
+    parser = resolve_parser(NAME, PARSERS, parser)
+    n_skipped = int((~table["scored"].to_numpy(dtype=bool)).sum())
+    overall, groups = _grouped(table, parser, detail=False)
+    return {
+        "benchmark": NAME,
+        "task": None,
+        "parser": parser,
+        "n_scored": int(overall["n"] or 0),
+        "n_skipped": n_skipped,
+        "overall": overall,
+        "groups": groups,
+    }
+
+
+def cluster_stats(table: pd.DataFrame, *, task: str | None = None, parser: str | None = None) -> ClusterStats:
+    """Additive counts per clip for every metric and group of :func:`score`."""
+    refuse_task(NAME, task)
+    parser = resolve_parser(NAME, PARSERS, parser)
+    table = table[table["scored"].to_numpy(dtype=bool)]
+    alt = str(table["alt_parser"].iloc[0]) if len(table) else ALT_PARSER
+    return _cmm_score.cluster_stats(table, flags(table, parser, alt))
+
+
+def granularity_by_sub_category(table: pd.DataFrame, *, parser: str | None = None) -> dict[str, MetricDict]:
+    """The official script's third table: metrics per ``"<granularity>/<sub_category>"``.
+
+    Keys like ``object-level/visual-language``, granularities ``object-level`` and
+    ``event-level`` only. Not part of :func:`score`'s report, whose groups are the two of cli.md.
+    """
+    return _grouped(table, parser or PARSERS[0], detail=True)[1][DETAIL_GROUP]
+
+
+def _grouped(
+    table: pd.DataFrame, parser: str, *, detail: bool
+) -> tuple[MetricDict, dict[str, dict[str, MetricDict]]]:
+    parser = resolve_parser(NAME, PARSERS, parser)
+    scored = table["scored"].to_numpy(dtype=bool)
+    if not scored.all():
+        table = table[scored]
+    alt = str(table["alt_parser"].iloc[0]) if len(table) else ALT_PARSER
+    return grouped(table, flags(table, parser, alt), detail=detail)
+
+
+def audit(paths: Sequence[Path], *, media_root: Path | None = None) -> list[Finding]:
+    """Find data problems in CMM question files (and missing media under ``media_root``)."""
+    return audit_rows([read_rows(Path(p), need_pred=False) for p in paths], media_root, candidate_paths)
+
+
+def candidate_paths(path: str, root: Path) -> tuple[Path, ...]:
+    """Where a media path as written (``./raw_files/...``) may be found under ``root``.
+
+    Both folder spellings come first (the one written, then the other), then the path without
+    that folder (for a root that *is* the media folder). Absolute paths, ``..`` and the string
+    ``"None"`` give nothing, so a candidate never leaves ``root``.
+    """
+    parts = PurePosixPath(path.replace("\\", "/")).parts
+    if not parts or path == "None" or parts[0] == "/" or ".." in parts:
+        return ()
+    if parts[0] not in SPELLINGS:
+        return (root.joinpath(*parts),)
+    heads = [parts[0], *(s for s in SPELLINGS if s != parts[0])]
+    found = [root.joinpath(head, *parts[1:]) for head in heads]
+    if len(parts) > 1:
+        found.append(root.joinpath(*parts[1:]))
+    return tuple(found)
+
+
+def _model_name(rows: Rows) -> str | None:
+    if rows.unknown is None:
+        return None
+    names = {r.get("model") for r in rows.unknown}
+    if len(names) == 1:
+        name = names.pop()
+        return name if isinstance(name, str) and name else None
+    return None

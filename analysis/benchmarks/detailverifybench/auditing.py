@@ -1,0 +1,115 @@
+"""Data checks of DetailVerifyBench gold files (``halluscope audit detailverifybench``)."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+from analysis.benchmarks.base import Finding, Severity
+from analysis.benchmarks.detailverifybench.read import GoldRow, make_item_id, read_gold
+from analysis.spans import label_key, read_tags, tag_problems
+
+_ANY_CASE_TAG = re.compile(r"</?hallucination>", re.IGNORECASE)
+_KNOWN_TAGS = frozenset({"<HALLUCINATION>", "</HALLUCINATION>", "<Hallucination>", "</Hallucination>"})
+
+
+def audit_gold(paths: Sequence[Path], media_root: Path | None) -> list[Finding]:
+    """Tag, label, ``Modify``, duplicate and media problems of the gold rows."""
+    findings: list[Finding] = []
+    rows = read_gold(paths)
+    for row in rows:
+        findings.extend(_row_findings(row))
+        if media_root is not None:
+            findings.extend(_media_findings(row, media_root))
+    findings.extend(_duplicates(rows))
+    return findings
+
+
+def _finding(row: GoldRow, check: str, detail: str, severity: Severity = "warning") -> Finding:
+    return Finding(check, f"{row.where} ({row.filename})", detail, severity,
+                   (make_item_id(row.filename, row.tagged),))
+
+
+def _row_findings(row: GoldRow) -> list[Finding]:
+    out: list[Finding] = []
+    odd = sorted({m.group() for m in _ANY_CASE_TAG.finditer(row.raw_tagged)} - _KNOWN_TAGS)
+    if odd:
+        out.append(_finding(row, "unrecognised-tag",
+                            f"tag spelling the scorer does not read: {', '.join(odd)}", "error"))
+    for problem in tag_problems(row.tagged):
+        out.append(_finding(row, "malformed-tags", problem, "error"))
+    _, ranges = read_tags(row.tagged)
+    tags = [row.tagged[r.start:r.end] for r in ranges]
+    out.extend(_label_findings(row, tags))
+    if row.modify == "No" and tags:
+        out.append(_finding(row, "modify-mismatch", f'Modify is "No" but the caption has {len(tags)} tag(s)'))
+    elif row.modify == "Yes" and not tags:
+        out.append(_finding(row, "modify-mismatch", 'Modify is "Yes" but the caption has no tag'))
+    elif row.modify not in (None, "Yes", "No"):
+        out.append(_finding(row, "modify-mismatch", f'Modify is {row.modify!r}, expected "Yes" or "No"'))
+    return out
+
+
+def _label_findings(row: GoldRow, tags: Sequence[str]) -> list[Finding]:
+    """Tags without a label entry and entries without a tag, matched like the official scorer."""
+    if row.labels is None:
+        return [_finding(row, "unlabelled-tag", "row has no hallucination_labels")] if tags else []
+    pool: dict[str, list[str]] = defaultdict(list)
+    for entry in row.labels:
+        pool[label_key(entry["text"])].append(entry["text"])
+    unmatched: list[str] = []
+    for tag in tags:
+        bucket = pool.get(label_key(tag))
+        if bucket:
+            bucket.pop(0)
+        else:
+            unmatched.append(tag)
+    out: list[Finding] = []
+    if unmatched:
+        out.append(_finding(row, "unlabelled-tag",
+                            "tag text with no label entry (scored as Unknown): " + _quote(unmatched)))
+    orphans = [text for texts in pool.values() for text in texts]
+    if orphans:
+        out.append(_finding(row, "orphan-label", "label text that matches no tag: " + _quote(orphans)))
+    return out
+
+
+def _quote(texts: Sequence[str]) -> str:
+    return "; ".join(repr(t) for t in texts)
+
+
+def _media_findings(row: GoldRow, root: Path) -> list[Finding]:
+    path = root / row.category / row.filename
+    try:
+        inside = path.resolve().is_relative_to(root.resolve())
+    except OSError:
+        inside = False
+    if not inside:
+        return [_finding(row, "missing-media", f"image path {path} leaves the media root", "error")]
+    if not path.is_file():
+        return [_finding(row, "missing-media", f"no image at {path}", "error")]
+    try:
+        from PIL import Image
+
+        with Image.open(path) as image:
+            image.verify()
+    except Exception as exc:  # any decoder failure means "cannot be shown"
+        return [_finding(row, "unreadable-media", f"{path}: {type(exc).__name__}: {exc}", "error")]
+    return []
+
+
+def _duplicates(rows: Sequence[GoldRow]) -> list[Finding]:
+    """The same file name twice in one gold file (real and synthetic sets share names on purpose)."""
+    seen: dict[tuple[str, str], list[GoldRow]] = defaultdict(list)
+    for row in rows:
+        seen[(row.file, row.filename)].append(row)
+    out: list[Finding] = []
+    for (file, name), group in seen.items():
+        if len(group) > 1:
+            where = ", ".join(r.record_label for r in group)
+            ids = tuple(dict.fromkeys(make_item_id(r.filename, r.tagged) for r in group))
+            out.append(Finding("duplicate-record", f"{file} ({name})",
+                               f"{name} appears {len(group)} times ({where})", "warning", ids))
+    return out

@@ -1,0 +1,102 @@
+"""Helpers shared by the four VidHalluc tasks: type checks that name the record, row columns, ids."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Hashable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analysis.errors import InputError
+from analysis.readers import MAX_TEXT_CHARS, type_name
+from analysis.table import item_key, make_table, media_json
+
+NAME = "vidhalluc"
+ALT = "lenient"
+GOLD_ONLY = "gold only: no model answer"
+
+
+def expect(
+    path: Path, value: Any, kinds: tuple[type, ...], *, record: str, field: str | None = None
+) -> Any:
+    """Return ``value`` if it has one of ``kinds`` (JSON sense: a bool is not a number)."""
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        raise InputError(path, f"expected {_describe(kinds)}, got {type_name(value)}",
+                         record=record, field=field)
+    if isinstance(value, str) and len(value) > MAX_TEXT_CHARS:
+        raise InputError(path, f"is {len(value):,} characters, over the {MAX_TEXT_CHARS:,} limit",
+                         record=record, field=field)
+    return value
+
+
+def field(
+    path: Path,
+    obj: dict[str, Any],
+    key: str,
+    kinds: tuple[type, ...] = (str,),
+    *,
+    record: str,
+    optional: bool = False,
+) -> Any:
+    """Return ``obj[key]`` checked like :func:`expect`; absent or null is an error unless optional."""
+    value = obj.get(key)
+    if value is None:
+        if optional:
+            return None
+        problem = "missing" if key not in obj else "is null"
+        raise InputError(path, f"{problem}, expected {_describe(kinds)}", record=record, field=key)
+    return expect(path, value, kinds, record=record, field=key)
+
+
+def _describe(kinds: tuple[type, ...]) -> str:
+    names = {str: "a string", dict: "an object", list: "a list", int: "a number", float: "a number"}
+    return " or ".join(dict.fromkeys(names.get(k, k.__name__) for k in kinds))
+
+
+def model_name(predictions: Path, model: str | None) -> str:
+    """The model column: given, else the prediction file's stem (VidHalluc files do not name it)."""
+    return model if model else predictions.stem
+
+
+def make_id(task: str, *parts: str) -> str:
+    """Stable item id: readable task prefix plus a hash of the benchmark's own key."""
+    return f"{task}-{item_key(task, *parts)}"
+
+
+def video(clip_id: str) -> str:
+    """The ``media`` value of one clip, ``<clip_id>.mp4``."""
+    return media_json([("video", f"{clip_id}.mp4", "clip")])
+
+
+def read_extra(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """Decode the ``extra`` column (empty strings become empty dicts)."""
+    return [json.loads(text) if text else {} for text in table["extra"].astype(str).tolist()]
+
+
+def by_distinct(values: Sequence[Hashable], parse: Callable[[Any], Any]) -> list[Any]:
+    """Apply ``parse`` once per distinct value: model answers repeat a great deal."""
+    cache: dict[Hashable, Any] = {}
+    out = []
+    for value in values:
+        if value not in cache:
+            cache[value] = parse(value)
+        out.append(cache[value])
+    return out
+
+
+def nullable(values: Sequence[Any]) -> list[str | None]:
+    """Raw answers from a string column, with pandas' missing values turned into None."""
+    return [None if v is None or pd.isna(v) else str(v) for v in values]
+
+
+def table(columns: dict[str, Any], *, task: str, model: str, n: int) -> pd.DataFrame:
+    """Finish an item table: fixed columns for the benchmark, task, model and alt parser."""
+    columns = {**columns, "benchmark": NAME, "task": task, "model": model, "alt_parser": ALT}
+    return make_table(columns, length=n)
+
+
+def mask_unscored(values: list[Any], scored: Sequence[bool]) -> list[Any]:
+    """Null out verdicts of rows the official scorer does not count."""
+    return [v if s else None for v, s in zip(values, scored, strict=True)]

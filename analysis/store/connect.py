@@ -1,0 +1,57 @@
+"""Opening a label store: the engine for a path or URL, the SQLite hooks, the schema migrated.
+
+Apart from :mod:`analysis.store.db` so that the migrations can use the store's transactions
+without the store module importing them back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from analysis.store.db import (
+    EventSink,
+    Store,
+    assert_not_served,
+    check_identifier,
+    resolve_url,
+    sqlite_hooks,
+)
+from analysis.store.migrations import migrate as run_migrations
+
+
+def open_store(
+    target: str | Path | None = None,
+    *,
+    data_dir: Path | None = None,
+    schema: str | None = None,
+    mirror: EventSink | None = None,
+    media_roots: Sequence[Path] = (),
+    migrate: bool = True,
+) -> Store:
+    """Open (creating if needed) the label store and bring its schema to the latest migration."""
+    url, path = resolve_url(target, data_dir)
+    if path is not None:
+        assert_not_served(path, media_roots)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, pool_size=5, max_overflow=30, pool_timeout=60)
+        sqlite_hooks(engine)
+    else:
+        connect_args: dict[str, Any] = {}
+        if schema is not None:
+            check_identifier(schema)
+            connect_args["options"] = f"-csearch_path={schema}"
+        # no pre-ping (a round trip per checkout); connections are recycled instead
+        engine = create_engine(url, pool_size=5, max_overflow=30, pool_timeout=60, pool_recycle=1800,
+                               connect_args=connect_args)
+        if schema is not None:
+            with engine.begin() as conn:
+                conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))
+    store = Store(engine, make_url(url).render_as_string(hide_password=True), path, mirror)
+    if migrate:
+        run_migrations(store)
+    return store

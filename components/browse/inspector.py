@@ -1,0 +1,86 @@
+"""The inspector: one item's media, question, answer, gold, verdicts and every model's answer.
+
+:func:`inspect_row` is the handler (plain function of the catalog and a row); the HTML comes from
+:mod:`components.browse.render`, which escapes every text taken from a data file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+
+from analysis.catalog import Catalog
+from analysis.spans import NO_HALLUCINATION
+from analysis.views import ItemDetail, span_view
+from components.browse import render
+from components.keys import MEDIA_ID, NEXT_ID, PREV_ID
+
+EMPTY = '<p class="hs-none">Select a row of the table (or press n) to inspect an item.</p>'
+SPAN_BENCHMARKS = frozenset({"detailverifybench"})
+
+
+@dataclass
+class InspectWidgets:
+    """Inspector outputs, in the order :func:`inspect_row` returns them."""
+
+    status: gr.Markdown
+    media: gr.HTML
+    item: gr.HTML
+    spans: gr.HTML
+    others: gr.HTML
+    prev_item: gr.Button
+    next_item: gr.Button
+
+    def outputs(self) -> list[Any]:
+        """Widgets :func:`inspect_row` fills."""
+        return [self.status, self.media, self.item, self.spans, self.others]
+
+
+def _html(elem_id: str, value: str = "") -> gr.HTML:
+    # js_on_load=None: the default adds a click listener that would send an event per click.
+    return gr.HTML(value, elem_id=elem_id, js_on_load=None, padding=False)
+
+
+def build_inspector() -> InspectWidgets:
+    """Item navigation, then media beside the question and answer, then spans and other models."""
+    with gr.Row(equal_height=True, elem_id="item-nav"):
+        prev_item = gr.Button("◀ Previous item", size="sm", scale=0, min_width=140, elem_id=PREV_ID)
+        next_item = gr.Button("Next item ▶", size="sm", scale=0, min_width=140, elem_id=NEXT_ID)
+        status = gr.Markdown("", elem_id="item-status")
+    with gr.Row():
+        with gr.Column(scale=1, min_width=320):
+            media = _html(MEDIA_ID)
+        with gr.Column(scale=1, min_width=320):
+            item = _html("item", EMPTY)
+    spans = _html("spans")
+    with gr.Accordion("Every model's answer to this item", open=True):
+        others = _html("others")
+    return InspectWidgets(status, media, item, spans, others, prev_item, next_item)
+
+
+def inspect_row(catalog: Catalog, row: int | None, position: str = "") -> tuple[str, str, str, Any, str]:
+    """Status line, media, item, span view (shown for span benchmarks only) and other answers of ``row``."""
+    if row is None or not 0 <= row < len(catalog.table):
+        return position, "", EMPTY, gr.update(value="", visible=False), ""
+    detail = catalog.detail(row)
+    bench = str(detail.fields["benchmark"])
+    is_span = bench in SPAN_BENCHMARKS
+    media = render.media_html(detail, catalog.resolver(bench))
+    item = render.item_html(detail, spans=is_span)
+    spans = (
+        gr.update(value=spans_for(detail), visible=True) if is_span else gr.update(value="", visible=False)
+    )
+    return position, media, item, spans, render.others_html(detail.others)
+
+
+def spans_for(detail: ItemDetail) -> str:
+    """The DetailVerifyBench span view of a row: gold tags against the tags the model wrote."""
+    gold = str(detail.fields.get("gold") or "")
+    raw = detail.fields.get("raw_answer")
+    # Gold-only rows have no answer: show the gold tags (as misses) against "nothing flagged".
+    predicted = NO_HALLUCINATION if raw is None else str(raw)
+    reason = "" if detail.fields.get("scored") else str(detail.fields.get("skip_reason") or "not scored")
+    labels = detail.extra.get("hallucination_labels") or []
+    return render.spans_html(span_view(gold, predicted, labels if isinstance(labels, list) else []), reason)

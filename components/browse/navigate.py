@@ -1,0 +1,72 @@
+"""Moving between items: selecting a table row, next / previous, jumping to an item id.
+
+Each handler is a plain function of the catalog, the current row and the filter widgets' values,
+returning the new current row, the inspector's outputs and, when the item is on another page,
+that page of the table (``gr.skip()`` when the page does not change, so the table is not resent).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+
+from analysis.catalog import Catalog
+from analysis.views import Filters, filter_rows, neighbour, page_of
+from components.browse.inspector import inspect_row
+from components.browse.page import filters_from, row_from_values, show_page
+
+
+def _position(rows: Any, row: int | None) -> str:
+    if row is None:
+        return "No item in this view." if len(rows) == 0 else ""
+    hits = (rows == row).nonzero()[0]
+    where = (
+        f"item {int(hits[0]) + 1:,} of {len(rows):,} in view"
+        if hits.size
+        else "item outside the current view"
+    )
+    return f"{where} · row {row}"
+
+
+def select_row(catalog: Catalog, values: list[Any] | None, filter_values: list[Any]) -> tuple[Any, ...]:
+    """The inspector for the table row whose values were clicked (read ``row``, not the position)."""
+    row = row_from_values(values)
+    rows = filter_rows(catalog.table, filters_from(*filter_values))
+    return (row, *inspect_row(catalog, row, _position(rows, row)))
+
+
+def step_item(
+    catalog: Catalog, step: int, current: int | None, page: float | None, filter_values: list[Any]
+) -> tuple[Any, ...]:
+    """Go ``step`` items forward or back in the filtered view; follow with the table's page."""
+    filters = filters_from(*filter_values)
+    rows = filter_rows(catalog.table, filters)
+    row = neighbour(rows, current, step)
+    return (
+        row,
+        *inspect_row(catalog, row, _position(rows, row)),
+        *_page_update(catalog, filters, rows, row, page),
+    )
+
+
+def _page_update(
+    catalog: Catalog, filters: Filters, rows: Any, row: int | None, page: float | None
+) -> tuple[Any, ...]:
+    if row is None:
+        return gr.skip(), gr.skip(), gr.skip()
+    wanted = page_of(rows, row)
+    if wanted == int(page or 1):
+        return gr.skip(), gr.skip(), gr.skip()
+    return show_page(catalog, filters, wanted)
+
+
+def find_item(catalog: Catalog, item_id: str | None, filter_values: list[Any]) -> tuple[Any, ...]:
+    """The inspector for an item id typed by the reviewer (its first row; any model)."""
+    found = catalog.rows_of((item_id or "").strip())
+    row = int(found[0]) if found.size else None
+    rows = filter_rows(catalog.table, filters_from(*filter_values))
+    result = inspect_row(catalog, row, _position(rows, row))
+    if row is None and item_id:
+        result = (f"No item with id `{item_id.strip()}`.", *result[1:])
+    return (row, *result)

@@ -1,0 +1,292 @@
+"""Handlers of the VidHalluc pair-validation tab, as plain functions over a :class:`PairsContext`.
+
+Nothing here imports gradio: :mod:`components.pairs.tab` wires these into components, and the
+tests call them directly. Every write takes the identity the tab read from the request; None
+(nobody signed in) is refused here, on the server, whatever the page sent.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analysis.catalog import Catalog
+from analysis.pair_validation.export import export_kept_gold, export_pairs_csv, export_pairs_json
+from analysis.pair_validation.pairs import PairView, answer_grid, catalogue, pair_view
+from analysis.pair_validation.previews import MediaInfo, MediaJobs, probe
+from analysis.pair_validation.validation import (
+    PairChecks,
+    adjudicate_pair,
+    agreement_summary,
+    assign_pairs,
+    check_labels,
+    decisions,
+    disagreement_queue,
+    my_queue,
+    my_validation,
+    press,
+    progress,
+    save_validation,
+)
+from analysis.store import Identity, InvalidLabel, Store
+from components.pairs.sync_player import ClipPanel, player_html
+
+LETTERS = "ABCDEFGH"
+ACH_GOLD_NAMES = ("ach_binaryqa.json", "ach_mcq.json")
+MAX_CLIPS = 3
+"""Clips a group may have in the form (VidHalluc groups have two or three)."""
+
+
+class Refused(Exception):
+    """A write the tab will not do; the message is shown to the reviewer."""
+
+
+@dataclass
+class PairsContext:
+    """Everything the tab's handlers share; built once when the tab is built."""
+
+    catalog: Catalog
+    store: Store
+    k: int = 2
+    reviewers: tuple[str, ...] = ()
+    """Reviewers a round is assigned to, besides everyone who already voted and the current one."""
+    jobs: MediaJobs | None = None
+    gold_files: tuple[Path, ...] = ()
+    """The ACH gold files the kept-pairs export filters (found by the media root when empty)."""
+    pairs: pd.DataFrame = field(init=False)
+    _probes: dict[Path, MediaInfo] = field(default_factory=dict, init=False)
+
+    def __post_init__(self) -> None:
+        self.pairs = catalogue(self.catalog.table)
+
+    def clips(self, pair_id: str) -> tuple[str, ...]:
+        """The clip ids of a pair, in file order (KeyError for an unknown pair)."""
+        rows = self.pairs[self.pairs["pair_id"] == pair_id]
+        if rows.empty:
+            raise KeyError(f"no ACH pair {pair_id!r}")
+        return tuple(rows.iloc[0]["clips"])
+
+    def media_path(self, pair_id: str, clip: str) -> Path | None:
+        """Where a clip's video is on disk (None when no media root holds it)."""
+        row = self.pairs[self.pairs["pair_id"] == pair_id].iloc[0]
+        return self.catalog.resolver("vidhalluc").resolve(row["media"].get(clip))
+
+    def probe(self, path: Path) -> MediaInfo:
+        """:func:`analysis.pair_validation.previews.probe`, once per file for the life of the app."""
+        if path not in self._probes:
+            self._probes[path] = probe(path)
+        return self._probes[path]
+
+    def assignments(self, me: Identity | None = None) -> pd.DataFrame:
+        """The round's assignment: ``k`` reviewers per pair over the known reviewers."""
+        voted = set(check_labels(self.store)["reviewer"].astype(str))
+        team = sorted(set(self.reviewers) | voted | ({me.name} if me else set()))
+        if not team:
+            return pd.DataFrame({"pair_id": pd.Series(dtype=str), "reviewer": pd.Series(dtype=str)})
+        return assign_pairs(self.pairs["pair_id"].astype(str), team, min(self.k, len(team)))
+
+
+@dataclass(frozen=True)
+class PairScreen:
+    """What the tab shows for one pair."""
+
+    pair_id: str
+    player: str
+    info: str
+    grid: pd.DataFrame
+    checks: PairChecks
+    note: str
+
+
+def panels(ctx: PairsContext, pair_id: str) -> list[ClipPanel]:
+    """The player's view of each clip: path, probe status, duration, action and caption."""
+    view = pair_view(pair_id, ctx.catalog.table)
+    out = []
+    for letter, clip in zip(LETTERS, view.clips, strict=False):
+        path = ctx.media_path(pair_id, clip.clip_id)
+        info = ctx.probe(path) if path is not None else None
+        status = info.status if info is not None else "missing"
+        message = info.message if info is not None else f"{clip.media}: not under the media roots"
+        out.append(ClipPanel(clip.clip_id, letter, path, status, message,
+                             info.duration if info is not None else None, clip.action, clip.caption))
+    return out
+
+
+def show_pair(ctx: PairsContext, pair_id: str, me: Identity | None) -> PairScreen:
+    """Load a pair: the player, its questions and answers, and the reviewer's saved checks."""
+    view = pair_view(pair_id, ctx.catalog.table)
+    clips = tuple(c.clip_id for c in view.clips)
+    checks, note = PairChecks.blank(pair_id, clips), ""
+    if me is not None:
+        checks, note = my_validation(ctx.store, pair_id, clips, me)
+    grid = _grid(view, clips)
+    info = f"**Pair `{pair_id}`** · {len(clips)} clips · models: {', '.join(view.models) or 'none'}"
+    return PairScreen(pair_id, player_html(panels(ctx, pair_id), view.similarity), info, grid, checks, note)
+
+
+def _grid(view: PairView, clips: tuple[str, ...]) -> pd.DataFrame:
+    """The answer grid as shown: clip letter, compact options, one "✓/✗ answer" column per model."""
+    grid = answer_grid(view)
+    letters = dict(zip(clips, LETTERS, strict=False))
+    out = pd.DataFrame({
+        "task": grid["task"], "clip": grid["clip_id"].map(lambda c: letters.get(c, "?")),
+        "question": grid["question"], "options": grid["options"].map(_options), "gold": grid["gold"],
+    })
+    for model in view.models:  # a verdict mark in front of the raw answer reads faster than two columns
+        out[model] = [f"{_mark(ok)} {'' if raw is None or raw != raw else raw}".strip()
+                      for raw, ok in zip(grid[model], grid[f"{model} correct"], strict=True)]
+    return out
+
+
+def _options(text: str) -> str:
+    try:
+        parsed = json.loads(text) if text else []
+    except ValueError:
+        return text
+    return " · ".join(str(o) for o in parsed) if isinstance(parsed, list) else text
+
+
+def _mark(value: Any) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        return ""
+    return "✓" if bool(value) else "✗"
+
+
+def decision_text(checks: PairChecks) -> str:
+    """The live keep / drop line under the form."""
+    open_checks = sum(v is None for v in checks.values())
+    if checks.decision == "drop":
+        return "**Decision: DROP** — " + "; ".join(checks.failures())
+    if checks.decision == "keep":
+        return "**Decision: KEEP** — every check passes"
+    return f"**Decision: undecided** — {open_checks} check(s) open"
+
+
+def set_checks(checks: PairChecks, clear: Sequence[str | None], single: Sequence[str | None],
+               differ: str | None) -> PairChecks:
+    """The checks as the toggles show them ("yes" / "no" / None per toggle; extra toggles ignored)."""
+    n = len(checks.clips)
+    def value(v: str | None) -> bool | None:
+        return None if v is None else v == "yes"
+    return PairChecks(checks.pair_id, checks.clips, tuple(value(v) for v in clear[:n]),
+                      tuple(value(v) for v in single[:n]), value(differ))
+
+
+def on_key(checks: PairChecks, key: str) -> PairChecks:
+    """A check key pressed (see :func:`analysis.pair_validation.validation.check_keys`)."""
+    return press(checks, key)
+
+
+def save(ctx: PairsContext, checks: PairChecks, note: str, me: Identity | None) -> str:
+    """Store the reviewer's checks and note; returns the next pair of their queue ("" when done)."""
+    if me is None:
+        raise Refused("Sign in to save validations (read-only view).")
+    try:
+        save_validation(ctx.store, checks, me, note or "")
+    except InvalidLabel as exc:
+        raise Refused(str(exc)) from exc
+    queue = my_queue(ctx.store, ctx.assignments(me), me)
+    return queue[0] if queue else ""
+
+
+def adjudicate(ctx: PairsContext, checks: PairChecks, reason: str, me: Identity | None) -> None:
+    """Settle a pair with the form's checks as the final decision (a reason is required)."""
+    if me is None:
+        raise Refused("Sign in to adjudicate.")
+    if not (reason or "").strip():
+        raise Refused("An adjudication needs a reason.")
+    try:
+        adjudicate_pair(ctx.store, checks, me, reason)
+    except InvalidLabel as exc:
+        raise Refused(str(exc)) from exc
+
+
+def pair_list(ctx: PairsContext, me: Identity | None) -> pd.DataFrame:
+    """The pair list: clips, actions, the team's decision, and whether it is in my queue."""
+    ids = ctx.pairs["pair_id"].astype(str)
+    final = decisions(ctx.store, ids, required=ctx.k)  # same order as ids
+    queue = set(my_queue(ctx.store, ctx.assignments(me), me)) if me else set()
+    return pd.DataFrame({
+        "pair_id": ids.to_numpy(),
+        "mine": ["●" if p in queue else "" for p in ids],
+        "status": final["resolution"].to_numpy(),
+        "decision": final["decision"].fillna("").to_numpy(),
+        "votes": final["n_votes"].to_numpy(),
+        "actions": ctx.pairs["actions"].map(lambda a: " | ".join(a.values())).to_numpy(),
+    })
+
+
+def team(ctx: PairsContext, me: Identity | None) -> tuple[str, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Progress line, per-reviewer progress, agreement per criterion, disagreement queue."""
+    assignments = ctx.assignments(me)
+    done = progress(ctx.store, assignments)
+    mine = ""
+    if me is not None:
+        queue = my_queue(ctx.store, assignments, me)
+        mine = f" · **my queue: {len(queue)} left**" + (f" (next `{queue[0]}`)" if queue else "")
+    line = (f"**{done['done']} / {done['total']}** validations done · "
+            f"{done['pairs_done']} / {done['pairs_total']} pairs fully reviewed (k = {ctx.k}){mine}")
+    people = pd.DataFrame([(r, v["done"], v["total"]) for r, v in done["reviewers"].items()],
+                          columns=["reviewer", "done", "total"])
+    agree = agreement_summary(ctx.store)
+    for col in ("raw_agreement", "krippendorff_alpha", "kappa"):
+        agree[col] = agree[col].map(lambda v: "—" if v is None else f"{v:.3f}")
+    agree = agree.rename(columns={"n_items": "items", "raw_agreement": "raw", "krippendorff_alpha": "alpha",
+                                  "kappa": "kappa (mean)", "reviewer_pairs": "rater pairs"})
+    split = disagreement_queue(ctx.store)
+    shown = pd.DataFrame({
+        "pair_id": split["pair_id"].astype(str),
+        "criteria": split["criteria"].map(", ".join),
+        "clips": split["clips"].map(", ".join),
+        "decisions": split["decisions"].map(lambda d: ", ".join(f"{k}: {v}" for k, v in sorted(d.items()))),
+    })
+    return line, people, agree, shown
+
+
+def _out_dir() -> Path:
+    # Gradio serves files handed back from a handler when they sit in the temp folder.
+    return Path(tempfile.mkdtemp(prefix="halluscope-pairs-"))
+
+
+def export_json(ctx: PairsContext) -> str:
+    """The validated pair list as JSON; the file path for a DownloadButton."""
+    path = _out_dir() / "vidhalluc_pairs.json"
+    export_pairs_json(ctx.store, ctx.pairs, path, required=ctx.k)
+    return str(path)
+
+
+def export_csv(ctx: PairsContext) -> str:
+    """The validated pair list as CSV (one row per pair and reviewer)."""
+    path = _out_dir() / "vidhalluc_pairs.csv"
+    export_pairs_csv(ctx.store, ctx.pairs, path, required=ctx.k)
+    return str(path)
+
+
+def gold_sources(ctx: PairsContext) -> list[Path]:
+    """The ACH gold files: those given, else ``ach_binaryqa.json`` / ``ach_mcq.json`` by the media root."""
+    if ctx.gold_files:
+        return [p for p in ctx.gold_files if p.is_file()]
+    found = [folder / name for root in ctx.catalog.media_roots.get("vidhalluc", ())
+             for folder in (root, root.parent) for name in ACH_GOLD_NAMES if (folder / name).is_file()]
+    return list(dict.fromkeys(found))
+
+
+def export_gold_zip(ctx: PairsContext) -> str:
+    """``ach_binaryqa.json`` and ``ach_mcq.json`` holding only kept pairs, zipped."""
+    sources = gold_sources(ctx)
+    if not sources:
+        raise Refused("The ACH gold files were not found next to the media root.")
+    folder = _out_dir()
+    written = export_kept_gold(ctx.store, sources, folder / "gold", required=ctx.k)
+    target = folder / "vidhalluc_kept_ach.zip"
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in written.values():
+            archive.write(path, Path(path).name)
+    return str(target)

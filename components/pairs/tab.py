@@ -1,0 +1,306 @@
+"""The VidHalluc pair-validation tab: pair list, synchronised player, checks form, team, exports.
+
+:func:`build_pairs_tab` builds it inside the caller's ``gr.Tab``; the handlers it wires live in
+:mod:`components.pairs.handlers` (plain functions) and :mod:`components.pairs.media`. Keys (the
+check keys of :func:`~.validation.check_keys` and :data:`~.validation.SAVE_KEY`)
+come from a listener installed by the keys legend: it acts only while the tab is visible and
+ignores keys typed into text fields, so it coexists with the app's own listener
+(:mod:`components.keys` uses n / j / p / k / space, this one digits and Enter).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from analysis.catalog import Catalog
+from analysis.pair_validation.previews import MediaJobs
+from analysis.pair_validation.validation import SAVE_KEY, PairChecks, check_keys
+from analysis.store import Identity, Store
+from components.pairs import handlers as ph
+from components.pairs import media as pm
+from components.pairs.sync_player import PLAYER_ID, PLAYER_JS
+
+ROOT_ID = "pairs-tab-root"
+SAVE_ID = "pairs-save"
+N_KEYS = 2 * ph.MAX_CLIPS + 1
+IdentityOf = Callable[[gr.Request], "Identity | None"]
+
+KEYS_JS = """
+if (!window.hsPairKeys) {
+  window.hsPairKeys = true;
+  const typing = (el) => !!el && (el.isContentEditable || /^(TEXTAREA|SELECT)$/.test(el.tagName)
+    || (el.tagName === 'INPUT' && !['radio', 'checkbox', 'range', 'button'].includes(el.type)));
+  const shown = () => {
+    const root = document.getElementById('__ROOT__');
+    return !!root && (root.checkVisibility ? root.checkVisibility() : root.offsetParent !== null);
+  };
+  const button = (id) => {
+    const el = document.getElementById(id);
+    return el && el.tagName !== 'BUTTON' ? el.querySelector('button') : el;
+  };
+  document.addEventListener('keydown', (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target) || typing(document.activeElement)) return;
+    if (!shown()) return;
+    const id = /^[1-9]$/.test(e.key) ? 'pairs-key-' + e.key : (e.key === '__SAVE__' ? '__SAVE_ID__' : null);
+    const b = id && button(id);
+    if (b) { e.preventDefault(); b.click(); }
+  });
+}
+""".replace("__ROOT__", ROOT_ID).replace("__SAVE__", SAVE_KEY).replace("__SAVE_ID__", SAVE_ID)
+
+
+def _legend() -> str:
+    keys = " · ".join(f"<kbd>{k}</kbd> {c.replace('_', ' ')}{'' if i is None else ' ' + ph.LETTERS[i]}"
+                      for k, c, i in check_keys(2))
+    return (f'<div class="hs-pair-keys"><b>Keys</b> {keys} · <kbd>{SAVE_KEY}</kbd> save &amp; next '
+            "(toggles: open → yes ↔ no; a group of three clips takes 1-3, 4-6, 7)</div>")
+
+
+def _radio_updates(checks: PairChecks) -> list[Any]:
+    """Updates of the seven toggles: the pair's checks, labels with their keys, extra ones hidden."""
+    n = len(checks.clips)
+    slots = {(c, i): k for k, c, i in check_keys(n)}
+    out: list[Any] = []
+    for criterion in ("clear_action", "single_action"):
+        for i in range(ph.MAX_CLIPS):
+            if i >= n:
+                out.append(gr.update(visible=False, value=None))
+                continue
+            value = getattr(checks, criterion)[i]
+            what = f"{criterion.replace('_', ' ')} in {ph.LETTERS[i]}"
+            label = f"{slots[(criterion, i)]} · {what} ({checks.clips[i]})"
+            out.append(gr.update(visible=True, label=label, value=_yes_no(value)))
+    out.append(gr.update(label=f"{slots[('actions_differ', None)]} · the clips show different actions",
+                         value=_yes_no(checks.actions_differ)))
+    return out
+
+
+def _yes_no(value: bool | None) -> str | None:
+    return None if value is None else ("yes" if value else "no")
+
+
+def build_pairs_tab(catalog: Catalog, store: Store, identity_of: IdentityOf, *, k: int = 2,
+                    preview_dir: Path | None = None, reviewers: tuple[str, ...] = (),
+                    gold_files: tuple[Path, ...] = ()) -> ph.PairsContext:
+    """Build the VidHalluc pair-validation UI inside the current ``gr.Tab`` / ``gr.Blocks`` context.
+
+    ``identity_of(request)`` gives the signed-in reviewer, or None: the tab is then read-only and
+    every write is refused on the server. ``k`` reviewers are assigned per pair (over
+    ``reviewers``, everyone who already voted and whoever is signed in). ``preview_dir`` turns on
+    thumbnails and side-by-side previews (cached there). Returns the handlers' context.
+    """
+    jobs = MediaJobs(preview_dir, workers=2) if preview_dir is not None else None
+    ctx = ph.PairsContext(catalog, store, k=k, reviewers=tuple(reviewers), jobs=jobs, gold_files=gold_files)
+    w: dict[str, Any] = {}
+    with gr.Column(elem_id=ROOT_ID):
+        w["who"] = gr.Markdown(elem_id="pairs-who")
+        with gr.Row(equal_height=False):
+            with gr.Column(scale=2, min_width=300):
+                _build_list(ctx, w)
+            with gr.Column(scale=5):
+                w["info"] = gr.Markdown(elem_id="pairs-info")
+                w["player"] = gr.HTML(js_on_load=PLAYER_JS, elem_id=PLAYER_ID)
+                gr.HTML(_legend(), js_on_load=KEYS_JS, elem_id="pairs-keys")
+                _build_form(w)
+                w["grid"] = gr.Dataframe(interactive=False, wrap=True, max_height=420,
+                                         elem_id="pairs-answers",
+                                         label="Questions and every model's answer per clip")
+        _build_team(w)
+        _build_exports(ctx)
+        w["timer"] = gr.Timer(1.0, active=False)
+    w["checks"], w["job"], w["thumb_jobs"] = gr.State(None), gr.State(""), gr.State({})
+    _wire(ctx, identity_of, w)
+    return ctx
+
+
+def _build_list(ctx: ph.PairsContext, w: dict[str, Any]) -> None:
+    """The pair picker and list, the current pair's thumbnails, and the preview job."""
+    ids = ctx.pairs["pair_id"].astype(str).tolist()
+    w["pick"] = gr.Dropdown(ids, value=ids[0] if ids else None, label="Pair", elem_id="pairs-pick")
+    w["table"] = gr.Dataframe(interactive=False, max_height=360, elem_id="pairs-list",
+                              label="Pairs (● = in my queue; select a row to open)")
+    w["thumbs"] = gr.HTML(elem_id="pairs-thumbs", js_on_load=None)
+    with gr.Row():
+        w["preview"] = gr.Button("Make side-by-side preview", size="sm", elem_id="pairs-preview")
+        w["preview_file"] = gr.DownloadButton("Download preview", visible=False, size="sm",
+                                              elem_id="pairs-preview-file")
+    w["preview_status"] = gr.Markdown(elem_id="pairs-preview-status")
+
+
+def _build_form(w: dict[str, Any]) -> None:
+    """The checks as explicit toggles, the live decision, the note, save and adjudication."""
+    def toggle(kind: str, i: int) -> gr.Radio:
+        return gr.Radio(["yes", "no"], label=f"{kind} {ph.LETTERS[i]}", elem_id=f"pairs-{kind}-{i}",
+                        min_width=160)
+    with gr.Group(elem_id="pairs-form"):
+        with gr.Row():
+            clear = [toggle("clear", i) for i in range(ph.MAX_CLIPS)]
+        with gr.Row():
+            single = [toggle("single", i) for i in range(ph.MAX_CLIPS)]
+        differ = gr.Radio(["yes", "no"], label="actions differ", elem_id="pairs-differ")
+        w["radios"] = [*clear, *single, differ]
+        w["decision"] = gr.Markdown(elem_id="pairs-decision")
+        w["note"] = gr.Textbox(label="Note", lines=1, elem_id="pairs-note")
+        with gr.Row():
+            w["save"] = gr.Button(f"Save & next ({SAVE_KEY})", variant="primary", elem_id=SAVE_ID)
+            w["reason"] = gr.Textbox(label="Adjudication reason", lines=1, scale=2, elem_id="pairs-reason")
+            w["settle"] = gr.Button("Adjudicate (final)", elem_id="pairs-adjudicate")
+        w["message"] = gr.Markdown(elem_id="pairs-message")
+    # clicked by the key listener (the same path as a mouse click), never shown
+    w["key_buttons"] = [gr.Button(str(n), visible="hidden", elem_id=f"pairs-key-{n}")
+                        for n in range(1, N_KEYS + 1)]
+
+
+def _build_team(w: dict[str, Any]) -> None:
+    """Progress, per-reviewer counts, agreement per criterion and the disagreement queue."""
+    with gr.Accordion("Team: progress, agreement, disagreements", open=False, elem_id="pairs-team"):
+        w["team_line"] = gr.Markdown(elem_id="pairs-progress")
+        w["refresh"] = gr.Button("Refresh", size="sm")
+        with gr.Row():
+            w["people"] = gr.Dataframe(interactive=False, label="Per reviewer", elem_id="pairs-people")
+            w["agree"] = gr.Dataframe(interactive=False, label="Agreement per criterion",
+                                      elem_id="pairs-agreement")
+        w["split"] = gr.Dataframe(interactive=False, elem_id="pairs-disagreements",
+                                  label="Disagreement queue (select a row to open and adjudicate the pair)")
+
+
+def _build_exports(ctx: ph.PairsContext) -> None:
+    """A button that builds the files from the store as it is now, then one download button each.
+
+    (A DownloadButton's callable value runs when the page loads, not on click: it would miss every
+    validation saved since.)
+    """
+    with gr.Accordion("Exports", open=False, elem_id="pairs-exports"):
+        build = gr.Button("Build exports from the current validations", size="sm", elem_id="pairs-export")
+        built = gr.Markdown(elem_id="pairs-export-status")
+        with gr.Row():
+            files = [gr.DownloadButton(label, visible=False, size="sm", elem_id=f"pairs-export-{name}")
+                     for name, label in (("json", "Validated pairs (JSON)"), ("csv", "Validated pairs (CSV)"),
+                                         ("gold", "Kept ACH gold: ach_binaryqa.json + ach_mcq.json (zip)"))]
+
+    def exports() -> list[Any]:
+        made: list[Any] = [gr.update(value=ph.export_json(ctx), visible=True),
+                           gr.update(value=ph.export_csv(ctx), visible=True)]
+        try:
+            made.append(gr.update(value=ph.export_gold_zip(ctx), visible=True))
+            line = "Built from the current validations."
+        except ph.Refused as exc:
+            made.append(gr.update(visible=False))
+            line = f"Pair lists built; ⚠ {exc}"
+        return [line, *made]
+
+    build.click(exports, None, [built, *files], concurrency_limit=2, api_visibility="private")
+
+
+def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> None:
+    radios, checks = w["radios"], w["checks"]
+    free: dict[str, Any] = {"concurrency_limit": None, "api_visibility": "private"}
+    # form events share one queue slot: a key press always sees the previous press's checks
+    form: dict[str, Any] = {"concurrency_id": "pairs-form", "concurrency_limit": 1,
+                            "api_visibility": "private"}
+    screen_out = [w["pick"], w["player"], w["info"], w["grid"], checks, *radios, w["decision"], w["note"],
+                  w["thumbs"], w["thumb_jobs"], w["timer"]]
+    team_out = [w["team_line"], w["people"], w["agree"], w["split"], w["table"]]
+
+    def screen(pair_id: str | None, me: Identity | None) -> list[Any]:
+        if not pair_id:
+            return [gr.update()] * len(screen_out)
+        shown = ph.show_pair(ctx, pair_id, me)
+        started = pm.start_thumbnails(ctx, pair_id)
+        models = len(shown.grid.columns) - 5
+        widths = ["5%", "4%", "24%", "22%", "5%", *[f"{40 / max(models, 1):.1f}%"] * models]
+        grid = gr.update(value=shown.grid, column_widths=widths)
+        return [gr.update(value=pair_id), shown.player, shown.info, grid, shown.checks,
+                *_radio_updates(shown.checks), ph.decision_text(shown.checks), shown.note,
+                "", started, gr.Timer(active=bool(started))]
+
+    def open_pair(pair_id: str | None, request: gr.Request) -> list[Any]:
+        return screen(pair_id, identity_of(request))
+
+    def chosen(evt: gr.SelectData, request: gr.Request) -> list[Any]:
+        return screen(str(evt.row_value[0]), identity_of(request))  # pair_id is the first column
+
+    def teams(request: gr.Request) -> list[Any]:
+        me = identity_of(request)
+        return [*ph.team(ctx, me), ph.pair_list(ctx, me)]
+
+    def whoami(request: gr.Request) -> str:
+        me = identity_of(request)
+        return f"Signed in as **{me.name}**." if me else "**Read-only**: sign in to validate pairs."
+
+    def toggled(state: PairChecks, *values: str | None) -> tuple[PairChecks, str]:
+        n = ph.MAX_CLIPS
+        new = ph.set_checks(state, values[:n], values[n:2 * n], values[2 * n])
+        return new, ph.decision_text(new)
+
+    def keyed(key: str) -> Callable[..., list[Any]]:
+        def run(state: PairChecks | None) -> list[Any]:
+            if state is None:
+                return [gr.update()] * (len(radios) + 2)
+            new = ph.on_key(state, key)
+            return [new, *_radio_updates(new), ph.decision_text(new)]
+        return run
+
+    def saved(state: PairChecks | None, text: str, request: gr.Request) -> list[Any]:
+        me = identity_of(request)
+        if state is None:
+            return ["", *[gr.update()] * len(screen_out)]
+        try:
+            following = ph.save(ctx, state, text, me)
+        except ph.Refused as exc:
+            gr.Warning(str(exc))
+            return [f"⚠ {exc}", *[gr.update()] * len(screen_out)]
+        done = f"Saved `{state.pair_id}` ({state.decision})."
+        if not following:
+            return [done + " Your queue is empty.", *[gr.update()] * len(screen_out)]
+        return [done + f" Next: `{following}`.", *screen(following, me)]
+
+    def settled(state: PairChecks | None, why: str, request: gr.Request) -> str:
+        if state is None:
+            return ""
+        try:
+            ph.adjudicate(ctx, state, why, identity_of(request))
+        except ph.Refused as exc:
+            gr.Warning(str(exc))
+            return f"⚠ {exc}"
+        return f"Adjudicated `{state.pair_id}`: **{state.decision}**."
+
+    def tick(job_id: str, thumbs: dict[str, str]) -> list[Any]:
+        line, path, finished = pm.poll_preview(ctx, job_id)
+        strip, thumbs_done = pm.poll_thumbnails(ctx, thumbs)
+        download = gr.update(value=path, visible=True) if path else gr.update()
+        return [line or gr.update(), download, strip, "" if finished else job_id,
+                gr.Timer(active=not (finished and thumbs_done))]
+
+    def previewed(pair_id: str | None) -> list[Any]:
+        try:
+            job_id = pm.start_preview(ctx, pair_id or "")
+        except ph.Refused as exc:
+            return [f"⚠ {exc}", "", gr.update(visible=False), gr.Timer()]
+        return ["Preview queued…", job_id, gr.update(visible=False), gr.Timer(active=True)]
+
+    root = gr.context.Context.root_block
+    assert root is not None, "build_pairs_tab must run inside a gr.Blocks"
+    root.load(whoami, None, w["who"], **free)
+    root.load(open_pair, w["pick"], screen_out, **free)
+    root.load(teams, None, team_out, **free)
+    w["pick"].input(open_pair, w["pick"], screen_out, **free)
+    w["table"].select(chosen, None, screen_out, **free)
+    w["split"].select(chosen, None, screen_out, **free)
+    for radio in radios:
+        radio.input(toggled, [checks, *radios], [checks, w["decision"]], **form)
+    for n, button in enumerate(w["key_buttons"], start=1):
+        button.click(keyed(str(n)), checks, [checks, *radios, w["decision"]], trigger_mode="multiple", **form)
+    w["save"].click(saved, [checks, w["note"]], [w["message"], *screen_out], **form).then(
+        teams, None, team_out, **free)
+    w["settle"].click(settled, [checks, w["reason"]], w["message"], **form).then(
+        teams, None, team_out, **free)
+    w["refresh"].click(teams, None, team_out, **free)
+    preview_out = [w["preview_status"], w["job"], w["preview_file"], w["timer"]]
+    w["preview"].click(previewed, w["pick"], preview_out, **free)
+    w["timer"].tick(tick, [w["job"], w["thumb_jobs"]],
+                    [w["preview_status"], w["preview_file"], w["thumbs"], w["job"], w["timer"]], **free)

@@ -1,0 +1,209 @@
+"""The app's handlers are plain functions of the catalog and widget values: tested without a server."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import gradio as gr
+import pytest
+from app_data import GRADIO_LOOP_WARNINGS, PAYLOAD, catalog, close_gradio_loop
+
+import app
+from analysis.catalog import Catalog
+from analysis.views import ALL
+from components.browse import charts, navigate, render
+from components.browse import page as browse
+from components.browse.inspector import inspect_row
+from components.keys import HEAD, NEXT_ID, PREV_ID
+
+pytestmark = [*GRADIO_LOOP_WARNINGS, pytest.mark.usefixtures("close_gradio_loop")]
+__all__ = ["close_gradio_loop"]
+
+NO_FILTER = [None, [], ALL, ALL, False, False, False, ""]
+
+
+def _filters(**kw: object) -> list[object]:
+    names = ["benchmark", "models", "task", "category", "wrong", "dependent", "flagged", "search"]
+    values = dict(zip(names, NO_FILTER, strict=True))
+    values.update(kw)
+    return [values[n] for n in names]
+
+
+@pytest.fixture
+def cat(tmp_path: Path) -> Catalog:
+    return catalog(tmp_path)
+
+
+def _row(cat: Catalog, item_id: str, model: str = "m1") -> int:
+    t = cat.table
+    return int(t.index[(t["item_id"] == item_id) & (t["model"] == model)][0])
+
+
+def test_show_page_pages_and_clamps(cat: Catalog) -> None:
+    frame, page, info = browse.show_page(cat, browse.filters_from(*_filters(benchmark="cmm")), 7)
+    assert page == 1 and len(frame) == 6
+    assert info == "rows 1–6 of 6 · page 1 of 1"
+    frame, page, info = browse.show_page(cat, browse.filters_from(*_filters(search="zzz")), 1)
+    assert frame.empty and info.startswith("rows 0–")
+
+
+def test_benchmark_change_offers_its_own_choices(cat: Catalog) -> None:
+    models, task, category = browse.on_benchmark(cat, "avhbench")
+    assert models["choices"] == [("m1", "m1"), ("m2", "m2")] or models["choices"] == ["m1", "m2"]
+    assert task["value"] == ALL and category["value"] == ALL
+    assert "Video-driven Audio Hallucination" in str(task["choices"])
+
+
+def test_selection_reads_the_row_from_its_values_not_its_position(cat: Catalog) -> None:
+    row = _row(cat, "cmm-1", "m2")
+    frame, _, _ = browse.show_page(cat, browse.filters_from(*_filters(benchmark="cmm")), 1)
+    values = frame[frame["row"] == row].iloc[0].tolist()  # as if the user sorted: any position works
+    current, status, _, item, _, others = navigate.select_row(cat, values, _filters(benchmark="cmm"))
+    assert current == row
+    assert "nothing there" in item and "m1" in others
+    assert status.startswith("item ") and f"row {row}" in status
+    assert browse.row_from_values(None) is None and browse.row_from_values(["x"]) is None
+
+
+def test_next_and_previous_follow_the_view_and_its_page(cat: Catalog) -> None:
+    f = _filters(benchmark="cmm", wrong=True)
+    first = navigate.step_item(cat, 1, None, 1, f)
+    rows = [first[0]]
+    for _ in range(3):
+        rows.append(navigate.step_item(cat, 1, rows[-1], 1, f)[0])
+    wrong = cat.table.index[(cat.table["benchmark"] == "cmm") & (cat.table["correct"] == False)].tolist()  # noqa: E712
+    assert len(wrong) == 2 and rows == [wrong[0], wrong[1], wrong[1], wrong[1]]  # clamps at the end
+    back = navigate.step_item(cat, -1, rows[1], 1, f)
+    assert back[0] == rows[0]
+    assert back[-3] is not None  # table output present (skip or a page)
+
+
+def test_find_item_by_id(cat: Catalog) -> None:
+    current, status, *_ = navigate.find_item(cat, "tsh-0", _filters())
+    assert current == _row(cat, "tsh-0")
+    current, status, *_ = navigate.find_item(cat, "nope", _filters())
+    assert current is None and "No item with id `nope`" in status
+
+
+def test_inspector_escapes_answers_and_marks_the_reading(cat: Catalog) -> None:
+    _, _, item, _, others = inspect_row(cat, _row(cat, "cmm-2", "m2"))
+    assert "<img src=x" not in item and "<script>" not in item
+    assert html.escape(PAYLOAD) in item
+    _, _, item, _, others = inspect_row(cat, _row(cat, "cmm-2", "m1"))
+    assert "<script>" not in others and html.escape(PAYLOAD)[:30] in others
+    _, _, item, _, _ = inspect_row(cat, _row(cat, "cmm-0"))
+    assert '<mark class="hs-parsed">Yes</mark>, a river.' in item
+
+
+def test_media_served_only_when_found_inside_a_root(cat: Catalog) -> None:
+    _, media, *_ = inspect_row(cat, _row(cat, "cmm-0"))
+    # CMM visual+audio: the silent video and its wav play together (same sync group)
+    assert media.count('data-sync="hs-sync-0"') == 2
+    assert "gradio_api/file=" in media and "reorg_raw_files/v0.mp4" in media
+    _, media, *_ = inspect_row(cat, _row(cat, "cmm-2"))
+    assert (
+        "Not found under the media roots" in media and "gradio_api/file=" not in media.split("hs-missing")[1]
+    )
+
+
+def test_pair_media_side_by_side(cat: Catalog) -> None:
+    _, media, item, *_ = inspect_row(cat, _row(cat, "cdh-1-counterfactual"))
+    assert media.index("commonsense.png") < media.index("counterfactual.png")
+    assert media.count("<img ") == 2 and "Other side of the pair" in item
+
+
+def test_span_view_only_for_span_benchmarks(cat: Catalog) -> None:
+    _, _, item, spans, _ = inspect_row(cat, _row(cat, "dvb-1"))
+    assert spans["visible"] is True
+    assert "hs-question" not in item  # the caption is shown once, coloured, in the span view
+    assert 'class="hs-hit" title="hit: Object Color Hallucination"' in spans["value"]
+    assert 'class="hs-fa"' in spans["value"] and 'class="hs-miss"' in spans["value"]
+    assert "token P 0.667" in spans["value"]
+    _, _, _, spans, _ = inspect_row(cat, _row(cat, "dvb-2"))
+    assert "Not scored: Tag counts differ" in spans["value"]
+    _, _, _, spans, _ = inspect_row(cat, _row(cat, "cmm-0"))
+    assert spans["visible"] is False
+
+
+def test_task_facts_for_tsh(cat: Catalog) -> None:
+    _, _, item, _, _ = inspect_row(cat, _row(cat, "tsh-0"))
+    assert "B: sit down → A: open the door" in item and "A: open the door → B: sit down" in item
+
+
+def test_charts_follow_the_filters_and_hide_empty_ones(cat: Catalog) -> None:
+    note, acc, yes, cf, spans = charts.chart_updates(
+        cat, browse.filters_from(*_filters(benchmark="cdh-bench"))
+    )
+    assert "4 rows" in note
+    assert acc["visible"] and cf["visible"] and yes["visible"] and not spans["visible"]
+    _, acc2, *_ = charts.chart_updates(cat, browse.filters_from(*_filters(benchmark="cdh-bench", wrong=True)))
+    assert [list(t.y) for t in acc["value"].data] != [list(t.y) for t in acc2["value"].data]
+
+
+def test_empty_inspector_and_out_of_range_rows(cat: Catalog) -> None:
+    status, media, item, spans, others = inspect_row(cat, None)
+    assert "Select a row" in item and spans["visible"] is False
+    assert status == "" and media == "" and others == ""
+    assert inspect_row(cat, 10_000)[2] == item
+
+
+def test_build_app_is_a_factory_with_named_endpoints(cat: Catalog) -> None:
+    demo = app.build_app(cat)
+    assert isinstance(demo, gr.Blocks)
+    names = {d.api_name for d in demo.fns.values() if d.api_name}
+    assert {"view", "page", "next_item", "previous_item", "item"} <= names
+    kwargs = app.launch_kwargs(cat)
+    assert kwargs["allowed_paths"] == cat.allowed_paths() and kwargs["head"] == HEAD
+    # the key script clicks the app's own buttons and ignores typing in fields
+    assert NEXT_ID in HEAD and PREV_ID in HEAD and "INPUT|TEXTAREA|SELECT" in HEAD
+
+
+def test_load_errors_are_shown_escaped(tmp_path: Path) -> None:
+    cat = catalog(tmp_path, errors=["bad<b>.json: line 3: field 'pred': expected a string"])
+    text = app._errors_html(cat.errors)
+    assert "bad&lt;b&gt;.json: line 3" in text
+    assert "1 file problem" in app._summary(cat)
+
+
+def test_render_media_url_quotes_paths() -> None:
+    assert render.media_url(Path("/m/a b#c.mp4")) == "gradio_api/file=/m/a%20b%23c.mp4"
+
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "manifest.json"
+
+
+@pytest.fixture(scope="module")
+def samples() -> Catalog:
+    if not SAMPLES.exists():
+        pytest.skip("samples/manifest.json not generated (python samples/generate.py)")
+    from analysis.catalog import load_manifest
+
+    return load_manifest(SAMPLES)
+
+
+def _first(cat: Catalog, **where: str) -> int:
+    mask = True
+    for column, value in where.items():
+        mask = mask & (cat.table[column].astype(str) == value)
+    return int(cat.table.index[mask][0])
+
+
+def test_samples_task_facts_and_pairs(samples: Catalog) -> None:
+    _, _, item, _, _ = inspect_row(samples, _first(samples, benchmark="vidhalluc", task="sth"))
+    assert "scene change" in item and "from " in item  # parsed locations against gold
+    _, _, item, _, _ = inspect_row(samples, _first(samples, benchmark="vidhalluc", task="tsh"))
+    # gold is AB or BA: the gold order names both actions by their text
+    assert "model order" in item and re.search(r"gold order</th><td>[AB]: The person .* → [AB]: ", item)
+    _, media, item, _, _ = inspect_row(samples, _first(samples, benchmark="vidhalluc", task="bqa"))
+    assert media.count("<video") == 2 and "Other side of the pair" in item
+    _, _, item, _, _ = inspect_row(samples, _first(samples, benchmark="vidhalluc", task="mcq"))
+    assert '<ul class="hs-options"><li>A. ' in item  # choices kept in extra are listed
+
+
+def test_samples_cmm_visual_audio_plays_two_files_together(samples: Catalog) -> None:
+    t = samples.table
+    rows = t.index[(t["benchmark"] == "cmm") & t["extra"].str.contains('"visual+audio"', regex=False)]
+    _, media, *_ = inspect_row(samples, int(rows[0]))
+    assert media.count('data-sync="hs-sync-0"') == 2 and "<audio" in media and "<video" in media

@@ -1,0 +1,256 @@
+"""Review handlers as plain functions, then through a running app with password users."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+from app_data import GRADIO_LOOP_WARNINGS, close_gradio_loop
+
+import app
+from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
+from analysis.store import Identity, events_frame, open_store
+from analysis.store.identity import IdentityMismatch
+from analysis.store.payload import submit
+from components.identity import AuthError, identity_of, parse_auth
+from components.review.context import Refused, ReviewContext
+from components.review.extra import metric_lines, queue_frame
+from components.review.panel import panel, save, undo_last
+
+pytestmark = [*GRADIO_LOOP_WARNINGS, pytest.mark.usefixtures("close_gradio_loop")]
+__all__ = ["close_gradio_loop"]
+ALICE, BOB = Identity("alice"), Identity("bob")
+PAIR_11_QA_CS = "cdh-78ba53b03e01f25c"  # seeded inverted polarity: commonsense qa gold "no"
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    if not SAMPLE_MANIFEST.exists():
+        pytest.skip("samples not generated (python samples/generate.py)")
+    return load_manifest(SAMPLE_MANIFEST)
+
+
+def _ctx(catalog: Catalog, tmp_path: Path) -> ReviewContext:
+    return ReviewContext(catalog, open_store(tmp_path / "labels.db"), ("alice", "bob"))
+
+
+def _row(catalog: Catalog, item_id: str, model: str = "balanced") -> int:
+    table = catalog.table
+    return int(table.index[(table["item_id"] == item_id) & (table["model"] == model)][0])
+
+
+def test_auth_entries_parse_and_bad_ones_are_refused() -> None:
+    pairs = parse_auth(["alice:pw1,bob:p:w2", "carol:x"])
+    assert pairs == [("alice", "pw1"), ("bob", "p:w2"), ("carol", "x")]
+    with pytest.raises(AuthError):
+        parse_auth(["alice"])
+
+
+def test_identity_comes_from_the_request_only() -> None:
+    class Req:
+        username = "alice"
+
+    assert identity_of(Req()) == ALICE  # type: ignore[arg-type]
+    assert identity_of(None) is None
+
+
+def test_writes_without_identity_are_refused(catalog: Catalog, tmp_path: Path) -> None:
+    ctx = _ctx(catalog, tmp_path)
+    row = _row(catalog, PAIR_11_QA_CS)
+    with pytest.raises(Refused, match="sign in"):
+        save(ctx, row, None, False, "yes", "", [], "", "")
+    with pytest.raises(Refused, match="sign in"):
+        undo_last(ctx, row, None, False)
+    assert events_frame(ctx.store).empty  # type: ignore[arg-type]
+    # the panel stays hidden for a visitor and says why
+    assert "Read-only" in panel(ctx, row, None, False)[0]
+
+
+def test_a_payload_cannot_name_another_reviewer(catalog: Catalog, tmp_path: Path) -> None:
+    ctx = _ctx(catalog, tmp_path)
+    item = catalog.table.iloc[_row(catalog, PAIR_11_QA_CS)]
+    with pytest.raises(IdentityMismatch):
+        submit(ctx.store, {"item_id": PAIR_11_QA_CS, "value": "yes", "reviewer": "bob"},  # type: ignore[arg-type]
+               ALICE, row=item)
+
+
+def test_relabel_shows_the_corrected_metric_change_and_undo_restores(
+    catalog: Catalog, tmp_path: Path
+) -> None:
+    ctx = _ctx(catalog, tmp_path)
+    row = _row(catalog, PAIR_11_QA_CS)
+    message = save(ctx, row, ALICE, False, "yes", "", ["ambiguous"], "polarity <b>inverted</b>", "audit")
+    assert message.startswith("Saved as alice: gold no → yes; flag")
+    lines = metric_lines(ctx, "cdh-bench")
+    # balanced answered nothing parseable on the commonsense side: with gold "yes" the qa cs side
+    # still counts 12 items, the commonsense-prior model now gets it wrong (9/12 -> 8/12 style changes)
+    assert "1 gold correction(s)" in lines and "cs_acc" in lines
+    history = panel(ctx, row, ALICE, False)[6]
+    assert "alice" in history and "no → yes" in history and "&lt;b&gt;inverted" in history
+    assert save(ctx, row, ALICE, False, "yes", "", ["ambiguous"], "polarity <b>inverted</b>", "") == \
+        "Nothing changed."
+    assert undo_last(ctx, row, ALICE, False) == "Undone by alice: note cleared"
+    assert undo_last(ctx, row, BOB, False).startswith("Undone by bob: flag")
+    assert undo_last(ctx, row, BOB, False).startswith("Undone by bob: gold yes → no")
+    assert "No gold corrections" in metric_lines(ctx, "cdh-bench")
+
+
+def test_invalid_gold_is_shown_not_raised(catalog: Catalog, tmp_path: Path) -> None:
+    ctx = _ctx(catalog, tmp_path)
+    with pytest.raises(Refused, match="Not saved"):
+        save(ctx, _row(catalog, PAIR_11_QA_CS), ALICE, False, "maybe", "", [], "", "")
+
+
+def test_votes_fill_the_disagreement_queue_and_my_queue_shrinks(catalog: Catalog, tmp_path: Path) -> None:
+    ctx = _ctx(catalog, tmp_path)
+    mine = queue_frame(ctx, "My unreviewed items", "cdh-bench", ALICE)
+    theirs = queue_frame(ctx, "My unreviewed items", "cdh-bench", BOB)
+    n_items = catalog.table.loc[catalog.table["benchmark"] == "cdh-bench", "item_id"].nunique()
+    assert len(mine) == len(theirs) == n_items  # k=2 of 2 reviewers: everyone sees every item
+    row = _row(catalog, PAIR_11_QA_CS)
+    save(ctx, row, ALICE, True, "yes", "", [], "", "")
+    save(ctx, row, BOB, True, "no", "", [], "", "")
+    assert len(queue_frame(ctx, "My unreviewed items", "cdh-bench", ALICE)) == n_items - 1
+    found = queue_frame(ctx, "Disagreements", "cdh-bench", ALICE)
+    assert found["item_id"].tolist() == [PAIR_11_QA_CS] and "alice: yes" in found["detail"][0]
+    # a vote never changes the corrected gold
+    assert "No gold corrections" in metric_lines(ctx, "cdh-bench")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_five_clients_relabel_concurrently_through_the_app(catalog: Catalog, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    client_module = pytest.importorskip("gradio_client")
+    monkeypatch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
+    users = [(f"r{i}", f"pw{i}") for i in range(5)]
+    ctx = ReviewContext(catalog, open_store(tmp_path / "labels.db"), tuple(u for u, _ in users))
+    demo = app.build_app(catalog, ctx)
+    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=_free_port(),
+                            quiet=True, auth=users, **app.launch_kwargs(catalog))
+    rows = catalog.table[catalog.table["benchmark"] == "cmm"].drop_duplicates("item_id").head(5)
+    cmm, official = rows["item_id"].tolist(), rows["gold"].str.lower().tolist()
+    errors: list[BaseException] = []
+    flip = {"yes": "no", "no": "yes"}
+
+    def work(i: int) -> None:
+        try:
+            client = client_module.Client(url, auth=users[i], verbose=False)
+            for n in range(20):
+                value = flip[official[i]] if n % 2 == 0 else official[i]
+                client.predict(str(cmm[i]), "gold", value, f"run {n}", api_name="/relabel")
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    try:
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(5)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        anonymous = client_module.Client(url, auth=("r0", "pw0"), verbose=False)
+        with pytest.raises(Exception, match=r"Refused|Not saved"):
+            anonymous.predict(str(cmm[0]), "reviewer", "x", "", api_name="/relabel")
+    finally:
+        demo.close()
+    assert not errors, errors
+    events = events_frame(ctx.store)  # type: ignore[arg-type]
+    assert len(events) == 100
+    assert sorted(events["reviewer"].value_counts().tolist()) == [20] * 5
+
+
+def test_blind_mode_hides_gold_and_other_reviewers(catalog: Catalog, tmp_path: Path) -> None:
+    from components.review.blind import blind_html
+
+    ctx = _ctx(catalog, tmp_path)
+    row = _row(catalog, PAIR_11_QA_CS)
+    save(ctx, row, BOB, True, "no", "", [], "", "bob's secret reason")
+    html = blind_html(ctx, row, ALICE)
+    assert "candle flame" in html and "My votes: none yet" in html
+    assert "gold" not in html.replace("Gold, verdicts", "") and "bob" not in html
+    shown = panel(ctx, row, ALICE, True)
+    assert shown[1]["value"] is None  # the gold radio starts empty, not at the official "no"
+    assert "No labels" in shown[6]  # bob's vote is not in alice's blind history
+    save(ctx, row, ALICE, True, "yes", "", [], "", "")
+    assert "My votes: gold: yes" in blind_html(ctx, row, ALICE)
+
+
+def test_adjudication_needs_a_reason_and_settles_the_disagreement(catalog: Catalog, tmp_path: Path) -> None:
+    from components.review.extra import adjudicate_item, agreement_markdown
+
+    ctx = _ctx(catalog, tmp_path)
+    row = _row(catalog, PAIR_11_QA_CS)
+    save(ctx, row, ALICE, True, "yes", "", [], "", "")
+    save(ctx, row, BOB, True, "no", "", [], "", "")
+    assert "raw agreement 0.000" in agreement_markdown(ctx, "cdh-bench")
+    with pytest.raises(Refused, match="reason"):
+        adjudicate_item(ctx, row, ALICE, "yes", " ")
+    with pytest.raises(Refused, match="sign in"):
+        adjudicate_item(ctx, row, None, "yes", "checked the image")
+    assert adjudicate_item(ctx, row, ALICE, "yes", "checked the image") == "Adjudicated by alice: gold = yes"
+    assert queue_frame(ctx, "Disagreements", "cdh-bench", ALICE).empty
+    assert "1 gold correction(s)" in metric_lines(ctx, "cdh-bench")
+
+
+def test_exports_hold_every_event_and_corrected_native_gold(catalog: Catalog, tmp_path: Path) -> None:
+    import json
+    import zipfile
+
+    import pandas as pd
+
+    from components.review.extra import build_exports
+
+    ctx = _ctx(catalog, tmp_path)
+    ctx.extra["gold_files"] = app.manifest_gold(SAMPLE_MANIFEST)
+    save(ctx, _row(catalog, PAIR_11_QA_CS), ALICE, False, "yes", "", [], "", "=cmd|' /C calc'!A0")
+    with pytest.raises(Refused):
+        build_exports(ctx, "cdh-bench", None)
+    csv, jsonl, parquet, native = build_exports(ctx, "cdh-bench", ALICE)
+    assert len(pd.read_csv(csv)) == len(pd.read_parquet(parquet)) == 1
+    assert json.loads(Path(jsonl).read_text().splitlines()[0])["new_value"] == "yes"
+    with zipfile.ZipFile(native) as archive:
+        assert archive.namelist() == ["benchmark.jsonl"]
+        text = archive.read("benchmark.jsonl").decode()
+    original = (SAMPLE_MANIFEST.parent / "cdh-bench/benchmark.jsonl").read_text()
+    assert text.count('"Pair 11"') >= 1 and text != original
+
+
+def test_the_database_is_never_under_a_media_root(catalog: Catalog, tmp_path: Path) -> None:
+    from analysis.store import StoreError
+
+    root = Path(catalog.allowed_paths()[0])
+    with pytest.raises(StoreError, match="media root"):
+        app.open_review(catalog, db=str(root / "labels.db"))
+    ctx = app.open_review(catalog, data_dir=tmp_path, users=[("alice", "pw")])
+    assert ctx.store is not None and ctx.store.path == tmp_path / "halluscope.db"
+    assert ctx.reviewers == ("alice",)
+
+
+def test_on_a_space_the_app_offers_hugging_face_sign_in(catalog: Catalog, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import gradio as gr
+
+    from components.identity import on_spaces
+
+    pytest.importorskip("authlib", reason="Gradio's Hugging Face sign-in needs gradio[oauth] (authlib)")
+    monkeypatch.setenv("SPACE_ID", "someone/halluscope")
+    monkeypatch.setenv("SYSTEM", "spaces")  # else Gradio mocks sign-in with a local token
+    import gradio.oauth
+
+    # What a Space with `hf_oauth: true` sets; Gradio reads them when it registers the OAuth routes
+    # (registering fetches nothing).
+    for name, value in (("OAUTH_CLIENT_ID", "test-client"), ("OAUTH_CLIENT_SECRET", "test-secret"),
+                        ("OAUTH_SCOPES", "openid profile"), ("OPENID_PROVIDER_URL", "https://hf.invalid")):
+        monkeypatch.setattr(gradio.oauth, name, value)
+    assert on_spaces()
+    ctx = ReviewContext(catalog, open_store(tmp_path / "labels.db"), oauth=True)
+    demo = app.build_app(catalog, ctx)
+    assert demo.expects_oauth
+    assert not app.build_app(catalog, _ctx(catalog, tmp_path)).expects_oauth
+    assert any(isinstance(b, gr.LoginButton) for b in demo.blocks.values())

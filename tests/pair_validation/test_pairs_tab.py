@@ -1,0 +1,166 @@
+"""Handlers of the VidHalluc pair-validation tab, called as plain functions over the samples."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
+from analysis.pair_validation.previews import MediaJobs
+from analysis.pair_validation.validation import PairChecks, check_labels
+from analysis.store import Identity, open_store
+from components.pairs import handlers as ph
+from components.pairs import media as pm
+from components.pairs.sync_player import PLAYER_JS
+
+ALICE, BOB = Identity("alice"), Identity("bob")
+PAIR, TRIPLE = "sf7026ba", "s208d8d2"  # a clean pair; a group of three whose third clip is truncated
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    if not SAMPLE_MANIFEST.exists():
+        pytest.skip("samples/manifest.json not generated (python samples/generate.py)")
+    return load_manifest(SAMPLE_MANIFEST)
+
+
+@pytest.fixture
+def ctx(catalog: Catalog, tmp_path: Path) -> Iterator[ph.PairsContext]:
+    store = open_store(tmp_path / "labels.db")
+    yield ph.PairsContext(catalog, store, k=2, reviewers=("alice", "bob"))
+    store.engine.dispose()
+
+
+def _all(checks: PairChecks, value: bool) -> PairChecks:
+    n = len(checks.clips)
+    return PairChecks(checks.pair_id, checks.clips, (value,) * n, (value,) * n, value)
+
+
+def test_pair_screen_shows_both_players_the_answers_and_a_blank_form(ctx: ph.PairsContext) -> None:
+    screen = ph.show_pair(ctx, PAIR, ALICE)
+    assert screen.player.count("<video") == 2
+    assert "sf7026ba_clip_1" in screen.player and "2.00 s" in screen.player and "walking" in screen.player
+    assert screen.checks == PairChecks.blank(PAIR, ("sf7026ba_clip_1", "sf7026ba_clip_2"))
+    # 2 binary questions x 2 clips + 1 MCQ per clip; one raw answer column and one mark per model
+    assert len(screen.grid) == 6 and list(screen.grid["clip"][:2]) == ["A", "B"]
+    assert screen.grid.loc[1, "yes-biased"] == "✗ Yes, the person is walking."
+    assert screen.grid.loc[4, "options"] == "A. jumping · B. walking · C. spinning · D. running"
+    assert screen.grid.loc[0, "balanced"] == "✗"  # no answer at all: wrong, nothing to show
+
+
+def test_an_unreadable_clip_is_shown_as_such_not_as_a_broken_player(ctx: ph.PairsContext) -> None:
+    screen = ph.show_pair(ctx, TRIPLE, None)
+    assert screen.player.count("<video") == 2  # clips 1 and 2 only
+    assert 'data-status="unreadable"' in screen.player and "s208d8d2_clip_3" in screen.player
+    assert "Invalid data" in screen.player
+
+
+def test_the_decision_follows_the_toggles_and_the_keys(ctx: ph.PairsContext) -> None:
+    blank = ph.show_pair(ctx, PAIR, ALICE).checks
+    assert "undecided" in ph.decision_text(blank) and "5 check(s) open" in ph.decision_text(blank)
+    kept = ph.set_checks(blank, ["yes", "yes", None], ["yes", "yes", None], "yes")  # 3rd toggle hidden
+    assert kept.decision == "keep" and "KEEP" in ph.decision_text(kept)
+    same = ph.set_checks(blank, ["yes", "yes"], ["yes", "yes"], "no")
+    assert "DROP" in ph.decision_text(same) and "the clips show the same action" in ph.decision_text(same)
+    pressed = blank
+    for key in "12345":
+        pressed = ph.on_key(pressed, key)
+    assert pressed == kept
+    pressed = ph.on_key(pressed, "2")  # yes -> no: clip B has no clear action
+    assert pressed.decision == "drop" and "sf7026ba_clip_2: no clear action" in ph.decision_text(pressed)
+    assert ph.on_key(pressed, "9") == pressed
+
+
+def test_writes_are_refused_without_a_signed_in_reviewer(ctx: ph.PairsContext) -> None:
+    checks = _all(ph.show_pair(ctx, PAIR, None).checks, True)
+    with pytest.raises(ph.Refused, match="Sign in"):
+        ph.save(ctx, checks, "looks fine", None)
+    with pytest.raises(ph.Refused, match="Sign in"):
+        ph.adjudicate(ctx, checks, "settled", None)
+    assert check_labels(ctx.store).empty and check_labels(ctx.store, scope="final").empty
+
+
+def test_an_incomplete_form_is_refused_with_the_reason(ctx: ph.PairsContext) -> None:
+    half = ph.on_key(ph.show_pair(ctx, PAIR, ALICE).checks, "1")
+    with pytest.raises(ph.Refused, match="4 check"):
+        ph.save(ctx, half, "", ALICE)
+
+
+def test_save_persists_across_a_store_reopen_and_moves_to_the_next_pair(
+        catalog: Catalog, tmp_path: Path) -> None:
+    store = open_store(tmp_path / "labels.db")
+    ctx = ph.PairsContext(catalog, store, k=2, reviewers=("alice", "bob"))
+    queue = ph.pair_list(ctx, ALICE)
+    mine = queue.loc[queue["mine"] == "●", "pair_id"].tolist()
+    assert len(mine) == 8  # k = 2 of 2 reviewers: everyone reviews every pair
+    checks = ph.set_checks(ph.show_pair(ctx, mine[0], ALICE).checks, ["yes"] * 3, ["yes"] * 3, "no")
+    following = ph.save(ctx, checks, "same action twice", ALICE)
+    assert following == mine[1]
+    store.engine.dispose()
+    reopened = ph.PairsContext(catalog, open_store(tmp_path / "labels.db"), k=2, reviewers=("alice", "bob"))
+    again = ph.show_pair(reopened, mine[0], ALICE)
+    assert again.checks == checks and again.note == "same action twice"
+    assert ph.show_pair(reopened, mine[0], BOB).checks == PairChecks.blank(mine[0], checks.clips)
+    listed = ph.pair_list(reopened, ALICE).set_index("pair_id")
+    assert listed.at[mine[0], "mine"] == "" and listed.at[mine[0], "status"] == "pending"
+    reopened.store.engine.dispose()
+
+
+def test_team_view_shows_progress_agreement_and_the_disagreement_to_adjudicate(ctx: ph.PairsContext) -> None:
+    blank = ph.show_pair(ctx, PAIR, ALICE).checks
+    ph.save(ctx, _all(blank, True), "", ALICE)
+    ph.save(ctx, ph.on_key(_all(blank, True), "5"), "", BOB)  # bob: same action -> drop
+    line, people, agree, split = ph.team(ctx, ALICE)
+    assert line.startswith("**2 / 16** validations done") and "my queue: 7 left" in line
+    assert dict(zip(people["reviewer"], people["done"], strict=True)) == {"alice": 1, "bob": 1}
+    assert list(agree["criterion"]) == ["clear_action", "single_action", "actions_differ", "decision"]
+    assert split["pair_id"].tolist() == [PAIR] and "decision" in split.at[0, "criteria"]
+    assert split.at[0, "decisions"] == "alice: keep, bob: drop"
+    with pytest.raises(ph.Refused, match="reason"):
+        ph.adjudicate(ctx, _all(blank, True), "  ", ALICE)
+    ph.adjudicate(ctx, _all(blank, True), "both actions are clearly different", ALICE)
+    assert ph.team(ctx, ALICE)[3].empty
+    listed = ph.pair_list(ctx, ALICE).set_index("pair_id")
+    assert listed.at[PAIR, "decision"] == "keep" and listed.at[PAIR, "status"] == "adjudicated"
+
+
+def test_exports_hold_the_decisions_and_only_kept_pairs(ctx: ph.PairsContext) -> None:
+    blank = ph.show_pair(ctx, PAIR, ALICE).checks
+    for me in (ALICE, BOB):
+        ph.save(ctx, _all(blank, True), "", me)
+    pairs = json.loads(Path(ph.export_json(ctx)).read_text())
+    decided = {p["pair_id"]: p["decision"] for p in pairs["pairs"]}
+    assert decided[PAIR] == "keep" and len(decided) == 8
+    assert "sf7026ba" in Path(ph.export_csv(ctx)).read_text()
+    with zipfile.ZipFile(ph.export_gold_zip(ctx)) as archive:
+        assert sorted(archive.namelist()) == ["ach_binaryqa.json", "ach_mcq.json"]
+        mcq = json.loads(archive.read("ach_mcq.json"))
+    assert list(mcq) == [PAIR]
+
+
+def test_media_jobs_give_thumbnails_and_a_preview(ctx: ph.PairsContext, tmp_path: Path) -> None:
+    with pytest.raises(ph.Refused, match="off"):
+        pm.start_preview(ctx, PAIR)
+    with MediaJobs(tmp_path / "previews") as jobs:
+        ctx.jobs = jobs
+        started = pm.start_thumbnails(ctx, TRIPLE)
+        assert sorted(started) == ["s208d8d2_clip_1", "s208d8d2_clip_2"]  # the unreadable clip is skipped
+        job = pm.start_preview(ctx, PAIR)
+        jobs.wait(job, timeout=120)
+        for job_id in started.values():
+            jobs.wait(job_id, timeout=60)
+        line, path, finished = pm.poll_preview(ctx, job)
+        strip, done = pm.poll_thumbnails(ctx, started)
+    assert finished and path is not None and Path(path).suffix == ".mp4" and Path(path).stat().st_size > 0
+    assert "ready" in line
+    assert done and strip.count("data:image/jpeg;base64,") == 6
+
+
+def test_player_script_keeps_followers_within_the_drift_limit() -> None:
+    assert "const MAX_DRIFT = 0.1;" in PLAYER_JS
+    for event in ("'play'", "'pause'", "'seeked'", "'ratechange'", "setInterval"):
+        assert event in PLAYER_JS

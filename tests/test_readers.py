@@ -1,0 +1,107 @@
+"""The JSON readers: bad input names the file, the record and the field."""
+
+from pathlib import Path
+
+import pytest
+
+from analysis.errors import InputError
+from analysis.readers import (
+    MAX_LINE_BYTES,
+    read_json,
+    read_jsonl,
+    read_object,
+    read_records,
+    require,
+    require_column,
+)
+
+
+def write(tmp_path: Path, name: str, data: bytes | str) -> Path:
+    path = tmp_path / name
+    path.write_bytes(data.encode() if isinstance(data, str) else data)
+    return path
+
+
+def test_jsonl_and_json_list_read_alike(tmp_path: Path) -> None:
+    a = read_records(write(tmp_path, "a.json", '{"x": 1}\n\n{"x": 2}\n'))
+    b = read_records(write(tmp_path, "b.json", '[{"x": 1}, {"x": 2}]'))
+    assert a.items == b.items == [{"x": 1}, {"x": 2}]
+    assert a.where(1) == "line 3"  # blank line 2 is skipped but counted
+    assert b.where(1) == "record 1"
+
+
+def test_truncated_json_names_file_and_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "t.json", '[{"x": 1},\n {"x": ')
+    with pytest.raises(InputError) as err:
+        read_json(path)
+    assert err.value.path == str(path)
+    assert err.value.record == "line 2"
+    assert "truncated" in err.value.line()
+
+
+def test_truncated_jsonl_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "t.jsonl", '{"x": 1}\n{"x": 2}\n{"x": ')
+    with pytest.raises(InputError) as err:
+        read_jsonl(path)
+    assert err.value.record == "line 3"
+
+
+def test_empty_and_blank_files(tmp_path: Path) -> None:
+    for name, data in (("e.json", ""), ("w.jsonl", "\n  \n")):
+        with pytest.raises(InputError, match="file is empty"):
+            read_records(write(tmp_path, name, data))
+
+
+def test_non_utf8_names_the_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "l1.json", b'[{"x": "ok"},\n{"x": "caf\xe9"}]')
+    with pytest.raises(InputError) as err:
+        read_json(path)
+    assert err.value.record == "line 2" and "UTF-8" in err.value.problem
+    jl = write(tmp_path, "l1.jsonl", b'{"x": "ok"}\n{"x": "caf\xe9"}\n')
+    with pytest.raises(InputError) as err2:
+        read_jsonl(jl)
+    assert err2.value.record == "line 2" and "UTF-8" in err2.value.problem
+
+
+def test_oversized_line_is_refused_without_parsing(tmp_path: Path) -> None:
+    big = '{"x": "' + "a" * (MAX_LINE_BYTES + 10) + '"}\n'
+    path = write(tmp_path, "big.jsonl", '{"x": 1}\n' + big)
+    with pytest.raises(InputError) as err:
+        read_jsonl(path)
+    assert err.value.record == "line 2" and "limit" in err.value.problem
+
+
+def test_non_object_records(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as err:
+        read_records(write(tmp_path, "n.json", '[{"x": 1}, 3]'))
+    assert err.value.record == "record 1"
+    with pytest.raises(InputError, match="top level"):
+        read_object(write(tmp_path, "o.json", "[1]"))
+
+
+def test_missing_file_and_folder(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such file"):
+        read_records(tmp_path / "nope.json")
+    with pytest.raises(InputError, match="folder"):
+        read_records(tmp_path)
+
+
+def test_require_names_record_and_field(tmp_path: Path) -> None:
+    recs = read_records(write(tmp_path, "r.jsonl", '{"a": "x"}\n{"a": 5}\n{"b": 1}\n'))
+    assert require(recs, 0, "a") == "x"
+    with pytest.raises(InputError) as err:
+        require(recs, 1, "a")
+    assert err.value.line() == f"{recs.path}: line 2: field 'a': expected a string, got a number"
+    with pytest.raises(InputError, match="missing"):
+        require(recs, 2, "a")
+    assert require(recs, 2, "a", optional=True) is None
+    with pytest.raises(InputError) as col_err:
+        require_column(recs, "a")
+    assert col_err.value.record == "line 2"
+    assert require_column(recs, "b", (int,), optional=True) == [None, None, 1]
+
+
+def test_booleans_are_not_numbers(tmp_path: Path) -> None:
+    recs = read_records(write(tmp_path, "b.json", '[{"n": true}]'))
+    with pytest.raises(InputError, match="got a boolean"):
+        require(recs, 0, "n", (int,))
