@@ -9,12 +9,15 @@ open from a dropdown and a button, which set the filters and switch to the Items
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import gradio as gr
 
+from analysis.board_charts import board_chart, board_csv
 from analysis.catalog import Catalog
 from analysis.leaderboard import Leaderboard, leaderboards, with_corrected
 from analysis.leaderboard_html import CSS as BOARD_CSS
@@ -34,6 +37,8 @@ class OverviewWidgets:
     boards: gr.HTML
     target: gr.Dropdown
     open_failures: gr.Button
+    chart: gr.Plot
+    csv: gr.DownloadButton
 
 
 def build_overview() -> OverviewWidgets:
@@ -43,7 +48,9 @@ def build_overview() -> OverviewWidgets:
         target = gr.Dropdown([], label="Open a model's failures (board · model)", elem_id="failures-of",
                              scale=4)
         open_failures = gr.Button("Show its wrong answers", elem_id="open-failures", scale=1)
-    return OverviewWidgets(boards, target, open_failures)
+    chart = gr.Plot(label="Official metric per board", elem_id="chart-official", show_label=False)
+    csv = gr.DownloadButton("Numbers of the boards and chart (CSV)", elem_id="boards-csv", size="sm")
+    return OverviewWidgets(boards, target, open_failures, chart, csv)
 
 
 def board_cache(catalog: Catalog) -> Callable[[str], list[Leaderboard]]:
@@ -63,20 +70,40 @@ def target_choices(boards: list[Leaderboard]) -> list[str]:
     return [f"{lb.board.title}{SEP}{e.model}" for lb in boards for e in lb.entries]
 
 
+def current_boards(
+    boards_of: Callable[[str], list[Leaderboard]],
+    benchmark: str | None,
+    corrected: Callable[[str], Any] | None,
+) -> list[Leaderboard]:
+    """The benchmark's boards, with corrected numbers when the store has gold corrections."""
+    if not benchmark:
+        return []
+    boards = boards_of(benchmark)
+    fixed = corrected(benchmark) if corrected is not None else None
+    return with_corrected(boards, fixed) if fixed is not None else boards
+
+
 def show(
     boards_of: Callable[[str], list[Leaderboard]],
     benchmark: str | None,
     corrected: Callable[[str], Any] | None = None,
-) -> tuple[str, Any]:
-    """The boards' HTML and the failure picker for one benchmark (corrected beside official)."""
-    if not benchmark:
-        return boards_html([]), gr.update(choices=[], value=None)
-    boards = boards_of(benchmark)
-    fixed = corrected(benchmark) if corrected is not None else None
-    if fixed is not None:
-        boards = with_corrected(boards, fixed)
+    folder: Path | None = None,
+) -> tuple[str, Any, Any, Any]:
+    """Boards' HTML, the failure picker, the official-metric chart and its CSV, for one benchmark.
+
+    The CSV is written under ``folder`` (a temporary folder when None).
+    """
+    boards = current_boards(boards_of, benchmark, corrected)
     choices = target_choices(boards)
-    return boards_html(boards), gr.update(choices=choices, value=choices[0] if choices else None)
+    csv = None
+    if boards:
+        where = folder or Path(tempfile.mkdtemp(prefix="halluscope-boards-"))
+        csv = where / f"{benchmark}-leaderboards.csv"
+        csv.write_text(board_csv(boards), encoding="utf-8")
+    title = f"{benchmark}: official metric per board" if benchmark else "Official metric"
+    return (boards_html(boards), gr.update(choices=choices, value=choices[0] if choices else None),
+            board_chart(boards, title),
+            gr.update(value=None if csv is None else str(csv), interactive=csv is not None))
 
 
 def failure_filters(
@@ -106,9 +133,10 @@ def wire(
 ) -> None:
     """Boards on load and when the benchmark changes; the failure button sets filters and tab."""
     free: dict[str, Any] = {"concurrency_limit": None}
-    out = [ov.boards, ov.target]
-    demo.load(lambda b: show(boards_of, b, corrected), f.benchmark, out, api_name="overview", **free)
-    f.benchmark.change(lambda b: show(boards_of, b, corrected), f.benchmark, out,
+    out = [ov.boards, ov.target, ov.chart, ov.csv]
+    folder = Path(tempfile.mkdtemp(prefix="halluscope-boards-"))
+    demo.load(lambda b: show(boards_of, b, corrected, folder), f.benchmark, out, api_name="overview", **free)
+    f.benchmark.change(lambda b: show(boards_of, b, corrected, folder), f.benchmark, out,
                        api_visibility="private", **free)
     ov.open_failures.click(
         lambda b, t: failure_filters(boards_of, b, t), [f.benchmark, ov.target],

@@ -99,3 +99,12 @@ def test_group_column_prefers_category_then_task(table: pd.DataFrame) -> None:
     assert charts.group_column(prepare(table[table["benchmark"] == "avhbench"])) == "task"
     cdh = table[table["benchmark"] == "cdh-bench"]
     assert charts.group_column(cdh) == "benchmark"  # one category, one task
+
+
+def test_panels_with_narrow_gaps_stay_inside_the_figure() -> None:
+    """Four panels with 0.06 gaps summed their domains to 1.0000000000000002, which plotly refuses."""
+    from analysis._charts_plot import figure
+
+    fig = figure("four", [], ["a", "b", "c", "d"], gaps=[0.06] * 3)
+    ends = [fig.layout[f"xaxis{s}"].domain[1] for s in ("", "2", "3", "4")]
+    assert all(0 < end <= 1 for end in ends) and ends[-1] == 1.0

@@ -6,6 +6,7 @@ Screenshots of the overview in light and dark mode at 1280 px and 390 px go to
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -74,3 +75,18 @@ def test_overview_screenshots(browser: Browser, app_url: str, scheme: str, width
     # the board table fits the viewport or scrolls inside its own box, never the whole page
     overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 1
+
+
+def test_the_official_chart_has_error_bars_and_its_numbers_download(browser: Browser, app_url: str) -> None:
+    page = _page(browser, app_url, 1280)
+    chart = page.locator("#chart-official")
+    chart.scroll_into_view_if_needed()
+    expect(chart.locator("g.errorbar").first).to_be_attached(timeout=TIMEOUT)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    chart.screenshot(path=str(SHOTS / "overview-official-chart.png"))
+    with page.expect_download(timeout=TIMEOUT) as info:
+        page.locator("#boards-csv").click()
+    text = Path(info.value.path()).read_text(encoding="utf-8").splitlines()
+    assert text[0].startswith("benchmark,board,task,model,metric,value,ci_low,ci_high,n")
+    boards = leaderboards(load_manifest(SAMPLE_MANIFEST).table, "avhbench")
+    assert len(text) == 1 + sum(len(lb.entries) * len(lb.board.metrics) for lb in boards)
