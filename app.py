@@ -9,6 +9,7 @@ handlers it wires are plain functions in ``components/``.
 from __future__ import annotations
 
 import os
+import tempfile
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,7 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                                          elem_id="gold-mode")
                     changes = gr.Markdown("", elem_id="metric-changes")
                     ch = charts.build_charts()
+                    csv_make, csv_file = charts.build_csv_export()
                 with gr.Tab("Review", id="review-tab"):
                     rt = build_review_tab()
                 if ctx.store is not None and "vidhalluc" in catalog.benchmarks():
@@ -75,6 +77,9 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                 with gr.Tab("Data problems", id="problems-tab"):
                     _problems(catalog)
         refresh, refresh_out = _wire(catalog, demo, current, f, t, ins, ch, jump)
+        charts_folder = Path(tempfile.mkdtemp(prefix="halluscope-charts-"))
+        csv_make.click(lambda *v: charts.chart_csv(catalog, browse.filters_from(*v), charts_folder),
+                       f.inputs(), csv_file, api_visibility="private", concurrency_limit=None)
         # an item asked for by id is shown where items are: in the Items tab
         jump.submit(lambda: gr.Tabs(selected="items-tab"), None, tabs, api_visibility="private",
                     concurrency_limit=None)
