@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import math
 import os
 import sys
@@ -19,6 +20,9 @@ from analysis.benchmarks import REGISTRY, UnknownBenchmark, get
 from analysis.benchmarks.base import Benchmark, Finding, ScoreReport
 from analysis.errors import InputError, UsageError
 from analysis.intervals import N_BOOT, SEED, intervals
+
+FORMATS = ("html", "latex", "markdown")
+"""``halluscope report --format`` values (kept here: ``score`` must not import plotly)."""
 
 MAX_BOOT = 1_000_000
 
@@ -60,6 +64,20 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--format", choices=("csv", "jsonl", "parquet", "native"), default="csv")
     export.add_argument("--out", type=Path, required=True, help="output file, or folder for --format native")
     export.add_argument("--gold", type=Path, nargs="+", help="native: the original files to write corrected")
+
+    report = sub.add_parser("report", help="write a self-contained HTML report, or leaderboard tables")
+    report.add_argument("files", type=Path, nargs="+", help="gold and prediction files of any benchmarks")
+    report.add_argument("--gold", type=Path, action="append", default=[], help="a file to take as gold")
+    report.add_argument("--media-root", action="append", default=[], metavar="BENCH=DIR",
+                        help="folder a benchmark's media paths resolve against (for the media audit)")
+    report.add_argument("--out", type=Path, default=None,
+                        help="file to write (required for html; latex and markdown print without it)")
+    report.add_argument("--format", choices=FORMATS, default="html")
+    report.add_argument("--db", default=None, metavar="URL",
+                        help="label store whose gold corrections the report shows beside official")
+    report.add_argument("--n-boot", type=int, default=None, metavar="N",
+                        help=f"bootstrap replicates of the intervals (default {N_BOOT})")
+    report.add_argument("--seed", type=int, default=None, metavar="S", help=f"random seed (default {SEED})")
 
     serve = sub.add_parser("serve", help="open the reviewer app on result files of any benchmarks")
     serve.add_argument("files", type=Path, nargs="*", help="gold and prediction files (none: the samples)")
@@ -108,8 +126,51 @@ def run_score(args: argparse.Namespace) -> dict[str, Any]:
     return report
 
 
-def _check_ci(args: argparse.Namespace) -> tuple[int, int]:
-    if not args.ci and (args.n_boot is not None or args.seed is not None):
+class _Once(logging.Filter):
+    """Let each distinct message through once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if message in self.seen:
+            return False
+        self.seen.add(message)
+        return True
+
+
+def run_report(args: argparse.Namespace) -> str:
+    """Load the files and write the report (the work behind ``halluscope report``)."""
+    from analysis import report
+    from analysis.catalog import load_paths
+
+    n_boot, seed = _check_ci(args, need_ci=False)
+    if args.format == "html" and args.out is None:
+        raise UsageError("--format html needs --out FILE")
+    once = _Once()
+    logging.getLogger("halluscope").addFilter(once)  # one line per reason, not one per model
+    logging.getLogger("halluscope.vidhalluc").addFilter(once)
+    catalog = load_paths(args.files, gold=args.gold, media_roots=media_roots(args.media_root))
+    if not catalog.benchmarks():
+        problem = "; ".join(catalog.errors) or "no benchmark results"
+        raise UsageError(f"nothing to report: {problem}")
+    corrected = report.corrected_rows(catalog, args.db) if args.db else None
+    parts = report.sections(catalog, n_boot=n_boot, seed=seed, corrected=corrected)
+    if args.format == "html":
+        text = report.html(catalog, parts, files=[str(f) for f in [*args.files, *args.gold]])
+    else:
+        boards = [lb for part in parts for lb in part.boards]
+        text = (report.latex if args.format == "latex" else report.markdown)(boards)
+    if args.out is None:
+        return text
+    args.out.write_text(text, encoding="utf-8")
+    return f"wrote {args.out} ({len(parts)} benchmark(s), {len(catalog.errors)} file problem(s))"
+
+
+def _check_ci(args: argparse.Namespace, need_ci: bool = True) -> tuple[int, int]:
+    if need_ci and not args.ci and (args.n_boot is not None or args.seed is not None):
         raise UsageError("--n-boot and --seed need --ci")
     n_boot = N_BOOT if args.n_boot is None else args.n_boot
     seed = SEED if args.seed is None else args.seed
@@ -221,6 +282,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from analysis.store.command import run_export  # lazy: scoring never loads the store
 
             print(run_export(args))
+        elif args.command == "report":
+            print(run_report(args))
         elif args.command == "serve":
             from analysis.catalog import SAMPLE_MANIFEST, start_loading
 

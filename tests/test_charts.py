@@ -118,7 +118,7 @@ def test_view_data_holds_the_numbers_of_every_chart_of_the_view() -> None:
     catalog = load_manifest(SAMPLE_MANIFEST)
     view = catalog.chart_rows(filter_rows(catalog.table, Filters(benchmark="cdh-bench")))
     data = view_data(view)
-    assert list(data.columns)[0] == "chart"
+    assert data.columns[0] == "chart"
     cf = data[data["chart"] == "cf_cs"].reset_index(drop=True)
     expected = cf_cs_data(view)
     assert len(cf) == len(expected) and cf["cf_acc"].tolist() == expected["cf_acc"].tolist()
