@@ -20,7 +20,7 @@ import pandas as pd
 from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.pair_validation.previews import default_preview_dir
 from analysis.views import Filters, filter_rows
-from components import keys, overview
+from components import keys, overview, url_state
 from components.browse import charts, navigate
 from components.browse import page as browse
 from components.browse.inspector import build_inspector
@@ -76,7 +76,8 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                                         preview_dir=default_preview_dir(), reviewers=ctx.reviewers)
                 with gr.Tab("Data problems", id="problems-tab"):
                     _problems(catalog)
-        refresh, refresh_out = _wire(catalog, demo, current, f, t, ins, ch, jump)
+        url_item = gr.Textbox(visible=False, elem_id="url-item")
+        refresh, refresh_out = _wire(catalog, demo, current, f, t, ins, ch, jump, tabs, url_item)
         charts_folder = Path(tempfile.mkdtemp(prefix="halluscope-charts-"))
         csv_make.click(lambda *v: charts.chart_csv(catalog, browse.filters_from(*v), charts_folder),
                        f.inputs(), csv_file, api_visibility="private", concurrency_limit=None)
@@ -98,6 +99,8 @@ def _wire(
     ins: Any,
     ch: charts.ChartWidgets,
     jump: gr.Textbox,
+    tabs: gr.Tabs,
+    url_item: gr.Textbox,
 ) -> tuple[Any, list[Any]]:
     fin = f.inputs()
 
@@ -120,7 +123,24 @@ def _wire(
 
     refresh_out = [*table_out, *ch.outputs()]
     item_out = [current, *ins.outputs()]
-    demo.load(refresh, fin, refresh_out, api_name="view", **free)
+    def restore_item(item_id: str | None, *values: Any) -> tuple[Any, ...]:
+        if not item_id:
+            return tuple(gr.skip() for _ in item_out)
+        return navigate.find_item(catalog, item_id, list(values))
+
+    def restore_view(request: gr.Request) -> tuple[Any, ...]:
+        return url_state.restore_updates(catalog, request)
+
+    # The URL's view first (filters, item, tab), then the page and charts of that view.
+    demo.load(restore_view, None, [*fin, jump, tabs], api_visibility="private", **free).then(
+        refresh, fin, refresh_out, api_name="view", **free
+    ).then(restore_item, [jump, *fin], item_out, api_visibility="private", **free).then(
+        None, None, None, js=url_state.READY_JS, api_visibility="private"
+    )
+    current.change(lambda r: url_state.item_of(catalog, r), current, url_item,
+                   api_visibility="private", **free)
+    for widget in (url_item, *fin):
+        widget.change(None, [url_item, *fin], None, js=url_state.PUSH_JS, api_visibility="private")
     f.benchmark.input(
         lambda b: browse.on_benchmark(catalog, b),
         f.benchmark,
@@ -227,7 +247,7 @@ def launch_kwargs(catalog: Catalog) -> dict[str, Any]:
     """What ``launch`` needs: styling, the key script, and media roots as the only served folders."""
     return {
         "css": CSS + overview.CSS,
-        "head": keys.HEAD,
+        "head": keys.HEAD + url_state.HEAD,
         "allowed_paths": catalog.allowed_paths(),
         "run_history": False,
         "theme": gr.themes.Soft(),

@@ -155,7 +155,8 @@ def test_build_app_is_a_factory_with_named_endpoints(cat: Catalog) -> None:
     names = {d.api_name for d in demo.fns.values() if d.api_name}
     assert {"view", "page", "next_item", "previous_item", "item"} <= names
     kwargs = app.launch_kwargs(cat)
-    assert kwargs["allowed_paths"] == cat.allowed_paths() and kwargs["head"] == HEAD
+    assert kwargs["allowed_paths"] == cat.allowed_paths() and kwargs["head"].startswith(HEAD)
+    assert "popstate" in kwargs["head"]  # Back restores the previous view (components/url_state.py)
     # the key script clicks the app's own buttons and ignores typing in fields
     assert NEXT_ID in HEAD and PREV_ID in HEAD and "INPUT|TEXTAREA|SELECT" in HEAD
 

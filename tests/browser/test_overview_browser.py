@@ -6,6 +6,7 @@ Screenshots of the overview in light and dark mode at 1280 px and 390 px go to
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -90,3 +91,26 @@ def test_the_official_chart_has_error_bars_and_its_numbers_download(browser: Bro
     assert text[0].startswith("benchmark,board,task,model,metric,value,ci_low,ci_high,n")
     boards = leaderboards(load_manifest(SAMPLE_MANIFEST).table, "avhbench")
     assert len(text) == 1 + sum(len(lb.entries) * len(lb.board.metrics) for lb in boards)
+
+
+def test_a_shared_url_opens_its_view_and_back_steps_back(browser: Browser, app_url: str) -> None:
+    table = load_manifest(SAMPLE_MANIFEST).table
+    rows = table[(table["benchmark"] == "cmm") & (table["model"] == "balanced")]
+    item = str(rows["item_id"].iloc[2])
+    shared = f"{app_url}?benchmark=cmm&models=balanced&item={item}"
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()  # a fresh browser
+    page.goto(shared)
+    expect(page.get_by_role("tab", name="Items")).to_have_attribute("aria-selected", "true", timeout=TIMEOUT)
+    expect(page.locator("#item")).to_contain_text(item, timeout=TIMEOUT)
+    expect(page.locator("#f-benchmark input")).to_have_value("cmm")
+    expect(page.locator("#items [data-row='0'][data-col='2']")).to_have_text("balanced", timeout=TIMEOUT)
+    # the view follows the filters into the URL, one history entry per change
+    page.get_by_label("Wrong only").check()
+    expect(page).to_have_url(re.compile(r"[?&]wrong=1"), timeout=TIMEOUT)
+    assert f"item={item}" in page.url and "models=balanced" in page.url
+    page.reload()
+    expect(page.locator("#f-wrong input")).to_be_checked(timeout=TIMEOUT)
+    expect(page.locator("#item")).to_contain_text(item, timeout=TIMEOUT)
+    page.go_back()
+    expect(page).not_to_have_url(re.compile(r"wrong=1"), timeout=TIMEOUT)
+    expect(page.locator("#f-wrong input")).not_to_be_checked(timeout=TIMEOUT)
