@@ -26,7 +26,6 @@ from analysis.views import ALL
 
 SEP = " · "
 CSS = BOARD_CSS + """
-.hs-board { --hs-subdued: var(--body-text-color-subdued); --hs-rule: var(--border-color-primary); }
 """
 
 

@@ -70,3 +70,19 @@ def find_item(catalog: Catalog, item_id: str | None, filter_values: list[Any]) -
     if row is None and item_id:
         result = (f"No item with id `{item_id.strip()}`.", *result[1:])
     return (row, *result)
+
+
+def clear_stale(catalog: Catalog, current: int | None, filter_values: list[Any]) -> tuple[Any, ...]:
+    """Clear the inspector when the view is empty or the item belongs to another benchmark.
+
+    Otherwise nothing changes (an item outside a narrower view of its benchmark stays, saying so).
+    """
+    skip = tuple(gr.skip() for _ in range(6))
+    if current is None or not 0 <= current < len(catalog.table):
+        return skip
+    filters = filters_from(*filter_values)
+    rows = filter_rows(catalog.table, filters)
+    other = bool(filters.benchmark) and str(catalog.table.at[current, "benchmark"]) != filters.benchmark
+    if len(rows) and not other:
+        return skip
+    return (None, *inspect_row(catalog, None, _position(rows, None) or "No item selected."))
