@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import gradio as gr
+import numpy as np
 
 from analysis.catalog import Catalog
 from analysis.views import Filters, filter_rows, neighbour, page_of
@@ -62,10 +63,12 @@ def _page_update(
 
 
 def find_item(catalog: Catalog, item_id: str | None, filter_values: list[Any]) -> tuple[Any, ...]:
-    """The inspector for an item id typed by the reviewer (its first row; any model)."""
+    """The inspector for an item id typed by the reviewer: its row in the view (the model filtered
+    on), else its first row (any model)."""
     found = catalog.rows_of((item_id or "").strip())
-    row = int(found[0]) if found.size else None
     rows = filter_rows(catalog.table, filters_from(*filter_values))
+    in_view = found[np.isin(found, rows)]
+    row = int(in_view[0]) if in_view.size else int(found[0]) if found.size else None
     result = inspect_row(catalog, row, _position(rows, row))
     if row is None and item_id:
         result = (f"No item with id `{item_id.strip()}`.", *result[1:])

@@ -218,3 +218,14 @@ def test_an_empty_view_or_another_benchmark_clears_the_inspector(cat: Catalog) -
     assert empty[0] is None and empty[1] == "No item in this view."
     other = navigate.clear_stale(cat, row, _filters(benchmark="avhbench"))
     assert other[0] is None and "Select a row" in other[3]
+
+
+def test_an_item_id_opens_its_row_in_the_view(cat: Catalog) -> None:
+    """A shared URL with a model filter showed another model's answer (the item's first row)."""
+    ids = cat.table["item_id"].astype(str)
+    shared = ids[ids.duplicated(keep=False)].iloc[0]
+    rows = cat.rows_of(shared)
+    last_model = str(cat.table.at[int(rows[-1]), "model"])
+    found = navigate.find_item(cat, shared, _filters(models=[last_model]))
+    assert found[0] == int(rows[-1]) and found[1].startswith("item 1 of")
+    assert navigate.find_item(cat, shared, _filters())[0] == int(rows[0])
