@@ -63,8 +63,10 @@ def _page_update(
 
 
 def find_item(catalog: Catalog, item_id: str | None, filter_values: list[Any]) -> tuple[Any, ...]:
-    """The inspector for an item id typed by the reviewer: its row in the view (the model filtered
-    on), else its first row (any model)."""
+    """The inspector for an item id typed by the reviewer.
+
+    Its row in the view (the model filtered on), else its first row (any model).
+    """
     found = catalog.rows_of((item_id or "").strip())
     rows = filter_rows(catalog.table, filters_from(*filter_values))
     in_view = found[np.isin(found, rows)]
