@@ -191,10 +191,9 @@ def corrected_rows(catalog: Catalog, db: str) -> dict[str, pd.DataFrame | None]:
     """Per benchmark, its rows scored on the store's corrected gold (None without gold labels)."""
     from pathlib import Path
 
-    from analysis.errors import InputError, UsageError
+    from analysis.errors import InputError, StoreError, UsageError
     from analysis.store import apply_corrections, current_labels
     from analysis.store.connect import open_store
-    from analysis.store.db import StoreError
 
     if not db.startswith(("postgres", "sqlite:")) and not Path(db).is_file():
         raise InputError(db, "no such database file")

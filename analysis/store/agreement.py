@@ -124,9 +124,9 @@ def disagreements(store: Store, benchmark: str, field: str = "gold") -> pd.DataF
 
 
 def adjudicate(store: Store, item: ItemRef | Mapping[str, Any] | pd.Series, field: str, value: Any,
-               adjudicator: Identity, reason: str) -> Event:
+               adjudicator: Identity, reason: str, *, request_key: str | None = None) -> Event:
     """Set the final corrected value after a disagreement: a ``final`` event that needs a reason."""
     if not isinstance(reason, str) or not reason.strip():
         raise InvalidLabel("an adjudication needs a reason")
     return write_label(store, as_item(item), field, value, adjudicator, reason, scope="final",
-                       kind="adjudicate", allow_same=True)
+                       kind="adjudicate", allow_same=True, request_key=request_key)

@@ -13,27 +13,24 @@ import gradio as gr
 import numpy as np
 
 from analysis.catalog import Catalog
-from analysis.views import Filters, filter_rows, neighbour, page_of
+from analysis.views import Filters, neighbour, page_of, position
 from components.browse.inspector import inspect_row
 from components.browse.page import filters_from, row_from_values, show_page
+from components.browse.render import md_code
 
 
 def _position(rows: Any, row: int | None) -> str:
     if row is None:
         return "No item in this view." if len(rows) == 0 else ""
-    hits = (rows == row).nonzero()[0]
-    where = (
-        f"item {int(hits[0]) + 1:,} of {len(rows):,} in view"
-        if hits.size
-        else "item outside the current view"
-    )
+    at = position(rows, row)
+    where = f"item {at + 1:,} of {len(rows):,} in view" if at is not None else "item outside the current view"
     return f"{where} · row {row}"
 
 
 def select_row(catalog: Catalog, values: list[Any] | None, filter_values: list[Any]) -> tuple[Any, ...]:
     """The inspector for the table row whose values were clicked (read ``row``, not the position)."""
     row = row_from_values(values)
-    rows = filter_rows(catalog.table, filters_from(*filter_values))
+    rows = catalog.rows_for(filters_from(*filter_values))
     return (row, *inspect_row(catalog, row, _position(rows, row)))
 
 
@@ -42,7 +39,7 @@ def step_item(
 ) -> tuple[Any, ...]:
     """Go ``step`` items forward or back in the filtered view; follow with the table's page."""
     filters = filters_from(*filter_values)
-    rows = filter_rows(catalog.table, filters)
+    rows = catalog.rows_for(filters)
     row = neighbour(rows, current, step)
     return (
         row,
@@ -68,12 +65,12 @@ def find_item(catalog: Catalog, item_id: str | None, filter_values: list[Any]) -
     Its row in the view (the model filtered on), else its first row (any model).
     """
     found = catalog.rows_of((item_id or "").strip())
-    rows = filter_rows(catalog.table, filters_from(*filter_values))
+    rows = catalog.rows_for(filters_from(*filter_values))
     in_view = found[np.isin(found, rows)]
     row = int(in_view[0]) if in_view.size else int(found[0]) if found.size else None
     result = inspect_row(catalog, row, _position(rows, row))
     if row is None and item_id:
-        result = (f"No item with id `{item_id.strip()}`.", *result[1:])
+        result = (f"No item with id {md_code(item_id.strip())}.", *result[1:])
     return (row, *result)
 
 
@@ -86,7 +83,7 @@ def clear_stale(catalog: Catalog, current: int | None, filter_values: list[Any])
     if current is None or not 0 <= current < len(catalog.table):
         return skip
     filters = filters_from(*filter_values)
-    rows = filter_rows(catalog.table, filters)
+    rows = catalog.rows_for(filters)
     other = bool(filters.benchmark) and str(catalog.table.at[current, "benchmark"]) != filters.benchmark
     if len(rows) and not other:
         return skip

@@ -23,7 +23,6 @@ from analysis.views import (
     Filters,
     choices,
     display_frame,
-    filter_rows,
     page_count,
     page_slice,
 )
@@ -173,7 +172,7 @@ def show_page(
 
     ``rows``: the filtered rows when the caller has them already (a refresh filters once).
     """
-    rows = filter_rows(catalog.table, filters) if rows is None else rows
+    rows = catalog.rows_for(filters) if rows is None else rows
     pages = page_count(len(rows))
     number = min(max(1, int(page or 1)), pages)
     shown = page_slice(rows, number)

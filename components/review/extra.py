@@ -5,9 +5,7 @@ Plain functions of a :class:`~components.review.panel.ReviewContext`; :mod:`app`
 
 from __future__ import annotations
 
-import tempfile
 import zipfile
-from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +29,9 @@ from analysis.store import (
 )
 from analysis.store.payload import submit
 from analysis.views import prepare
+from components.browse.render import md_code, md_text
 from components.review.context import Refused, ReviewContext
+from components.scratch import fresh_dir
 
 QUEUES = ("Flagged by the audit", "My unreviewed items", "Disagreements")
 
@@ -64,7 +64,7 @@ def metric_lines(ctx: ReviewContext, benchmark: str | None, limit: int = 12) -> 
                    for p, a, b in metric_changes(run.official, run.corrected)
                    if "/" not in p and not p.rsplit(".", 1)[-1].startswith("n")]
         for path, old, new in changes[:limit]:
-            lines.append(f"- `{escape(who)}` {escape(path)}: {_num(old)} → {_num(new)}"
+            lines.append(f"- {md_code(who)} {md_text(path)}: {_num(old)} → {_num(new)}"
                          f" after {n} correction(s)")
     if len(lines) == 1:
         lines.append("No metric changed.")
@@ -115,7 +115,7 @@ def adjudicate_item(ctx: ReviewContext, row: int | None, who: Identity | None, v
                                    "reason": reason, "item_id": str(item["item_id"])}, who, row=item)
     except InvalidLabel as exc:
         raise Refused(f"Not adjudicated: {exc}") from exc
-    return f"Adjudicated by {who.name}: gold = {event.new_value}"
+    return f"Adjudicated by {md_text(who.name)}: gold = {md_text(event.new_value)}"
 
 
 def agreement_markdown(ctx: ReviewContext, benchmark: str | None) -> str:
@@ -128,7 +128,7 @@ def agreement_markdown(ctx: ReviewContext, benchmark: str | None) -> str:
              f" · Krippendorff's alpha {_num(report['krippendorff_alpha'])}"]
     for pair in report["pairs"]:
         cells = " · ".join(f"{k} {_num(v)}" for k, v in pair.items())
-        lines.append(f"- {escape(cells)}")
+        lines.append(f"- {md_text(cells)}")
     return "\n".join(lines)
 
 
@@ -136,7 +136,7 @@ def build_exports(ctx: ReviewContext, benchmark: str | None, who: Identity | Non
     """Corrections as CSV, JSONL and Parquet, and corrected native gold (zipped), in a fresh folder."""
     if ctx.store is None or who is None:
         raise Refused("Refused: sign in to export.")
-    out = Path(tempfile.mkdtemp(prefix="halluscope-export-"))
+    out = fresh_dir("halluscope-export-")  # removed once newer exports replace it
     stem = f"corrections-{benchmark or 'all'}"
     files = []
     for fmt in ("csv", "jsonl", "parquet"):

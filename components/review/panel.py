@@ -21,6 +21,7 @@ from analysis.store import FLAGS, Identity, InvalidLabel, NoChange, NothingToUnd
 from analysis.store.identity import IdentityMismatch
 from analysis.store.payload import submit
 from analysis.store.values import gold_kind
+from components.browse.render import md_text
 from components.review.context import Refused, ReviewContext
 from components.review.span_picker import build_picker
 
@@ -145,7 +146,7 @@ def panel(ctx: ReviewContext, row: int | None, who: Identity | None, blind: bool
     if ctx.store is None or who is None:
         note = READ_ONLY if ctx.store is not None else "**Read-only:** no label store is open."
         return (note, gr.update(), gr.update(), gr.update(), gr.update(), gr.update(), "", hidden)
-    head = f"Signed in as **{escape(who.name)}**" + (" · blind mode" if blind else "")
+    head = f"Signed in as **{md_text(who.name)}**" + (" · blind mode" if blind else "")
     if row is None:
         return (head, gr.update(), gr.update(), gr.update(), gr.update(), gr.update(), "", hidden)
     item = ctx.row(row)
@@ -199,14 +200,14 @@ def save(ctx: ReviewContext, row: int | None, who: Identity | None, blind: bool,
         done.append(_change(name, event.old_value, event.new_value))
     if not done:
         return "Nothing changed."
-    return f"Saved as {escape(who.name)}: " + "; ".join(done)
+    return f"Saved as {md_text(who.name)}: " + "; ".join(done)
 
 
 def _change(name: str, old: str | None, new: str | None) -> str:
     """``gold no → yes`` for a message shown as Markdown: values escaped, notes not echoed."""
     if name == "note":
         return "note updated" if new else "note cleared"
-    return f"{name} {escape(_show(old)) or '∅'} → {escape(_show(new)) or '∅'}"
+    return f"{name} {md_text(_show(old)) or '∅'} → {md_text(_show(new)) or '∅'}"
 
 
 def undo_last(ctx: ReviewContext, row: int | None, who: Identity | None, blind: bool) -> str:
@@ -228,4 +229,4 @@ def undo_last(ctx: ReviewContext, row: int | None, who: Identity | None, blind: 
                                    "reason": "undo", "item_id": str(item["item_id"])}, who, row=item)
     except (NothingToUndo, NoChange) as exc:
         raise Refused(f"Nothing to undo: {exc}") from exc
-    return f"Undone by {escape(who.name)}: {_change(name, event.old_value, event.new_value)}"
+    return f"Undone by {md_text(who.name)}: {_change(name, event.old_value, event.new_value)}"

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from analysis import catalog, cli
+from analysis.cache import default_cache_dir
 
 
 def test_serve_passes_files_gold_and_media_roots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -45,6 +46,7 @@ def test_serve_passes_files_gold_and_media_roots(tmp_path: Path, monkeypatch: py
     assert kw == {
         "gold": [Path("g.json")],
         "media_roots": {"cmm": [tmp_path / "cmm"], "cdh-bench": [tmp_path]},
+        "cache_dir": default_cache_dir(),
     }
     assert served == ("serve", "the catalog", {"host": "127.0.0.1", "port": 7999})
 

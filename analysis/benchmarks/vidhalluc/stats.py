@@ -80,12 +80,12 @@ def sth_metrics(totals: FloatArray) -> dict[str, FloatArray]:
         desc = np.where(both == 0, 0.0, pair_score / (2 * both))
     desc = np.where(np.isnan(pair_score), np.nan, desc)
     classification = ((corr + 1) / 2) ** 2
-    empty = n == 0
+    # no item at all: MCC 0 (cli.md's convention), classification 0.25, description 0, score 0.15
     return {
-        "mcc": np.where(empty, np.nan, corr),
-        "classification_score": np.where(empty, np.nan, classification),
-        "description_score": np.where(empty, np.nan, desc),
-        "score": np.where(empty, np.nan, classification * 0.6 + desc * 0.4),
+        "mcc": corr,
+        "classification_score": classification,
+        "description_score": desc,
+        "score": classification * 0.6 + desc * 0.4,
         "n": n,
     }
 

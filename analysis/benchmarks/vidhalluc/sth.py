@@ -302,9 +302,8 @@ def overall(
     """``mcc classification_score description_score score n``; also (n, skipped ids)."""
     p = parts(frame, parser, embedder)
     n = int(p.gold_yes.size)
-    if n == 0:  # the official script stops on empty input; nothing here is defined
-        keys = ("mcc", "classification_score", "description_score", "score")
-        return {**dict.fromkeys(keys), "n": 0}, 0, p.skipped
+    # n == 0 (the official script stops there) follows the stated conventions: MCC 0 when
+    # undefined (cli.md), so classification 0.25; description 0 with no both-yes id; score 0.15.
     corr = mcc(p.pred_yes, p.gold_yes)
     classification = ((corr + 1) / 2) ** 2
     n_both = int(np.count_nonzero(p.pred_yes & p.gold_yes))
