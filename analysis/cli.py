@@ -157,7 +157,8 @@ def run_score(args: argparse.Namespace) -> dict[str, Any]:
     # A benchmark may score its own native file without building the item table (same report,
     # faster); files of other pipelines go through the loader.
     fast = getattr(bench, "score_file", None)
-    if fast is not None and args.format is None and not mapping and not args.ci:
+    plain = not (args.ci or args.corrected or args.db)  # --ci and --corrected need the item table
+    if fast is not None and args.format is None and not mapping and plain:
         quick: ScoreReport | None = fast(args.predictions, gold=args.gold, task=task, parser=parser)
         if quick is not None:
             return dict(quick)
