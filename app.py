@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.pair_validation.checks import BENCHMARK as PAIR_BENCHMARK
 from analysis.pair_validation.previews import default_preview_dir
 from analysis.views import Filters
-from components import gate, keys
+from components import gate, keys, overview, url_state
 from components.browse import charts, navigate
 from components.browse import page as browse
 from components.browse.inspector import build_inspector
@@ -58,6 +59,8 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                 if ctx.oauth:
                     gr.LoginButton()
             with gr.Column(scale=5), gr.Tabs() as tabs:
+                with gr.Tab("Overview", id="overview-tab"):
+                    ov = overview.build_overview()
                 with gr.Tab("Items", id="items-tab"):
                     t = browse.build_table(catalog)
                     ins = build_inspector()
@@ -67,6 +70,7 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                                          elem_id="gold-mode")
                     changes = gr.Markdown("", elem_id="metric-changes")
                     ch = charts.build_charts()
+                    csv_make, csv_file = charts.build_csv_export()
                 with gr.Tab("Review", id="review-tab"):
                     rt = build_review_tab()
                 if ctx.store is not None and PAIR_BENCHMARK in catalog.benchmarks():
@@ -75,7 +79,16 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                                         preview_dir=default_preview_dir(), reviewers=ctx.reviewers)
                 with gr.Tab("Data problems", id="problems-tab"):
                     _problems(catalog)
-        _wire(catalog, demo, current, f, t, ins, ch, jump)
+        url_item = gr.Textbox(visible=False, elem_id="url-item")
+        refresh, refresh_out = _wire(catalog, demo, current, f, t, ins, ch, jump, tabs, url_item)
+        charts_folder = Path(tempfile.mkdtemp(prefix="halluscope-charts-"))
+        csv_make.click(lambda *v: charts.chart_csv(catalog, browse.filters_from(*v), charts_folder),
+                       f.inputs(), csv_file, api_visibility="private", concurrency_limit=None)
+        # an item asked for by id is shown where items are: in the Items tab
+        jump.submit(lambda: gr.Tabs(selected="items-tab"), None, tabs, api_visibility="private",
+                    concurrency_limit=None)
+        boards_of = overview.board_cache(catalog)
+        overview.wire(ov, demo, f, tabs, boards_of, _corrected_of(ctx), refresh, refresh_out)
         wire_review(ctx, demo, current, f, t, ins, ch, rv, rt, gold_mode, changes, tabs)
     return demo
 
@@ -89,7 +102,9 @@ def _wire(
     ins: Any,
     ch: charts.ChartWidgets,
     jump: gr.Textbox,
-) -> None:
+    tabs: gr.Tabs,
+    url_item: gr.Textbox,
+) -> tuple[Any, list[Any]]:
     fin = f.inputs()
 
     table_out = [t.table, t.page, t.info]
@@ -111,7 +126,27 @@ def _wire(
 
     refresh_out = [*table_out, *ch.outputs()]
     item_out = [current, *ins.outputs()]
-    demo.load(refresh, fin, refresh_out, api_name="view", **free)
+    def restore_item(item_id: str | None, *values: Any) -> tuple[Any, ...]:
+        if not item_id:
+            return tuple(gr.skip() for _ in item_out)
+        return navigate.find_item(catalog, item_id, list(values))
+
+    def restore_view(request: gr.Request) -> tuple[Any, ...]:
+        return url_state.restore_updates(catalog, request)
+
+    # The URL's view first (filters, item, tab), then the page and charts of that view.
+    demo.load(restore_view, None, [*fin, jump, tabs], api_visibility="private", **free).then(
+        refresh, fin, refresh_out, api_name="view", **free
+    ).then(restore_item, [jump, *fin], item_out, api_visibility="private", **free).then(
+        None, None, None, js=url_state.READY_JS, api_visibility="private"
+    )
+    for widget in fin:  # an empty view, or another benchmark, leaves nothing to inspect
+        widget.change(lambda r, *v: navigate.clear_stale(catalog, r, list(v)), [current, *fin], item_out,
+                      api_visibility="private", **free)
+    current.change(lambda r: url_state.item_of(catalog, r), current, url_item,
+                   api_visibility="private", **free)
+    for widget in (url_item, *fin):
+        widget.change(None, [url_item, *fin], None, js=url_state.PUSH_JS, api_visibility="private")
     f.benchmark.input(
         lambda b: browse.on_benchmark(catalog, b),
         f.benchmark,
@@ -144,6 +179,25 @@ def _wire(
     jump.submit(
         lambda i, *v: navigate.find_item(catalog, i, list(v)), [jump, *fin], item_out, api_name="item", **free
     )
+    return refresh, refresh_out
+
+
+def _corrected_of(ctx: ReviewContext) -> Any:
+    """Rows of a benchmark scored against the store's corrected gold; None without corrections."""
+    if ctx.store is None:
+        return None
+    from analysis.store import apply_corrections, current_labels
+
+    store = ctx.store
+
+    def corrected(benchmark: str) -> pd.DataFrame | None:
+        labels = current_labels(store, benchmark)
+        if not (labels["field"] == "gold").any():
+            return None
+        table = ctx.catalog.table
+        return apply_corrections(table[table["benchmark"] == benchmark], labels)
+
+    return corrected
 
 
 def _summary(catalog: Catalog) -> str:
@@ -198,8 +252,8 @@ def _problems(catalog: Catalog) -> None:
 def launch_kwargs(catalog: Catalog) -> dict[str, Any]:
     """What ``launch`` needs: styling, the key script, media roots as the only served folders, the gate."""
     return {
-        "css": CSS,
-        "head": keys.HEAD,
+        "css": CSS + overview.CSS,
+        "head": keys.HEAD + url_state.HEAD,
         "allowed_paths": catalog.allowed_paths(),
         "run_history": False,
         "theme": gr.themes.Soft(),

@@ -107,7 +107,7 @@ def figure(
     }
     start = 0.0
     for index, share in enumerate(shares, start=1):
-        end = start + usable * share / sum(shares)
+        end = min(1.0, start + usable * share / sum(shares))  # rounding may overshoot 1 by an ulp
         suffix = "" if index == 1 else str(index)
         layout[f"xaxis{suffix}"] = {**_AXIS, "domain": [start, end], "anchor": f"y{suffix}"}
         layout[f"yaxis{suffix}"] = {**_AXIS, "anchor": f"x{suffix}"}

@@ -309,7 +309,8 @@ def accuracy_by_category(table: pd.DataFrame) -> go.Figure:
     """Accuracy per category (or task) and model, as grouped bars."""
     data = accuracy_data(table)
     by = str(data["by"].iloc[0]) if not data.empty else "category"
-    title = f"Accuracy per {by}"
+    # Rows, not the official unit: a VidHalluc bqa row is one clip; the overview has the official metrics.
+    title = f"Accuracy per row (clip, question or record) by {by}"
     if data.empty:
         return empty(title, "No scored items with a verdict in this view")
     traces = [
@@ -400,3 +401,15 @@ def dvb_charts(table: pd.DataFrame) -> go.Figure:
         widths=[0.4, 0.6],
         axes={"y": {"range": [0, 1.05]}, "y2": {"range": [0, 1.05]}},
     )
+
+
+def view_data(table: pd.DataFrame) -> pd.DataFrame:
+    """The numbers behind every chart of a view, one frame with a ``chart`` column (for CSV)."""
+    domains, labels = dvb_data(table)
+    parts = {"accuracy": accuracy_data(table), "yes_bias": yes_bias_data(table), "cf_cs": cf_cs_data(table),
+             "dvb_domain": domains, "dvb_label": labels}
+    frames = [part.assign(chart=name) for name, part in parts.items() if not part.empty]
+    if not frames:
+        return pd.DataFrame(columns=["chart"])
+    out = pd.concat(frames, ignore_index=True)
+    return out[["chart", *[c for c in out.columns if c != "chart"]]]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import math
 import os
 import sys
@@ -24,6 +25,12 @@ from analysis.benchmarks.base import Benchmark, Finding, ScoreReport
 from analysis.detect import expect
 from analysis.errors import InputError, StoreError, UsageError
 from analysis.harness import FORMATS, parse_map
+from analysis.intervals import N_BOOT, SEED, intervals
+
+REPORT_FORMATS = ("html", "latex", "markdown")
+"""``halluscope report --format`` values (kept here: ``score`` must not import plotly)."""
+
+MAX_BOOT = 1_000_000
 
 READER_GONE = 141
 """Exit code when stdout's reader closed the pipe: 128 + SIGPIPE, what the shell reports for a C
@@ -78,6 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--task", help="task, where the benchmark has several")
     score.add_argument("--parser", help="answer parser (default: official, or first-word for avhbench)")
     score.add_argument("--json", action="store_true", help="print one JSON object")
+    score.add_argument("--ci", action="store_true",
+                       help="add 95%% cluster-bootstrap intervals of every metric (key \"ci\")")
+    score.add_argument("--n-boot", type=int, default=None, metavar="N",
+                       help=f"bootstrap replicates with --ci (default {N_BOOT})")
+    score.add_argument("--seed", type=int, default=None, metavar="S",
+                       help=f"random seed with --ci (default {SEED}); the same seed gives the same intervals")
     score.add_argument("--format", choices=FORMATS, default=None,
                        help="the file's format where content cannot tell (default: by content)")
     score.add_argument("--map", default=None, metavar="TARGET=SOURCE,...",
@@ -123,6 +136,20 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--out", type=Path, required=True, help="output file, or folder for --format native")
     export.add_argument("--gold", type=Path, nargs="+", help="native: the original files to write corrected")
 
+    report = sub.add_parser("report", help="write a self-contained HTML report, or leaderboard tables")
+    report.add_argument("files", type=Path, nargs="+", help="gold and prediction files of any benchmarks")
+    report.add_argument("--gold", type=Path, action="append", default=[], help="a file to take as gold")
+    report.add_argument("--media-root", action="append", default=[], metavar="BENCH=DIR",
+                        help="folder a benchmark's media paths resolve against (for the media audit)")
+    report.add_argument("--out", type=Path, default=None,
+                        help="file to write (required for html; latex and markdown print without it)")
+    report.add_argument("--format", choices=REPORT_FORMATS, default="html")
+    report.add_argument("--db", default=None, metavar="URL",
+                        help="label store whose gold corrections the report shows beside official")
+    report.add_argument("--n-boot", type=int, default=None, metavar="N",
+                        help=f"bootstrap replicates of the intervals (default {N_BOOT})")
+    report.add_argument("--seed", type=int, default=None, metavar="S", help=f"random seed (default {SEED})")
+
     serve = sub.add_parser("serve", help="open the reviewer app on result files of any benchmarks")
     serve.add_argument("files", type=Path, nargs="*", help="gold and prediction files (none: the samples)")
     serve.add_argument("--gold", type=Path, action="append", default=[], help="a file to take as gold")
@@ -153,7 +180,7 @@ def media_roots(values: Sequence[str]) -> dict[str, list[Path]]:
     return roots
 
 
-def run_score(args: argparse.Namespace) -> ScoreReport:
+def run_score(args: argparse.Namespace) -> dict[str, Any]:
     """Load, validate options and score (the work behind ``halluscope score``)."""
     bench = get(args.benchmark)
     task = _check_task(bench, args.task)
@@ -162,6 +189,7 @@ def run_score(args: argparse.Namespace) -> ScoreReport:
         raise UsageError(
             f"unknown parser {parser!r} for {bench.NAME} (known: {', '.join(bench.PARSERS)})"
         )
+    n_boot, seed = _check_ci(args)
     expect(args.predictions, bench, "predictions", task)
     if args.gold is not None and bench.TAKES_GOLD:  # the others refuse --gold itself
         expect(args.gold, bench, "gold", task)
@@ -170,18 +198,78 @@ def run_score(args: argparse.Namespace) -> ScoreReport:
     # faster); files of other pipelines, and corrected scores (they need the table), go through
     # the loader.
     fast = getattr(bench, "score_file", None)
-    if fast is not None and args.format is None and not mapping and not (args.db or args.corrected):
-        report: ScoreReport | None = fast(args.predictions, gold=args.gold, task=task, parser=parser)
-        if report is not None:
-            return report
+    plain = not (args.ci or args.corrected or args.db)  # --ci and --corrected need the item table
+    if fast is not None and args.format is None and not mapping and plain:
+        quick: ScoreReport | None = fast(args.predictions, gold=args.gold, task=task, parser=parser)
+        if quick is not None:
+            return dict(quick)
     table = bench.load(args.predictions, gold=args.gold, task=task, fmt=args.format, mapping=mapping)
     if args.corrected or args.db:
         if not (args.corrected and args.db):
             raise UsageError("--corrected and --db go together")
-        from analysis.store.command import corrected_report  # lazy: plain scoring never loads the store
+        from analysis.store.command import corrected_table  # lazy: plain scoring never loads the store
 
-        return corrected_report(args, bench, table, task, parser)
-    return bench.score(table, task=task, parser=parser)
+        table = corrected_table(args.db, bench, table)
+    report: dict[str, Any] = dict(bench.score(table, task=task, parser=parser))
+    if args.ci:
+        stats = bench.cluster_stats(table, task=task, parser=parser)
+        report["ci"] = intervals(stats, n_boot=n_boot, seed=seed)
+    return report
+
+
+class _Once(logging.Filter):
+    """Let each distinct message through once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if message in self.seen:
+            return False
+        self.seen.add(message)
+        return True
+
+
+def run_report(args: argparse.Namespace) -> str:
+    """Load the files and write the report (the work behind ``halluscope report``)."""
+    from analysis import report
+    from analysis.catalog import load_paths
+
+    n_boot, seed = _check_ci(args, need_ci=False)
+    if args.format == "html" and args.out is None:
+        raise UsageError("--format html needs --out FILE")
+    once = _Once()
+    logging.getLogger("halluscope").addFilter(once)  # one line per reason, not one per model
+    logging.getLogger("halluscope.vidhalluc").addFilter(once)
+    catalog = load_paths(args.files, gold=args.gold, media_roots=media_roots(args.media_root))
+    if not catalog.benchmarks():
+        problem = "; ".join(catalog.errors) or "no benchmark results"
+        raise UsageError(f"nothing to report: {problem}")
+    corrected = report.corrected_rows(catalog, args.db) if args.db else None
+    parts = report.sections(catalog, n_boot=n_boot, seed=seed, corrected=corrected)
+    if args.format == "html":
+        text = report.html(catalog, parts, files=[str(f) for f in [*args.files, *args.gold]])
+    else:
+        boards = [lb for part in parts for lb in part.boards]
+        text = (report.latex if args.format == "latex" else report.markdown)(boards)
+    if args.out is None:
+        return text
+    args.out.write_text(text, encoding="utf-8")
+    return f"wrote {args.out} ({len(parts)} benchmark(s), {len(catalog.errors)} file problem(s))"
+
+
+def _check_ci(args: argparse.Namespace, need_ci: bool = True) -> tuple[int, int]:
+    if need_ci and not args.ci and (args.n_boot is not None or args.seed is not None):
+        raise UsageError("--n-boot and --seed need --ci")
+    n_boot = N_BOOT if args.n_boot is None else args.n_boot
+    seed = SEED if args.seed is None else args.seed
+    if n_boot < 1 or n_boot > MAX_BOOT:
+        raise UsageError(f"--n-boot must be between 1 and {MAX_BOOT:,} (got {n_boot})")
+    if seed < 0:
+        raise UsageError(f"--seed must be 0 or more (got {seed})")
+    return n_boot, seed
 
 
 def _check_task(bench: Benchmark, task: str | None) -> str | None:
@@ -196,7 +284,7 @@ def _check_task(bench: Benchmark, task: str | None) -> str | None:
     return task
 
 
-def format_report(report: ScoreReport) -> str:
+def format_report(report: ScoreReport | dict[str, Any]) -> str:
     """A readable table of a score report."""
     lines = [
         f"{report['benchmark']}"
@@ -209,6 +297,15 @@ def format_report(report: ScoreReport) -> str:
     for group, rows in report["groups"].items():
         lines.append("")
         lines.append(_metric_table(rows, group))
+    ci: dict[str, Any] | None = report.get("ci")  # type: ignore[assignment]
+    if ci:
+        lines.append("")
+        lines.append(f"{ci['level']:.0%} intervals: {ci['method']} bootstrap over {ci['n_clusters']} "
+                     f"{ci['cluster']} clusters, {ci['n_boot']} replicates, seed {ci['seed']}")
+        if ci["overall"]:
+            lines.append(_metric_table({"overall": ci["overall"]}, ""))
+        for group, rows in ci["groups"].items():
+            lines.append(_metric_table(rows, group))
     return "\n".join(lines)
 
 
@@ -217,17 +314,19 @@ def _metric_table(rows: dict[str, Any], title: str) -> str:
     for metrics in rows.values():
         keys.extend(k for k in metrics if k not in keys)
     width = max([len(title), *(len(r) for r in rows)]) + 2
-    header = title.ljust(width) + "".join(k.rjust(max(len(k), 7) + 2) for k in keys)
-    out = [header]
-    for name, metrics in rows.items():
-        cells = "".join(_cell(metrics.get(k)).rjust(max(len(k), 7) + 2) for k in keys)
-        out.append(name.ljust(width) + cells)
+    cells = {name: [_cell(metrics.get(k)) for k in keys] for name, metrics in rows.items()}
+    widths = [max([len(k), 7, *(len(c[i]) for c in cells.values())]) + 2 for i, k in enumerate(keys)]
+    out = [title.ljust(width) + "".join(k.rjust(w) for k, w in zip(keys, widths, strict=True))]
+    for name, row in cells.items():
+        out.append(name.ljust(width) + "".join(c.rjust(w) for c, w in zip(row, widths, strict=True)))
     return "\n".join(out)
 
 
 def _cell(value: Any) -> str:
     if value is None:
         return "-"
+    if isinstance(value, list):
+        return "[" + ", ".join(_cell(v) for v in value) + "]"
     if isinstance(value, (bool, int)):
         return str(value)
     if isinstance(value, float) and math.isfinite(value):
@@ -306,6 +405,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from analysis.store.command import run_export  # lazy: scoring never loads the store
 
             _out(run_export(args))
+        elif args.command == "report":
+            _out(run_report(args))
         elif args.command == "serve":
             from analysis.cache import default_cache_dir
             from analysis.catalog import SAMPLE_MANIFEST, start_loading

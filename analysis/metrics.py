@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 BoolArray = npt.NDArray[np.bool_]
+FloatArray = npt.NDArray[np.float64]
 Metric = float | int | None
 MetricDict = dict[str, Metric]
 
@@ -81,6 +82,39 @@ def binary_metrics(
     }
 
 
+def binary_counts(pred: Any, gold_yes: Any, correct: Any) -> dict[str, BoolArray]:
+    """Per-row 0/1 statistics whose sums give every :func:`binary_metrics` number."""
+    p = np.asarray(pred, dtype=np.int8)
+    g = np.asarray(gold_yes, dtype=bool)
+    return {
+        "n": np.ones(p.size, dtype=bool),
+        "correct": np.asarray(correct, dtype=bool),
+        "pred_yes": p == YES,
+        "gold_yes": g,
+        "tp": (p == YES) & g,
+        "tn": (p == NO) & ~g,
+        "unparsed": p == UNPARSED,
+    }
+
+
+def binary_metrics_of(totals: FloatArray) -> dict[str, FloatArray]:
+    """:func:`binary_metrics` from summed :func:`binary_counts` (rows of ``totals``), NaN for None."""
+    n, correct, pred_yes, gold_yes, tp, tn, unparsed = totals.T
+    precision = ratios(tp, pred_yes)
+    recall = ratios(tp, gold_yes)
+    return {
+        "accuracy": ratios(correct, n),
+        "precision": precision,
+        "recall": recall,
+        "f1": f1s(precision, recall),
+        "yes_ratio": ratios(pred_yes, n),
+        "pa": recall,
+        "hr": ratios(tn, n - gold_yes),
+        "n": n,
+        "unparsed": unparsed,
+    }
+
+
 def f1(precision: float | None, recall: float | None, zero: float | None = None) -> float | None:
     """Harmonic mean of precision and recall; ``zero`` when undefined or both are 0."""
     if precision is None or recall is None or precision + recall == 0:
@@ -139,7 +173,54 @@ def counterfactual_metrics(
     }
 
 
+def counterfactual_counts(
+    is_cf: Any, is_cs: Any, correct: Any, commonsense_error: Any
+) -> dict[str, BoolArray]:
+    """Per-row 0/1 statistics whose sums give every :func:`counterfactual_metrics` number."""
+    cf = np.asarray(is_cf, dtype=bool)
+    cs = np.asarray(is_cs, dtype=bool)
+    ok = np.asarray(correct, dtype=bool)
+    cse = np.asarray(commonsense_error, dtype=bool)
+    return {"n_cf": cf, "n_cs": cs, "cf_correct": cf & ok, "cs_correct": cs & ok,
+            "cf_commonsense_error": cf & cse & ~ok}
+
+
+def counterfactual_metrics_of(totals: FloatArray) -> dict[str, FloatArray]:
+    """:func:`counterfactual_metrics` from summed :func:`counterfactual_counts`, NaN for None."""
+    n_cf, n_cs, cf_correct, cs_correct, cse = totals.T
+    cf_acc = ratios(cf_correct, n_cf)
+    cs_acc = ratios(cs_correct, n_cs)
+    cfad = cs_acc - cf_acc
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rpd = np.where((cs_acc == 0) | np.isnan(cs_acc), np.nan, cfad / cs_acc)
+    return {"cf_acc": cf_acc, "cs_acc": cs_acc, "cfad": cfad, "ccr": ratios(cse, n_cf - cf_correct),
+            "rpd": rpd, "n_cf": n_cf, "n_cs": n_cs}
+
+
 def macro_mean(values: Any, zero: float = 0.0) -> float:
-    """Plain mean of per-item values; ``zero`` for no items."""
+    """Plain mean of per-item values; ``zero`` for no items.
+
+    The sum is ``math.fsum`` (correctly rounded, so independent of order and of added zeros): the
+    same number whether items are summed one by one or first per cluster, as the bootstrap does.
+    """
     arr = np.asarray(values, dtype=float)
-    return float(arr.mean()) if arr.size else zero
+    return math.fsum(arr.tolist()) / arr.size if arr.size else zero
+
+
+
+def ratios(numerator: Any, denominator: Any, zero: float | None = None) -> FloatArray:
+    """:func:`ratio` over arrays: NaN (or ``zero``) where the denominator is 0."""
+    num = np.asarray(numerator, dtype=float)
+    den = np.asarray(denominator, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = num / den
+    return np.where(den == 0, np.nan if zero is None else zero, out)
+
+
+def f1s(precision: FloatArray, recall: FloatArray, zero: float | None = None) -> FloatArray:
+    """:func:`f1` over arrays (NaN stands for None, in and out)."""
+    total = precision + recall
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = 2 * precision * recall / total
+    undefined = np.isnan(precision) | np.isnan(recall) | (total == 0)
+    return np.where(undefined, np.nan if zero is None else zero, out)

@@ -7,28 +7,30 @@ misses stay apart for colour-blind readers too.
 from __future__ import annotations
 
 CSS = """
+:root { --hs-subdued: #57606a; --hs-rule: #d0d7de; }
+.dark { --hs-subdued: #9ba3ad; --hs-rule: #3d444d; }
 .hs-media-row { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
 .hs-media { margin: 0; flex: 1 1 180px; min-width: 0; max-width: 100%; }
-.hs-media figcaption { font-size: 0.85em; color: var(--body-text-color-subdued); margin-bottom: 4px; }
+.hs-media figcaption { font-size: 0.85em; color: var(--hs-subdued); margin-bottom: 4px; }
 .hs-media video, .hs-media img { width: 100%; max-height: 280px; object-fit: contain;
   background: #111; border-radius: 6px; }
 .hs-media img { background: transparent; }
 .hs-media audio { width: 100%; }
 .hs-missing p { font-size: 0.85em; color: #b42318; }
-.hs-none { color: var(--body-text-color-subdued); font-style: italic; }
-.hs-meta { font-size: 0.85em; color: var(--body-text-color-subdued); margin-bottom: 6px; }
+.hs-none { color: var(--hs-subdued); font-style: italic; }
+.hs-meta { font-size: 0.85em; color: var(--hs-subdued); margin-bottom: 6px; }
 .hs-source { margin-left: 6px; }
 .hs-question { font-weight: 600; margin: 6px 0; white-space: pre-wrap; }
 .hs-options { margin: 4px 0 8px 1.2em; }
 .hs-answer { white-space: pre-wrap; padding: 8px; border-radius: 6px;
   background: var(--background-fill-secondary);
   max-height: 220px; overflow-y: auto; }
-mark.hs-parsed { background: #ffe58f; color: inherit; padding: 0 2px; border-radius: 3px; font-weight: 600; }
+mark.hs-parsed { background: #ffe58f; color: #1f2328; padding: 0 2px; border-radius: 3px; font-weight: 600; }
 #item table.hs-facts, #item table.hs-others, #others table.hs-others {
   border-collapse: collapse; margin-top: 8px; border: none;
   font-size: 0.92em; width: 100%; }
 table.hs-facts th { text-align: left; width: 9em; font-weight: 500;
-  color: var(--body-text-color-subdued); }
+  color: var(--hs-subdued); }
 table.hs-facts th, table.hs-facts td,
 table.hs-others th, table.hs-others td { padding: 3px 6px; border: none;
   border-bottom: 1px solid var(--border-color-primary); vertical-align: top; }
@@ -36,15 +38,18 @@ table.hs-others th { text-align: left; }
 #item table.hs-facts tr, #item table.hs-others tr, #others table.hs-others tr { border: none; }
 .hs-correct { color: #1a7f37; font-weight: 600; }
 .hs-wrong { color: #cf222e; font-weight: 600; }
-.hs-unscored { color: var(--body-text-color-subdued); }
+.dark .hs-correct { color: #56d364; }
+.dark .hs-wrong { color: #ff7b72; }
+.hs-unscored { color: var(--hs-subdued); }
 .hs-caption { line-height: 1.7; white-space: pre-wrap; }
-.hs-hit { background: #b7e4c7; border-bottom: 2px solid #1a7f37; }
-.hs-fa { background: #ffd8a8; border-bottom: 2px dashed #d9480f; }
-.hs-miss { background: #e5dbff; border-bottom: 2px dotted #5f3dc4; }
-.hs-nc { color: var(--body-text-color-subdued); }
+/* dark text on the light highlight, in light and in dark mode alike (>= 4.5:1 in both) */
+.hs-hit { background: #b7e4c7; color: #1f2328; border-bottom: 2px solid #1a7f37; }
+.hs-fa { background: #ffd8a8; color: #1f2328; border-bottom: 2px dashed #d9480f; }
+.hs-miss { background: #e5dbff; color: #1f2328; border-bottom: 2px dotted #5f3dc4; }
+.hs-nc { color: var(--hs-subdued); }
 .hs-legend span { padding: 0 6px; margin-right: 4px; border-radius: 3px; }
-.hs-legend .hs-note { color: var(--body-text-color-subdued); font-size: 0.85em; }
-.hs-scores { font-size: 0.88em; margin-top: 6px; color: var(--body-text-color-subdued); }
+.hs-legend .hs-note { color: var(--hs-subdued); font-size: 0.85em; }
+.hs-scores { font-size: 0.88em; margin-top: 6px; color: var(--hs-subdued); }
 .hs-invalid { color: #b42318; font-weight: 600; margin-bottom: 6px; }
 .hs-errors { border-left: 4px solid #cf222e; padding: 6px 10px; background: #fff1f0; color: #5c0011; }
 .hs-errors code { white-space: pre-wrap; }

@@ -99,3 +99,27 @@ def test_group_column_prefers_category_then_task(table: pd.DataFrame) -> None:
     assert charts.group_column(prepare(table[table["benchmark"] == "avhbench"])) == "task"
     cdh = table[table["benchmark"] == "cdh-bench"]
     assert charts.group_column(cdh) == "benchmark"  # one category, one task
+
+
+def test_panels_with_narrow_gaps_stay_inside_the_figure() -> None:
+    """Four panels with 0.06 gaps summed their domains to 1.0000000000000002, which plotly refuses."""
+    from analysis._charts_plot import figure
+
+    fig = figure("four", [], ["a", "b", "c", "d"], gaps=[0.06] * 3)
+    ends = [fig.layout[f"xaxis{s}"].domain[1] for s in ("", "2", "3", "4")]
+    assert all(0 < end <= 1 for end in ends) and ends[-1] == 1.0
+
+
+def test_view_data_holds_the_numbers_of_every_chart_of_the_view() -> None:
+    from analysis.catalog import SAMPLE_MANIFEST, load_manifest
+    from analysis.charts import accuracy_data, cf_cs_data, view_data
+    from analysis.views import Filters, filter_rows
+
+    catalog = load_manifest(SAMPLE_MANIFEST)
+    view = catalog.chart_rows(filter_rows(catalog.table, Filters(benchmark="cdh-bench")))
+    data = view_data(view)
+    assert data.columns[0] == "chart"
+    cf = data[data["chart"] == "cf_cs"].reset_index(drop=True)
+    expected = cf_cs_data(view)
+    assert len(cf) == len(expected) and cf["cf_acc"].tolist() == expected["cf_acc"].tolist()
+    assert (data["chart"] == "accuracy").sum() == len(accuracy_data(view))

@@ -41,7 +41,7 @@ def test_module_interface(name: str) -> None:
     assert bench.TASK_REQUIRED in (True, False)
     if bench.TASK_REQUIRED:
         assert bench.TASKS
-    for fn in ("load", "load_gold", "score", "audit"):
+    for fn in ("load", "load_gold", "score", "audit", "cluster_stats"):
         assert callable(getattr(bench, fn)), f"{name}.{fn}"
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from analysis.cluster_stats import ClusterStats
 from analysis.errors import UsageError
 from analysis.metrics import MetricDict
 
@@ -115,6 +116,19 @@ class Finding:
                 "reason": f"audit {self.check}: {self.detail}"}
 
 
+@dataclass(frozen=True)
+class Board:
+    """One leaderboard of a benchmark: where its official metrics sit in a score report."""
+
+    title: str
+    task: str | None
+    """The ``--task`` to score with (None where the benchmark has no task option)."""
+    scope: tuple[str, str] | None
+    """None for the report's ``overall``, else (group, key), e.g. ``("task", "qa")``."""
+    metrics: tuple[str, ...]
+    """The official metrics shown; the first ranks the models (higher is better)."""
+
+
 class Benchmark(Protocol):
     """The interface of a benchmark module."""
 
@@ -130,6 +144,8 @@ class Benchmark(Protocol):
     """Parser names; the first is the default (``official`` where an official scorer exists)."""
     ALT_PARSER: str
     """The parser whose reading the item table keeps beside the default one."""
+    BOARDS: tuple[Board, ...]
+    """The leaderboards of the overview, in order (boards without models are left out)."""
     DETECT_RANK: int
     """Order in which detection asks the benchmarks (lower first): one whose files have only
     generic fields (AVHBench's ``video_id`` / ``text``) asks after the others."""
@@ -178,6 +194,16 @@ class Benchmark(Protocol):
 
     def audit(self, paths: Sequence[Path], *, media_root: Path | None = None) -> list[Finding]:
         """Find data problems in gold files (and their media, when a root is given)."""
+        ...
+
+    def cluster_stats(
+        self, table: pd.DataFrame, *, task: str | None = None, parser: str | None = None
+    ) -> ClusterStats:
+        """Additive statistics of ``score``'s every metric, per cluster of related items.
+
+        Summed over all clusters, ``ClusterStats.metrics`` gives exactly ``score``'s numbers
+        (``tests/test_intervals.py``); the bootstrap of :mod:`analysis.intervals` resamples them.
+        """
         ...
 
     def recognise(self, path: Path, content: Content) -> Detected | None:

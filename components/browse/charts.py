@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import gradio as gr
@@ -39,6 +40,24 @@ def build_charts() -> ChartWidgets:
         gr.Plot(label="Counterfactual vs commonsense", elem_id="chart-cf-cs", show_label=False),
         gr.Plot(label="DetailVerifyBench", elem_id="chart-spans", show_label=False),
     )
+
+
+def build_csv_export() -> tuple[gr.Button, gr.DownloadButton]:
+    """A button preparing the charts' numbers as CSV, and the download it then offers."""
+    with gr.Row(equal_height=True):
+        prepare = gr.Button("Chart numbers of this view (CSV)", size="sm", elem_id="charts-csv-make")
+        download = gr.DownloadButton("Download CSV", size="sm", visible=False, elem_id="charts-csv")
+    return prepare, download
+
+
+def chart_csv(catalog: Catalog, filters: Filters, folder: Path) -> Any:
+    """Write the numbers behind the charts of the view to ``folder`` and offer them for download."""
+    view = catalog.chart_rows(catalog.rows_for(filters))
+    data = charts.view_data(view)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"charts-{filters.benchmark or 'all'}.csv"
+    data.to_csv(path, index=False)
+    return gr.update(value=str(path), visible=True)
 
 
 def chart_updates(

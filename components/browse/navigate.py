@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import gradio as gr
+import numpy as np
 
 from analysis.catalog import Catalog
 from analysis.views import Filters, neighbour, page_of, position
@@ -59,11 +60,31 @@ def _page_update(
 
 
 def find_item(catalog: Catalog, item_id: str | None, filter_values: list[Any]) -> tuple[Any, ...]:
-    """The inspector for an item id typed by the reviewer (its first row; any model)."""
+    """The inspector for an item id typed by the reviewer.
+
+    Its row in the view (the model filtered on), else its first row (any model).
+    """
     found = catalog.rows_of((item_id or "").strip())
-    row = int(found[0]) if found.size else None
     rows = catalog.rows_for(filters_from(*filter_values))
+    in_view = found[np.isin(found, rows)]
+    row = int(in_view[0]) if in_view.size else int(found[0]) if found.size else None
     result = inspect_row(catalog, row, _position(rows, row))
     if row is None and item_id:
         result = (f"No item with id {md_code(item_id.strip())}.", *result[1:])
     return (row, *result)
+
+
+def clear_stale(catalog: Catalog, current: int | None, filter_values: list[Any]) -> tuple[Any, ...]:
+    """Clear the inspector when the view is empty or the item belongs to another benchmark.
+
+    Otherwise nothing changes (an item outside a narrower view of its benchmark stays, saying so).
+    """
+    skip = tuple(gr.skip() for _ in range(6))
+    if current is None or not 0 <= current < len(catalog.table):
+        return skip
+    filters = filters_from(*filter_values)
+    rows = catalog.rows_for(filters)
+    other = bool(filters.benchmark) and str(catalog.table.at[current, "benchmark"]) != filters.benchmark
+    if len(rows) and not other:
+        return skip
+    return (None, *inspect_row(catalog, None, _position(rows, None) or "No item selected."))

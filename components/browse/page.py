@@ -176,7 +176,9 @@ def show_page(
     pages = page_count(len(rows))
     number = min(max(1, int(page or 1)), pages)
     shown = page_slice(rows, number)
-    first = (number - 1) * PAGE_SIZE + 1 if len(rows) else 0
+    if not len(rows):
+        return display_frame(catalog.table, shown), number, "No rows in this view: loosen the filters."
+    first = (number - 1) * PAGE_SIZE + 1
     info = f"rows {first:,}–{first + len(shown) - 1:,} of {len(rows):,} · page {number} of {pages}"
     return display_frame(catalog.table, shown), number, info
 

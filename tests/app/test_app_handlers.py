@@ -46,7 +46,7 @@ def test_show_page_pages_and_clamps(cat: Catalog) -> None:
     assert page == 1 and len(frame) == 6
     assert info == "rows 1–6 of 6 · page 1 of 1"
     frame, page, info = browse.show_page(cat, browse.filters_from(*_filters(search="zzz")), 1)
-    assert frame.empty and info.startswith("rows 0–")
+    assert frame.empty and info == "No rows in this view: loosen the filters."  # was "rows 0–-1 of 0"
 
 
 def test_benchmark_change_offers_its_own_choices(cat: Catalog) -> None:
@@ -155,7 +155,8 @@ def test_build_app_is_a_factory_with_named_endpoints(cat: Catalog) -> None:
     names = {d.api_name for d in demo.fns.values() if d.api_name}
     assert {"view", "page", "next_item", "previous_item", "item"} <= names
     kwargs = app.launch_kwargs(cat)
-    assert kwargs["allowed_paths"] == cat.allowed_paths() and kwargs["head"] == HEAD
+    assert kwargs["allowed_paths"] == cat.allowed_paths() and kwargs["head"].startswith(HEAD)
+    assert "popstate" in kwargs["head"]  # Back restores the previous view (components/url_state.py)
     # the key script clicks the app's own buttons and ignores typing in fields
     assert NEXT_ID in HEAD and PREV_ID in HEAD and "INPUT|TEXTAREA|SELECT" in HEAD
 
@@ -207,3 +208,24 @@ def test_samples_cmm_visual_audio_plays_two_files_together(samples: Catalog) -> 
     rows = t.index[(t["benchmark"] == "cmm") & t["extra"].str.contains('"visual+audio"', regex=False)]
     _, media, *_ = inspect_row(samples, int(rows[0]))
     assert media.count('data-sync="hs-sync-0"') == 2 and "<audio" in media and "<video" in media
+
+
+def test_an_empty_view_or_another_benchmark_clears_the_inspector(cat: Catalog) -> None:
+    row = int((cat.table["benchmark"] == "cmm").to_numpy().nonzero()[0][0])
+    same = navigate.clear_stale(cat, row, _filters(benchmark="cmm"))
+    assert same == tuple(gr.skip() for _ in same)  # the item is in the view: kept
+    empty = navigate.clear_stale(cat, row, _filters(benchmark="cmm", search="zzz-nothing"))
+    assert empty[0] is None and empty[1] == "No item in this view."
+    other = navigate.clear_stale(cat, row, _filters(benchmark="avhbench"))
+    assert other[0] is None and "Select a row" in other[3]
+
+
+def test_an_item_id_opens_its_row_in_the_view(cat: Catalog) -> None:
+    """A shared URL with a model filter showed another model's answer (the item's first row)."""
+    ids = cat.table["item_id"].astype(str)
+    shared = ids[ids.duplicated(keep=False)].iloc[0]
+    rows = cat.rows_of(shared)
+    last_model = str(cat.table.at[int(rows[-1]), "model"])
+    found = navigate.find_item(cat, shared, _filters(models=[last_model]))
+    assert found[0] == int(rows[-1]) and found[1].startswith("item 1 of")
+    assert navigate.find_item(cat, shared, _filters())[0] == int(rows[0])

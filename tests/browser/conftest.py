@@ -132,6 +132,11 @@ def running_app(catalog: Any, build: Callable[[], Any], **launch: Any) -> Iterat
         release_gradio_loops()
 
 
+def open_items(page: Any) -> None:
+    """Switch to the Items tab (the app opens on the overview)."""
+    page.get_by_role("tab", name="Items").click(timeout=20000)
+
+
 def sign_in(browser: Any, url: str, user: str, password: str) -> Any:
     """A new browser session signed in through Gradio's login page; waits for the review panel."""
     from playwright.sync_api import expect
@@ -141,6 +146,7 @@ def sign_in(browser: Any, url: str, user: str, password: str) -> Any:
     page.get_by_label("username").fill(user)
     page.get_by_label("password").fill(password)
     page.get_by_role("button", name=re.compile("login", re.I)).click()
+    open_items(page)
     expect(page.locator("#rv-who")).to_contain_text(f"Signed in as {user}", timeout=20000)
     return page
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import PAYLOAD_MODEL, SHOTS
+from conftest import PAYLOAD_MODEL, SHOTS, open_items
 from playwright.sync_api import Page, expect
 
 pytestmark = [
@@ -27,6 +27,7 @@ def _settled(page: Page) -> None:
 
 def _open(page: Page, url: str) -> None:
     page.goto(url)
+    open_items(page)
     expect(page.locator("#page-info")).to_contain_text("rows 1", timeout=TIMEOUT)
 
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import SAMPLES, SHOTS, running_app, sign_in
+from conftest import SAMPLES, SHOTS, open_items, running_app, sign_in
 
 pw = pytest.importorskip("playwright.sync_api")
 expect = pw.expect
@@ -101,6 +101,7 @@ def test_the_app_asks_for_a_login_first(browser: Any, review_url: str) -> None:
 
 def test_without_a_reviewer_the_review_panel_is_hidden(page: Any, app_url: str) -> None:
     page.goto(app_url)
+    open_items(page)
     expect(page.locator("#rv-who")).to_contain_text("Read-only", timeout=20000)
     page.locator("#items [data-row='0'][data-col='1']").click()
     expect(page.locator("#item")).not_to_contain_text("Select a row", timeout=10000)

@@ -43,6 +43,7 @@ Card
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,7 @@ from analysis.benchmarks.avhbench.auditing import audit_records
 from analysis.benchmarks.avhbench.detect import recognise as recognise
 from analysis.benchmarks.avhbench.read import read
 from analysis.benchmarks.base import (
+    Board,
     Bools,
     ChartKind,
     Finding,
@@ -66,7 +68,8 @@ from analysis.benchmarks.base import (
     resolve_parser,
 )
 from analysis.benchmarks.corrected import load_as_shown
-from analysis.metrics import NO, UNPARSED, YES, MetricDict, binary_metrics
+from analysis.cluster_stats import ClusterStats, masks, scope_verdicts, tally
+from analysis.metrics import NO, UNPARSED, YES, MetricDict, binary_counts, binary_metrics, binary_metrics_of
 from analysis.table import concat_tables
 from analysis.yesno import first_word, negation_aware, read_column
 
@@ -76,6 +79,13 @@ TASKS: tuple[str, ...] = ()
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("first-word", "negation-aware", "substring")
 ALT_PARSER = "negation-aware"
+_YES_NO = ("accuracy", "f1", "precision", "recall", "yes_ratio")
+BOARDS = (
+    Board("AVHBench, all yes/no tasks", None, None, _YES_NO),
+    Board("Audio-driven Video Hallucination", None, ("task", "Audio-driven Video Hallucination"), _YES_NO),
+    Board("Video-driven Audio Hallucination", None, ("task", "Video-driven Audio Hallucination"), _YES_NO),
+    Board("AV Matching", None, ("task", "AV Matching"), _YES_NO),
+)
 DETECT_RANK = 9
 TAKES_GOLD = True
 NEEDS_GOLD: frozenset[str | None] = frozenset()
@@ -136,6 +146,47 @@ def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = 
     """Score one model's item table: overall and per task (see the card)."""
     refuse_task(NAME, task)
     parser = resolve_parser(NAME, PARSERS, parser)
+    r = _readings(table, parser)
+    groups: dict[str, MetricDict] = {}
+    for name in r.task_names:
+        mask = r.tasks == name
+        groups[name] = binary_metrics(r.pred[mask], r.gold_yes[mask], r.correct[mask])
+    return {
+        "benchmark": NAME,
+        "task": None,
+        "parser": parser,
+        "n_scored": len(r.rows),
+        "n_skipped": r.n_skipped,
+        "overall": binary_metrics(r.pred, r.gold_yes, r.correct),
+        "groups": {"task": groups},
+    }
+
+
+def cluster_stats(table: pd.DataFrame, *, task: str | None = None, parser: str | None = None) -> ClusterStats:
+    """Additive statistics per video (its questions hang together), for ``score``'s every metric."""
+    refuse_task(NAME, task)
+    r = _readings(table, resolve_parser(NAME, PARSERS, parser))
+    columns = binary_counts(r.pred, r.gold_yes, r.correct)
+    scopes = [(None, np.ones(len(r.rows), dtype=bool)), *masks(r.tasks, r.task_names, "task")]
+    keys, values = tally(r.rows["media"].to_numpy(dtype=object), columns, scopes)
+    verdicts = scope_verdicts("accuracy", r.correct, r.rows["item_id"], scopes)
+    return ClusterStats("video", keys, tuple(columns), tuple(s for s, _ in scopes), values,
+                        binary_metrics_of, ("task",), verdicts)
+
+
+@dataclass(frozen=True)
+class _Readings:
+    rows: pd.DataFrame
+    pred: npt.NDArray[np.int8]
+    gold_yes: npt.NDArray[np.bool_]
+    correct: npt.NDArray[np.bool_]
+    tasks: npt.NDArray[np.object_]
+    task_names: list[str]
+    n_skipped: int
+
+
+def _readings(table: pd.DataFrame, parser: str) -> _Readings:
+    """The scored yes/no rows with their reading codes, gold and verdicts under ``parser``."""
     binary = (table["task"].astype("string") != CAPTIONING).to_numpy(dtype=bool, na_value=True)
     scored = table["scored"].to_numpy(dtype=bool) & binary
     rows = table[scored]
@@ -144,19 +195,8 @@ def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = 
     correct = np.where(gold_yes, (code == YES) | (code == BOTH), (code == NO) | (code == BOTH))
     pred = np.where(code == BOTH, YES, code).astype(np.int8)
     tasks = rows["task"].astype("string").to_numpy(dtype=object)
-    groups: dict[str, MetricDict] = {}
-    for name in dict.fromkeys(table["task"].astype("string")[binary].tolist()):
-        mask = tasks == name
-        groups[str(name)] = binary_metrics(pred[mask], gold_yes[mask], correct[mask])
-    return {
-        "benchmark": NAME,
-        "task": None,
-        "parser": parser,
-        "n_scored": len(rows),
-        "n_skipped": int((binary & ~scored).sum()),
-        "overall": binary_metrics(pred, gold_yes, correct),
-        "groups": {"task": groups},
-    }
+    names = [str(n) for n in dict.fromkeys(table["task"].astype("string")[binary].tolist())]
+    return _Readings(rows, pred, gold_yes, correct, tasks, names, int((binary & ~scored).sum()))
 
 
 def _codes(rows: pd.DataFrame, parser: str) -> npt.NDArray[np.int8]:

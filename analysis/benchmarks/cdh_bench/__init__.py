@@ -82,6 +82,7 @@ import orjson
 import pandas as pd
 
 from analysis.benchmarks.base import (
+    Board,
     Bools,
     ChartKind,
     Finding,
@@ -97,8 +98,14 @@ from analysis.benchmarks.cdh_bench import parse as _cdh_parse
 from analysis.benchmarks.cdh_bench import read as _cdh_load
 from analysis.benchmarks.cdh_bench.detect import recognise as recognise
 from analysis.benchmarks.corrected import load_as_shown
+from analysis.cluster_stats import ClusterStats, scope_verdicts, tally
 from analysis.errors import InputError
-from analysis.metrics import MetricDict, counterfactual_metrics
+from analysis.metrics import (
+    MetricDict,
+    counterfactual_counts,
+    counterfactual_metrics,
+    counterfactual_metrics_of,
+)
 from analysis.table import concat_tables, make_table, media_json
 
 NAME = "cdh-bench"
@@ -107,6 +114,11 @@ TASKS: tuple[str, ...] = _cdh_load.TASKS
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("official", "reparse", "strict")
 ALT_PARSER = "strict"
+_CDH = ("cf_acc", "cs_acc", "cfad", "ccr", "rpd")
+BOARDS = (
+    Board("CDH-Bench QA", None, ("task", "qa"), _CDH),
+    Board("CDH-Bench multiple choice", None, ("task", "mc"), _CDH),
+)
 DETECT_RANK = 1
 TAKES_GOLD = False
 NEEDS_GOLD: frozenset[str | None] = frozenset()
@@ -207,21 +219,11 @@ def audit(paths: Sequence[Path], *, media_root: Path | None = None) -> list[Find
 def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = None) -> ScoreReport:
     """Score one model's item table: groups ``task`` and ``task/category``, ``overall`` empty."""
     parser = resolve_parser(NAME, PARSERS, parser)
-    if task is not None and task not in TASKS:
-        raise ValueError(f"unknown task {task!r} for {NAME} (known: {', '.join(TASKS)})")
-    rows = table if task is None else table[table["task"] == task]
-    scored = rows[rows["scored"].to_numpy(dtype=bool)]
+    rows, scored, scopes = _scopes(table, task)
     correct, cs_error = verdicts(scored, parser)
-    tasks = [task] if task is not None else [t for t in TASKS if (rows["task"] == t).any()]
-    by_task: dict[str, MetricDict] = {}
-    by_category: dict[str, MetricDict] = {}
-    for name in tasks:
-        in_task = (scored["task"] == name).to_numpy(dtype=bool)
-        by_task[name] = _metrics(scored[in_task], correct[in_task], cs_error[in_task])
-        # a category seen in any record of the task gets an entry, even with no ok record
-        for category in sorted(set(rows.loc[rows["task"] == name, "category"].astype(str))):
-            sel = in_task & (scored["category"].astype(str) == category).to_numpy(dtype=bool)
-            by_category[f"{name}/{category}"] = _metrics(scored[sel], correct[sel], cs_error[sel])
+    groups: dict[str, dict[str, MetricDict]] = {"task": {}, "task/category": {}}
+    for (group, key), sel in scopes:
+        groups[group][key] = _metrics(scored[sel], correct[sel], cs_error[sel])
     n_scored = len(scored)
     return ScoreReport(
         benchmark=NAME,
@@ -230,10 +232,46 @@ def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = 
         n_scored=n_scored,
         n_skipped=len(rows) - n_scored,
         overall={},
-        groups={"task": by_task, "task/category": by_category},
+        groups=groups,
     )
 
 
+def cluster_stats(table: pd.DataFrame, *, task: str | None = None, parser: str | None = None) -> ClusterStats:
+    """Additive counts per pair (its counterfactual and commonsense sides hang together)."""
+    parser = resolve_parser(NAME, PARSERS, parser)
+    _, scored, scopes = _scopes(table, task)
+    correct, cs_error = verdicts(scored, parser)
+    is_cf = (scored["side"] == "counterfactual").to_numpy(dtype=bool)
+    is_cs = (scored["side"] == "commonsense").to_numpy(dtype=bool)
+    columns = counterfactual_counts(is_cf, is_cs, correct, cs_error)
+    keys, values = tally(scored["pair_id"].astype(str).to_numpy(dtype=object), columns, scopes)
+    ids = scored["item_id"].to_numpy(dtype=object)
+    verdicts_by = {
+        **scope_verdicts("cf_acc", correct, ids, [(s, m & is_cf) for s, m in scopes]),
+        **scope_verdicts("cs_acc", correct, ids, [(s, m & is_cs) for s, m in scopes]),
+    }
+    return ClusterStats("pair", keys, tuple(columns), tuple(s for s, _ in scopes), values,
+                        counterfactual_metrics_of, ("task", "task/category"), verdicts_by)
+
+
+def _scopes(
+    table: pd.DataFrame, task: str | None
+) -> tuple[pd.DataFrame, pd.DataFrame, list[tuple[tuple[str, str], BoolArray]]]:
+    """The task's rows, its scored rows, and each report group with its mask over the scored rows."""
+    if task is not None and task not in TASKS:
+        raise ValueError(f"unknown task {task!r} for {NAME} (known: {', '.join(TASKS)})")
+    rows = table if task is None else table[table["task"] == task]
+    scored = rows[rows["scored"].to_numpy(dtype=bool)]
+    tasks = [task] if task is not None else [t for t in TASKS if (rows["task"] == t).any()]
+    scopes: list[tuple[tuple[str, str], BoolArray]] = []
+    categories = scored["category"].astype(str).to_numpy(dtype=object)
+    for name in tasks:
+        in_task = (scored["task"] == name).to_numpy(dtype=bool)
+        scopes.append((("task", name), in_task))
+        # a category seen in any record of the task gets an entry, even with no ok record
+        for category in sorted(set(rows.loc[rows["task"] == name, "category"].astype(str))):
+            scopes.append((("task/category", f"{name}/{category}"), in_task & (categories == category)))
+    return rows, scored, scopes
 def _stored_commonsense_error(extra: pd.Series) -> BoolArray:
     """Per row, whether the record's ``commonsense_error`` is ``true`` (kept in ``extra``).
 

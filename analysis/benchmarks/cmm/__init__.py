@@ -57,6 +57,7 @@ import pandas as pd
 
 from analysis import harness
 from analysis.benchmarks.base import (
+    Board,
     Bools,
     ChartKind,
     Finding,
@@ -69,6 +70,7 @@ from analysis.benchmarks.cmm import fast as _cmm_fast
 from analysis.benchmarks.cmm import gold as _gold
 from analysis.benchmarks.cmm import harnessed as _harnessed
 from analysis.benchmarks.cmm import native as _native
+from analysis.benchmarks.cmm import scoring as _cmm_score
 from analysis.benchmarks.cmm import table as _cmm_table
 from analysis.benchmarks.cmm.auditing import audit_rows
 from analysis.benchmarks.cmm.columns import item_id
@@ -76,6 +78,7 @@ from analysis.benchmarks.cmm.detect import recognise as recognise
 from analysis.benchmarks.cmm.read import Rows, read_rows
 from analysis.benchmarks.cmm.scoring import DETAIL_GROUP, flags, grouped
 from analysis.benchmarks.corrected import load_as_shown
+from analysis.cluster_stats import ClusterStats
 from analysis.errors import InputError
 from analysis.metrics import MetricDict
 from analysis.table import concat_tables
@@ -86,6 +89,7 @@ TASKS: tuple[str, ...] = ()
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("official", "first-word", "negation-aware")
 ALT_PARSER = "negation-aware"
+BOARDS = (Board("CMM", None, None, ("accuracy", "pa", "hr")),)
 DETECT_RANK = 2
 TAKES_GOLD = False
 NEEDS_GOLD: frozenset[str | None] = frozenset()
@@ -102,9 +106,9 @@ SPELLINGS = ("raw_files", "reorg_raw_files")
 """The two names of the media folder: the template's and the released zip's."""
 
 __all__ = [
-    "ALT_PARSER", "NAME", "PARSERS", "TASKS", "TASK_REQUIRED", "VERSION",
-    "audit", "candidate_paths", "granularity_by_sub_category", "item_id", "load", "load_gold", "score",
-    "score_file",
+    "ALT_PARSER", "BOARDS", "NAME", "PARSERS", "TASKS", "TASK_REQUIRED", "VERSION",
+    "audit", "candidate_paths", "cluster_stats", "granularity_by_sub_category", "item_id", "load",
+    "load_gold", "score", "score_file",
 ]
 
 
@@ -163,6 +167,15 @@ def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = 
         "overall": overall,
         "groups": groups,
     }
+
+
+def cluster_stats(table: pd.DataFrame, *, task: str | None = None, parser: str | None = None) -> ClusterStats:
+    """Additive counts per clip for every metric and group of :func:`score`."""
+    refuse_task(NAME, task)
+    parser = resolve_parser(NAME, PARSERS, parser)
+    table = table[table["scored"].to_numpy(dtype=bool)]
+    alt = str(table["alt_parser"].iloc[0]) if len(table) else ALT_PARSER
+    return _cmm_score.cluster_stats(table, flags(table, parser, alt))
 
 
 def score_file(

@@ -15,7 +15,9 @@ import numpy.typing as npt
 import pandas as pd
 
 from analysis.benchmarks.cmm.parse import NO_HIT, gold_class, official_hits
-from analysis.metrics import NO, UNPARSED, YES, MetricDict, f1, ratio
+from analysis.cluster_stats import ClusterStats, FloatArray, masks, scope_verdicts
+from analysis.cluster_stats import tally as tally_clusters
+from analysis.metrics import NO, UNPARSED, YES, MetricDict, f1, f1s, ratio, ratios
 from analysis.yesno import READERS, read_column
 
 Bools = npt.NDArray[np.bool_]
@@ -157,3 +159,39 @@ def grouped(
     if detail:
         groups[DETAIL_GROUP] = by_both
     return overall, groups
+
+
+STAT_NAMES = ("n", "correct", "pred_yes", "gold_yes", "gold_no", "tp", "hr_hit")
+"""The columns of :func:`tally`, as :class:`~analysis.cluster_stats.ClusterStats` names them."""
+
+
+def metrics_of(totals: FloatArray) -> dict[str, FloatArray]:
+    """:func:`metrics` over rows of summed counts (vectorised; 0 where a denominator is 0)."""
+    n, correct, pred_yes, gold_yes, gold_no, tp, hr_hit = totals.T
+    precision = ratios(tp, pred_yes, _ZERO)
+    recall = ratios(tp, gold_yes, _ZERO)
+    return {
+        "accuracy": ratios(correct, n, _ZERO),
+        "precision": precision,
+        "recall": recall,
+        "f1": f1s(precision, recall, _ZERO),
+        "yes_ratio": ratios(pred_yes, n, _ZERO),
+        "pa": recall,
+        "hr": ratios(hr_hit, gold_no, _ZERO),
+        "n": n,
+    }
+
+
+def cluster_stats(table: pd.DataFrame, f: Flags) -> ClusterStats:
+    """Counts per clip (its yes and no probes hang together) for ``grouped``'s scopes."""
+    n = len(table)
+    columns = dict(zip(STAT_NAMES, [np.ones(n, dtype=bool), *f.columns()], strict=True))
+    subs = [str(s) for s in pd.unique(table["category"].astype(str))]
+    grans = set(table["subcategory"].astype(str))
+    present = [g for g in GRANULARITIES if g in grans]
+    scopes = [(None, np.ones(n, dtype=bool)), *masks(table["category"].astype(str), subs, "sub_category"),
+              *masks(table["subcategory"].astype(str), present, "granularity")]
+    keys, values = tally_clusters(table["media"].to_numpy(dtype=object), columns, scopes)
+    verdicts = scope_verdicts("accuracy", f.correct, table["item_id"], scopes)
+    return ClusterStats("clip", keys, STAT_NAMES, tuple(s for s, _ in scopes), values, metrics_of,
+                        ("sub_category", "granularity"), verdicts)

@@ -88,6 +88,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from analysis.benchmarks.base import (
+    Board,
     Bools,
     ChartKind,
     Finding,
@@ -105,12 +106,16 @@ from analysis.benchmarks.detailverifybench.columns import ColumnTexts, extra_col
 from analysis.benchmarks.detailverifybench.detect import recognise as recognise
 from analysis.benchmarks.detailverifybench.measure import Comparison
 from analysis.benchmarks.detailverifybench.scoring import (
+    STAT_NAMES,
     compare,
     compare_flags,
     compare_parsers,
+    metrics_of,
+    stat_columns,
     summarize,
 )
 from analysis.benchmarks.detailverifybench.scoring import label_recall as _label_recall
+from analysis.cluster_stats import ClusterStats, masks, tally
 from analysis.errors import InputError
 from analysis.metrics import MetricDict
 from analysis.spans import strip_tags
@@ -122,6 +127,8 @@ TASKS: tuple[str, ...] = ()
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("official", "aligned")
 ALT_PARSER = "aligned"
+BOARDS = (Board("DetailVerifyBench", None, None,
+                ("token_f1", "sentence_f1", "response_f1", "token_iou", "token_precision", "token_recall")),)
 DETECT_RANK = 0
 TAKES_GOLD = True
 NEEDS_GOLD: frozenset[str | None] = frozenset()
@@ -241,15 +248,7 @@ def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = 
     """Score one model's item table; ``groups.label_type`` only when gold labels were loaded."""
     del task  # no tasks
     parser = resolve_parser(NAME, PARSERS, parser)
-    # Only the columns scoring reads, a slice of scored rows at a time: never a copy of the table.
-    rows = np.flatnonzero(table["scored"].to_numpy(dtype=bool))
-    labels = _labels_from_extra(table["extra"], rows)
-    gold, pred = ColumnTexts(table["gold"], rows), ColumnTexts(table["raw_answer"], rows)
-    if parser == "official":  # the table's ``parsed`` column holds its reading: only the gold is tokenised
-        parsed = table["parsed"].iloc[rows].tolist()
-        result = compare_flags(gold, parsed, pred, labels)
-    else:
-        result = compare(gold, pred, parser, labels)
+    rows, result, labels = _compared(table, parser)
     domains = table["category"].astype(str).to_numpy()[rows]
     groups: dict[str, dict[str, MetricDict]] = {
         "domain": {d: summarize(result, domains == d) for d in sorted(set(domains.tolist()))}
@@ -265,6 +264,36 @@ def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = 
         "overall": summarize(result, np.ones(len(rows), dtype=bool)),
         "groups": groups,
     }
+
+
+def cluster_stats(table: pd.DataFrame, *, task: str | None = None, parser: str | None = None) -> ClusterStats:
+    """Per-caption statistics (a caption is its own cluster) for ``overall`` and ``groups.domain``.
+
+    ``groups.label_type`` (only with gold labels) has no interval: its hits are counted over all
+    captions at once, not per caption.
+    """
+    del task
+    rows, result, _ = _compared(table, resolve_parser(NAME, PARSERS, parser))
+    domains = table["category"].astype(str).to_numpy(dtype=object)[rows]
+    scopes = [(None, np.ones(rows.size, dtype=bool)),
+              *masks(domains, sorted(set(domains.tolist())), "domain")]
+    keys, values = tally(table["item_id"].to_numpy(dtype=object)[rows], stat_columns(result), scopes)
+    return ClusterStats("caption", keys, STAT_NAMES, tuple(s for s, _ in scopes), values, metrics_of,
+                        ("domain",))
+
+
+def _compared(
+    table: pd.DataFrame, parser: str
+) -> tuple[np.ndarray[Any, np.dtype[np.intp]], Comparison, list[list[dict[str, Any]] | None] | None]:
+    """Positions of the scored rows, their comparison under ``parser``, and gold labels if loaded."""
+    # Only the columns scoring reads, a slice of scored rows at a time: never a copy of the table.
+    rows = np.flatnonzero(table["scored"].to_numpy(dtype=bool))
+    labels = _labels_from_extra(table["extra"], rows)
+    gold, pred = ColumnTexts(table["gold"], rows), ColumnTexts(table["raw_answer"], rows)
+    if parser == "official":  # the table's ``parsed`` column holds its reading: only the gold is tokenised
+        parsed = table["parsed"].iloc[rows].tolist()
+        return rows, compare_flags(gold, parsed, pred, labels), labels
+    return rows, compare(gold, pred, parser, labels), labels
 
 
 def _labels_from_extra(

@@ -44,7 +44,7 @@ from analysis.benchmarks.detailverifybench.measure import (
     sentence_numbers,
     splice,
 )
-from analysis.metrics import MetricDict, f1, macro_mean, ratio
+from analysis.metrics import FloatArray, MetricDict, f1, f1s, macro_mean, ratio, ratios
 from analysis.spans import align_flags, is_no_hallucination
 
 METRIC_KEYS = (
@@ -262,6 +262,38 @@ def summarize(c: Comparison, mask: BoolArray) -> MetricDict:
     out["response_recall"] = recall
     out["response_f1"] = f1(precision, recall, 0.0)
     out["n"] = int(np.count_nonzero(mask))
+    return {key: out[key] for key in METRIC_KEYS}
+
+
+STAT_NAMES = (
+    "n", "token_precision", "token_recall", "token_f1", "token_iou",
+    "sentence_precision", "sentence_recall", "sentence_f1", "gold_any", "pred_any", "tp",
+)
+"""Per-caption statistics whose sums give :func:`summarize`'s numbers (``metrics_of``)."""
+
+
+def stat_columns(c: Comparison) -> dict[str, FloatArray]:
+    """The :data:`STAT_NAMES` of every compared item, in item order."""
+    n = c.gold_any.size
+    columns: dict[str, FloatArray] = {"n": np.ones(n)}
+    for level, values in (("token", c.token), ("sentence", c.sentence)):
+        for name, arr in values.items():
+            columns[f"{level}_{name}"] = np.asarray(arr, dtype=float)
+    columns["gold_any"] = c.gold_any.astype(float)
+    columns["pred_any"] = c.pred_any.astype(float)
+    columns["tp"] = (c.gold_any & c.pred_any).astype(float)
+    return {name: columns[name] for name in STAT_NAMES}
+
+
+def metrics_of(totals: FloatArray) -> dict[str, FloatArray]:
+    """:func:`summarize` from summed :func:`stat_columns` (vectorised; official zero conventions)."""
+    by = dict(zip(STAT_NAMES, totals.T, strict=True))
+    n = by["n"]
+    out = {key: ratios(by[key], n, 0.0) for key in STAT_NAMES[1:8]}
+    precision = ratios(by["tp"], by["pred_any"], 0.0)
+    recall = ratios(by["tp"], by["gold_any"], 0.0)
+    out |= {"response_precision": precision, "response_recall": recall,
+            "response_f1": f1s(precision, recall, 0.0), "n": n}
     return {key: out[key] for key in METRIC_KEYS}
 
 

@@ -121,14 +121,16 @@ import numpy.typing as npt
 import pandas as pd
 
 from analysis import harness
-from analysis.benchmarks.base import Bools, ChartKind, Finding, GoldKind, ScoreReport, resolve_parser
+from analysis.benchmarks.base import Board, Bools, ChartKind, Finding, GoldKind, ScoreReport, resolve_parser
 from analysis.benchmarks.vidhalluc import auditing as gold_files
 from analysis.benchmarks.vidhalluc import bqa, mcq, sth, tsh
 from analysis.benchmarks.vidhalluc import gold as _gold
 from analysis.benchmarks.vidhalluc import harnessed as _harnessed
 from analysis.benchmarks.vidhalluc import native as _native
+from analysis.benchmarks.vidhalluc import stats as stats
 from analysis.benchmarks.vidhalluc.common import ALT, model_name
 from analysis.benchmarks.vidhalluc.detect import recognise as recognise
+from analysis.cluster_stats import ClusterStats
 from analysis.embedder import SentenceEmbedder
 from analysis.errors import InputError
 from analysis.metrics import MetricDict
@@ -141,6 +143,12 @@ TASKS: tuple[str, ...] = ("bqa", "mcq", "tsh", "sth")
 TASK_REQUIRED = True
 PARSERS: tuple[str, ...] = ("official", ALT)
 ALT_PARSER = ALT
+BOARDS = (
+    Board("ACH binary QA (a question counts when every clip is right)", "bqa", None, ("accuracy",)),
+    Board("ACH multiple choice", "mcq", None, ("accuracy",)),
+    Board("TSH temporal order", "tsh", None, ("accuracy",)),
+    Board("STH scene change", "sth", None, ("score", "classification_score", "description_score", "mcc")),
+)
 DETECT_RANK = 0
 TAKES_GOLD = True
 NEEDS_GOLD: frozenset[str | None] = frozenset({"bqa", "sth"})
@@ -230,6 +238,22 @@ def score(
         metrics, n, skipped = {"bqa": bqa.overall, "mcq": mcq.overall, "tsh": tsh.overall}[task](rows, parser)
     return {"benchmark": NAME, "task": task, "parser": parser, "n_scored": n, "n_skipped": skipped,
             "overall": metrics, "groups": {}}
+
+
+def cluster_stats(
+    table: pd.DataFrame,
+    *,
+    task: str | None = None,
+    parser: str | None = None,
+    embedder: SentenceEmbedder | Literal["auto"] | None = "auto",
+) -> ClusterStats:
+    """Additive statistics of one task per cluster (clip pair for bqa/mcq, video for tsh/sth)."""
+    parser = resolve_parser(NAME, PARSERS, parser)
+    task = _task(task if task is not None else _only_task(table))
+    rows = table[table["task"].astype(str) == task]
+    if task == "sth":
+        return stats.sth_stats(rows, parser, embedder)
+    return {"bqa": stats.bqa_stats, "mcq": stats.mcq_stats, "tsh": stats.tsh_stats}[task](rows, parser)
 
 
 def audit(paths: Sequence[Path], *, media_root: Path | None = None) -> list[Finding]:

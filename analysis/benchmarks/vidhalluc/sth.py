@@ -13,10 +13,12 @@ import logging
 import math
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from analysis.benchmarks.vidhalluc.common import (
@@ -135,31 +137,41 @@ def side_score(similarity: float) -> float:
     return (_sigmoid(similarity) - _sigmoid(LOW)) / (_sigmoid(1) - _sigmoid(LOW))
 
 
-def description(pairs: list[tuple[str, str]], embedder: SentenceEmbedder | None) -> float | None:
-    """Mean side score over ``2 x len(pairs)`` sides of (model locations, gold locations) pairs.
+def pair_scores(pairs: list[tuple[str, str]], embedder: SentenceEmbedder | None) -> list[float] | None:
+    """Per (model locations, gold locations) pair, the sum of its two side scores.
 
-    A missing or non-matching description scores 0 but counts. None only when some side needs an
-    embedding and ``embedder`` is None: the number would depend on it.
+    A missing or non-matching description scores 0. None only when some side needs an embedding
+    and ``embedder`` is None: the numbers would depend on it.
     """
-    if not pairs:
-        return 0.0
-    jobs: list[tuple[tuple[str, str], tuple[str, str]]] = []
-    for model_text, gold_text in pairs:
+    jobs: list[tuple[int, tuple[str, str], tuple[str, str]]] = []
+    for i, (model_text, gold_text) in enumerate(pairs):
         model_scenes = scenes(model_text) if model_text else None
         gold_scenes = scenes(gold_text) if gold_text else None
         if model_scenes and gold_scenes:
-            jobs.append(((model_scenes[0], gold_scenes[0]), (model_scenes[1], gold_scenes[1])))
+            jobs.append((i, (model_scenes[0], gold_scenes[0]), (model_scenes[1], gold_scenes[1])))
+    out = [0.0] * len(pairs)
     if not jobs:
-        return 0.0
+        return out
     if embedder is None:
         return None
-    texts = list(dict.fromkeys(t for job in jobs for side in job for t in side))
+    texts = list(dict.fromkeys(t for job in jobs for side in job[1:] for t in side))
     vectors = np.asarray(embedder.embed(texts))
     row = {text: vectors[i] for i, text in enumerate(texts)}
-    total = 0.0
-    for (m_from, g_from), (m_to, g_to) in jobs:
-        total += side_score(cosine(row[m_from], row[g_from])) + side_score(cosine(row[m_to], row[g_to]))
-    return total / (2 * len(pairs))
+    for i, (m_from, g_from), (m_to, g_to) in jobs:
+        out[i] = side_score(cosine(row[m_from], row[g_from])) + side_score(cosine(row[m_to], row[g_to]))
+    return out
+
+
+def description(pairs: list[tuple[str, str]], embedder: SentenceEmbedder | None) -> float | None:
+    """Mean side score over ``2 x len(pairs)`` sides (0 when there are no pairs).
+
+    The sum is ``math.fsum`` (correctly rounded): the same whichever order pairs come in, so the
+    bootstrap's per-video sums give exactly this number.
+    """
+    scores = pair_scores(pairs, embedder)
+    if scores is None:
+        return None
+    return math.fsum(scores) / (2 * len(pairs)) if pairs else 0.0
 
 
 @functools.lru_cache(maxsize=4)
@@ -253,36 +265,65 @@ def _table(
     return frame
 
 
+@dataclass(frozen=True)
+class Parts:
+    """What every STH metric is computed from, per scored row."""
+
+    pred_yes: npt.NDArray[np.bool_]
+    gold_yes: npt.NDArray[np.bool_]
+    pair_score: npt.NDArray[np.float64] | None
+    """Per row, its two side scores summed where gold and prediction are both yes (else 0); None
+    when the description needs an embedder that is not available."""
+    rows: pd.DataFrame
+    skipped: int
+
+
+def parts(frame: pd.DataFrame, parser: str, embedder: SentenceEmbedder | Auto | None) -> Parts:
+    """Readings, gold and description scores of the scored rows of ``frame``."""
+    scored = frame["scored"].to_numpy(dtype=bool)
+    rows = frame[scored]
+    _, _, pred_yes, locations = verdicts(rows, parser)
+    golds = np.array([gold_yes(g, parser) for g in rows["gold"].astype(str)], dtype=bool)
+    pred = np.asarray(pred_yes, dtype=bool)
+    gold_locations = [e.get("gold_locations") or "" for e in read_extra(rows)]
+    both = np.flatnonzero(pred & golds)
+    pairs = [(locations[i], gold_locations[i]) for i in both.tolist()]
+    scores = _pair_scores(pairs, embedder)
+    pair_score = None
+    if scores is not None:
+        pair_score = np.zeros(len(rows), dtype=float)
+        pair_score[both] = scores
+    return Parts(pred, golds, pair_score, rows, int((~scored).sum()))
+
+
 def overall(
     frame: pd.DataFrame, parser: str, embedder: SentenceEmbedder | Auto | None
 ) -> tuple[MetricDict, int, int]:
     """``mcc classification_score description_score score n``; also (n, skipped ids)."""
-    scored = frame["scored"].to_numpy(dtype=bool)
-    rows = frame[scored]
-    _, _, pred_yes, locations = verdicts(rows, parser)
-    golds = [gold_yes(g, parser) for g in rows["gold"].astype(str)]
-    n = len(golds)
-    skipped = int((~scored).sum())
+    p = parts(frame, parser, embedder)
+    n = int(p.gold_yes.size)
     # n == 0 (the official script stops there) follows the stated conventions: MCC 0 when
     # undefined (cli.md), so classification 0.25; description 0 with no both-yes id; score 0.15.
-    corr = mcc(pred_yes, golds)
+    corr = mcc(p.pred_yes, p.gold_yes)
     classification = ((corr + 1) / 2) ** 2
-    gold_locations = [e.get("gold_locations") or "" for e in read_extra(rows)]
-    pairs = [(loc, g_loc) for loc, g_loc, p, g in zip(locations, gold_locations, pred_yes, golds, strict=True)
-             if p and g]
-    desc = _description(pairs, embedder)
+    n_both = int(np.count_nonzero(p.pred_yes & p.gold_yes))
+    desc = None
+    if p.pair_score is not None:
+        desc = math.fsum(p.pair_score.tolist()) / (2 * n_both) if n_both else 0.0
     score = None if desc is None else classification * 0.6 + desc * 0.4
     metrics: MetricDict = {"mcc": corr, "classification_score": classification,
                            "description_score": desc, "score": score, "n": n}
-    return metrics, n, skipped
+    return metrics, n, p.skipped
 
 
-def _description(pairs: list[tuple[str, str]], embedder: SentenceEmbedder | Auto | None) -> float | None:
+def _pair_scores(
+    pairs: list[tuple[str, str]], embedder: SentenceEmbedder | Auto | None
+) -> list[float] | None:
     # Try without an embedder first: when no side needs one, the number does not depend on it and
     # SimCSE (seconds to load) is never touched.
-    value = description(pairs, None)
-    if value is not None:
-        return value
+    scores = pair_scores(pairs, None)
+    if scores is not None:
+        return scores
     reason = "no sentence embedder was given"
     if embedder == "auto":
         embedder, reason_found = default_embedder()
@@ -290,4 +331,4 @@ def _description(pairs: list[tuple[str, str]], embedder: SentenceEmbedder | Auto
     if embedder is None or isinstance(embedder, str):
         log.warning("STH description_score and score are null: %s", reason)
         return None
-    return description(pairs, embedder)
+    return pair_scores(pairs, embedder)

@@ -1,0 +1,116 @@
+"""Views that can be shared: the URL carries benchmark, filters, model and item.
+
+``?benchmark=cmm&models=balanced&task=...&category=...&wrong=1&dependent=1&flagged=1&q=text
+&item=<item_id>`` opens exactly that view (the Items tab, the item in the inspector). As the view
+changes, a small script puts it in the address bar (``history.pushState``, one entry per change),
+so Back steps back: on ``popstate`` the page reloads and the URL restores the view, as a reload
+does. The pure halves (:func:`params_of`, :func:`restore`) are tested without a browser.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import gradio as gr
+
+from analysis.catalog import Catalog
+from analysis.views import ALL, Filters, choices
+
+FLAGS = (("wrong", "wrong_only"), ("dependent", "parser_dependent"), ("flagged", "flagged_only"))
+
+PUSH_JS = """
+(item, benchmark, models, task, category, wrong, dependent, flagged, search) => {
+  if (!window.__hsViewRestored) return [];  // the URL's own view is still being put in place
+  const p = new URLSearchParams();
+  if (benchmark) p.set('benchmark', benchmark);
+  if (models && models.length) p.set('models', models.join(','));
+  if (task && task !== '(all)') p.set('task', task);
+  if (category && category !== '(all)') p.set('category', category);
+  if (wrong) p.set('wrong', '1');
+  if (dependent) p.set('dependent', '1');
+  if (flagged) p.set('flagged', '1');
+  if (search) p.set('q', search);
+  if (item) p.set('item', item);
+  const query = '?' + p.toString();
+  if (query !== window.location.search) {
+    window.history.pushState({halluscope: true}, '', window.location.pathname + query);
+  }
+  return [];
+}
+"""
+
+READY_JS = "() => { window.__hsViewRestored = true; return []; }"
+"""Run once the URL's view is in place: from then on, changes of the view go to the URL."""
+
+HEAD = """
+<script>
+window.addEventListener('popstate', () => window.location.reload());
+</script>
+"""
+
+
+def params_of(filters: Filters, item: str | None) -> dict[str, str]:
+    """The query parameters of a view (what :data:`PUSH_JS` writes, in Python for tests)."""
+    out: dict[str, str] = {}
+    if filters.benchmark:
+        out["benchmark"] = filters.benchmark
+    if filters.models:
+        out["models"] = ",".join(filters.models)
+    if filters.task and filters.task != ALL:
+        out["task"] = filters.task
+    if filters.category and filters.category != ALL:
+        out["category"] = filters.category
+    for key, attr in FLAGS:
+        if getattr(filters, attr):
+            out[key] = "1"
+    if filters.search:
+        out["q"] = filters.search
+    if item:
+        out["item"] = item
+    return out
+
+
+def restore(catalog: Catalog, params: Mapping[str, str]) -> tuple[Filters, str | None]:
+    """The view a URL's parameters ask for; unknown benchmarks and values fall back to defaults."""
+    benches = catalog.benchmarks()
+    bench = params.get("benchmark")
+    item = (params.get("item") or "").strip() or None
+    if item and bench not in benches:
+        rows = catalog.rows_of(item)
+        bench = str(catalog.table.at[int(rows[0]), "benchmark"]) if rows.size else bench
+    if bench not in benches:
+        bench = benches[0] if benches else None
+    offered = choices(catalog.table, bench)
+    models = tuple(m for m in (params.get("models") or "").split(",") if m in offered["model"])
+    task = params.get("task") if params.get("task") in offered["task"] else ALL
+    category = params.get("category") if params.get("category") in offered["category"] else ALL
+    flags = {attr: params.get(key) == "1" for key, attr in FLAGS}
+    filters = Filters(benchmark=bench, models=models, task=task, category=category,
+                      search=params.get("q") or "", **flags)
+    return filters, item
+
+
+def item_of(catalog: Catalog, row: int | None) -> str:
+    """The item id of a catalog row ('' for none), for the URL."""
+    if row is None or not 0 <= row < len(catalog.table):
+        return ""
+    return str(catalog.table.at[row, "item_id"])
+
+
+def restore_updates(catalog: Catalog, request: gr.Request | None) -> tuple[Any, ...]:
+    """Widget updates opening the URL's view: filters, the jump box, and the tab."""
+    params = dict(request.query_params) if request is not None else {}
+    filters, item = restore(catalog, params)
+    offered = choices(catalog.table, filters.benchmark)
+    wants_items = item is not None or any(k in params for k in ("models", "task", "category", "q",
+                                                                   "wrong", "dependent", "flagged"))
+    return (
+        gr.update(value=filters.benchmark),
+        gr.update(choices=offered["model"], value=list(filters.models)),
+        gr.update(choices=[ALL, *offered["task"]], value=filters.task or ALL),
+        gr.update(choices=[ALL, *offered["category"]], value=filters.category or ALL),
+        filters.wrong_only, filters.parser_dependent, filters.flagged_only, filters.search,
+        item or "",
+        gr.Tabs(selected="items-tab") if wants_items else gr.skip(),
+    )

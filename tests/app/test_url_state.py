@@ -1,0 +1,41 @@
+"""Shared views: a URL's parameters give the view, and a view gives the parameters back."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
+from analysis.views import ALL, Filters
+from components.url_state import item_of, params_of, restore
+
+
+@pytest.fixture(scope="module")
+def cat() -> Catalog:
+    return load_manifest(SAMPLE_MANIFEST)
+
+
+def test_a_view_survives_the_round_trip_through_its_url(cat: Catalog) -> None:
+    item = str(cat.table.loc[cat.table["benchmark"] == "cmm", "item_id"].iloc[3])
+    view = Filters(benchmark="cmm", models=("balanced",), category="visual-language", wrong_only=True,
+                   flagged_only=True, search="dog")
+    params = params_of(view, item)
+    assert params == {"benchmark": "cmm", "models": "balanced", "category": "visual-language",
+                      "wrong": "1", "flagged": "1", "q": "dog", "item": item}
+    back, back_item = restore(cat, params)
+    assert back == Filters(benchmark="cmm", models=("balanced",), task=ALL, category="visual-language",
+                           wrong_only=True, flagged_only=True, search="dog")
+    assert back_item == item
+
+
+def test_unknown_values_fall_back_instead_of_failing(cat: Catalog) -> None:
+    view, item = restore(cat, {"benchmark": "nope", "models": "ghost,balanced", "task": "<script>"})
+    assert view.benchmark == cat.benchmarks()[0]
+    assert view.models == ("balanced",) and view.task == ALL and item is None
+
+
+def test_an_item_alone_opens_its_benchmark(cat: Catalog) -> None:
+    row = int((cat.table["benchmark"] == "cdh-bench").to_numpy().nonzero()[0][0])
+    item = item_of(cat, row)
+    view, found = restore(cat, {"item": item})
+    assert view.benchmark == "cdh-bench" and found == item
+    assert item_of(cat, None) == "" and item_of(cat, 10**9) == ""

@@ -1,0 +1,95 @@
+"""Readable in light and dark mode: text and highlight contrast at least 4.5:1 (WCAG AA), computed
+in the browser from the rendered colours; screenshots at 1280 px and 390 px in both modes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import SHOTS
+from playwright.sync_api import Browser, expect
+
+from analysis.catalog import SAMPLE_MANIFEST, load_manifest
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning"),
+    pytest.mark.filterwarnings("ignore:unclosed event loop:ResourceWarning"),
+    pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning"),
+]
+
+TIMEOUT = 20_000
+SELECTORS = (".hs-hit", ".hs-fa", ".hs-miss", "mark.hs-parsed", ".hs-correct", ".hs-wrong",
+             ".hs-board .hs-ci", ".hs-board td.hs-model", ".hs-meta")
+
+CONTRAST_JS = """(selectors) => {
+  const rgb = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const background = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgb(getComputedStyle(e).backgroundColor);
+      if (c.length >= 3 && (c.length < 4 || c[3] > 0.5)) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const out = {};
+  for (const sel of selectors) {
+    const el = [...document.querySelectorAll(sel)].find((e) => e.offsetParent !== null);
+    if (!el) continue;
+    const fg = lum(rgb(getComputedStyle(el).color).slice(0, 3)), bg = lum(background(el));
+    out[sel] = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+  }
+  return out;
+}"""
+
+
+def _urls(app_url: str) -> dict[str, str]:
+    table = load_manifest(SAMPLE_MANIFEST).table
+    dvb = table[(table["benchmark"] == "detailverifybench") & (table["model"] == "balanced")]
+    cmm = table[(table["benchmark"] == "cmm") & (table["model"] == "yes-biased")
+                & (table["correct"] == False)]  # noqa: E712 - a wrong answer, so .hs-wrong shows
+    return {
+        "spans": f"{app_url}?benchmark=detailverifybench&models=balanced&item={dvb['item_id'].iloc[0]}",
+        "parsed": f"{app_url}?benchmark=cmm&models=yes-biased&wrong=1&item={cmm['item_id'].iloc[0]}",
+        "overview": app_url,
+    }
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_text_and_highlights_reach_4_5_to_1(browser: Browser, app_url: str, scheme: Any) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    page = context.new_page()
+    found: dict[str, float] = {}
+    for name, url in _urls(app_url).items():
+        page.goto(url)
+        if name == "overview":
+            expect(page.locator("#leaderboards .hs-board").first).to_be_visible(timeout=TIMEOUT)
+        else:
+            expect(page.locator("#item")).to_contain_text(url.rsplit("item=", 1)[1], timeout=TIMEOUT)
+        if name == "spans":
+            expect(page.locator("#spans .hs-hit, #spans .hs-fa, #spans .hs-miss").first).to_be_visible(
+                timeout=TIMEOUT)
+        found.update(page.evaluate(CONTRAST_JS, list(SELECTORS)))
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"contrast-{name}-{scheme}-1280.png"), full_page=False)
+    assert {".hs-correct", "mark.hs-parsed", ".hs-board .hs-ci"} <= set(found)
+    assert {".hs-hit", ".hs-fa", ".hs-miss"} & set(found)
+    low = {sel: round(ratio, 2) for sel, ratio in found.items() if ratio < 4.5}
+    assert not low, f"contrast under 4.5:1 in {scheme} mode: {low}"
+    context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_an_item_at_390_px(browser: Browser, app_url: str, scheme: Any) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme=scheme)
+    page = context.new_page()
+    url = _urls(app_url)["parsed"]
+    page.goto(url)
+    expect(page.locator("#item")).to_contain_text(url.rsplit("item=", 1)[1], timeout=TIMEOUT)
+    overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    page.locator("#item").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / f"item-{scheme}-390.png"), full_page=False)
+    assert overflow <= 1  # nothing pushes the page sideways
+    context.close()

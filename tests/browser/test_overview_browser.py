@@ -1,0 +1,116 @@
+"""The overview in a real browser: the app opens on the leaderboards, whose numbers are score's.
+
+Screenshots of the overview in light and dark mode at 1280 px and 390 px go to
+``test-artifacts/screenshots/overview-*.png``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import SHOTS
+from playwright.sync_api import Browser, expect
+
+from analysis.catalog import SAMPLE_MANIFEST, load_manifest
+from analysis.leaderboard import fmt, fmt_interval, leaderboards
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning"),
+    pytest.mark.filterwarnings("ignore:unclosed event loop:ResourceWarning"),
+    pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning"),
+]
+
+TIMEOUT = 20_000
+
+
+def _page(browser: Browser, url: str, width: int, scheme: Any = "light") -> Any:
+    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+    page = context.new_page()
+    page.goto(url)
+    expect(page.locator("#leaderboards .hs-board").first).to_be_visible(timeout=TIMEOUT)
+    return page
+
+
+def test_the_app_opens_on_leaderboards_with_the_score_numbers(browser: Browser, app_url: str) -> None:
+    page = _page(browser, app_url, 1280)
+    expect(page.get_by_role("tab", name="Overview")).to_have_attribute("aria-selected", "true")
+    (first,) = [lb for lb in leaderboards(load_manifest(SAMPLE_MANIFEST).table, "avhbench")[:1]]
+    table = page.locator("#leaderboards .hs-board").first
+    expect(table.locator("h3")).to_have_text(first.board.title)
+    for i, entry in enumerate(first.entries):
+        row = table.locator("tbody tr").nth(i)
+        expect(row.locator("td.hs-model")).to_have_text(entry.model)
+        metric = first.board.metrics[0]
+        cell = row.locator("td").nth(3)
+        expect(cell).to_contain_text(fmt(entry.values[metric]))
+        expect(cell.locator(".hs-ci")).to_have_text(fmt_interval(entry.intervals[metric]))
+
+
+def test_a_model_s_failures_open_in_the_items_tab(browser: Browser, app_url: str) -> None:
+    page = _page(browser, app_url, 1280)
+    page.locator("#failures-of input").click()
+    page.get_by_role("option", name="AV Matching · balanced", exact=True).click()
+    page.locator("#open-failures").click()
+    expect(page.get_by_role("tab", name="Items")).to_have_attribute("aria-selected", "true", timeout=TIMEOUT)
+    expect(page.locator("#f-wrong input")).to_be_checked(timeout=TIMEOUT)
+    expect(page.locator("#items [data-row='0'][data-col='9']")).to_have_text("✗", timeout=TIMEOUT)
+    models = page.locator("#items [data-col='2']")
+    expect(models.first).to_have_text("balanced", timeout=TIMEOUT)
+    texts = set(page.locator("#items [data-row][data-col='2']").all_inner_texts())
+    assert texts == {"balanced"}
+    tasks = set(page.locator("#items [data-row][data-col='3']").all_inner_texts())
+    assert tasks == {"AV Matching"}
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [1280, 390])
+def test_overview_screenshots(browser: Browser, app_url: str, scheme: str, width: int) -> None:
+    page = _page(browser, app_url, width, scheme)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"overview-{scheme}-{width}.png"), full_page=False)
+    page.locator("#leaderboards").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / f"overview-{scheme}-{width}-boards.png"), full_page=False)
+    # the board table fits the viewport or scrolls inside its own box, never the whole page
+    overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 1
+
+
+def test_the_official_chart_has_error_bars_and_its_numbers_download(browser: Browser, app_url: str) -> None:
+    page = _page(browser, app_url, 1280)
+    chart = page.locator("#chart-official")
+    chart.scroll_into_view_if_needed()
+    expect(chart.locator("g.errorbar").first).to_be_attached(timeout=TIMEOUT)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    chart.screenshot(path=str(SHOTS / "overview-official-chart.png"))
+    with page.expect_download(timeout=TIMEOUT) as info:
+        page.locator("#boards-csv").click()
+    text = Path(info.value.path()).read_text(encoding="utf-8").splitlines()
+    assert text[0].startswith("benchmark,board,task,model,metric,value,ci_low,ci_high,n")
+    boards = leaderboards(load_manifest(SAMPLE_MANIFEST).table, "avhbench")
+    assert len(text) == 1 + sum(len(lb.entries) * len(lb.board.metrics) for lb in boards)
+
+
+def test_a_shared_url_opens_its_view_and_back_steps_back(browser: Browser, app_url: str) -> None:
+    table = load_manifest(SAMPLE_MANIFEST).table
+    rows = table[(table["benchmark"] == "cmm") & (table["model"] == "balanced")]
+    item = str(rows["item_id"].iloc[2])
+    shared = f"{app_url}?benchmark=cmm&models=balanced&item={item}"
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()  # a fresh browser
+    page.goto(shared)
+    expect(page.get_by_role("tab", name="Items")).to_have_attribute("aria-selected", "true", timeout=TIMEOUT)
+    expect(page.locator("#item")).to_contain_text(item, timeout=TIMEOUT)
+    expect(page.locator("#f-benchmark input")).to_have_value("cmm")
+    expect(page.locator("#items [data-row='0'][data-col='2']")).to_have_text("balanced", timeout=TIMEOUT)
+    # the view follows the filters into the URL, one history entry per change
+    page.get_by_label("Wrong only").check()
+    expect(page).to_have_url(re.compile(r"[?&]wrong=1"), timeout=TIMEOUT)
+    assert f"item={item}" in page.url and "models=balanced" in page.url
+    page.reload()
+    expect(page.locator("#f-wrong input")).to_be_checked(timeout=TIMEOUT)
+    expect(page.locator("#item")).to_contain_text(item, timeout=TIMEOUT)
+    page.go_back()
+    expect(page).not_to_have_url(re.compile(r"wrong=1"), timeout=TIMEOUT)
+    expect(page.locator("#f-wrong input")).not_to_be_checked(timeout=TIMEOUT)

@@ -1,0 +1,169 @@
+"""Leaderboards and paired tests: the numbers of ``halluscope score``, the intervals of ``score --ci``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.benchmarks import REGISTRY, get
+from analysis.catalog import SAMPLE_MANIFEST, load_manifest
+from analysis.cli import main
+from analysis.cluster_stats import ClusterStats, tally
+from analysis.leaderboard import board_frame, leaderboards, pair_tests_frame
+from analysis.metrics import binary_counts, binary_metrics_of
+from analysis.paired import compare_models, holm, mcnemar
+
+SAMPLES = Path(__file__).resolve().parents[1] / "samples"
+N_BOOT, SEED = 200, 4
+
+
+@pytest.fixture(scope="module")
+def catalog():  # type: ignore[no-untyped-def]
+    return load_manifest(SAMPLE_MANIFEST)
+
+
+def _cli(
+    capsys: pytest.CaptureFixture[str], bench: str, pred: dict[str, str | None], task: str | None
+) -> dict:
+    args = ["score", bench, str(SAMPLES / str(pred["path"])), "--json", "--ci",
+            "--n-boot", str(N_BOOT), "--seed", str(SEED)]
+    if pred.get("gold"):
+        args += ["--gold", str(SAMPLES / str(pred["gold"]))]
+    if task:
+        args += ["--task", task]
+    assert main(args) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_every_board_shows_the_cli_numbers_and_intervals(  # type: ignore[no-untyped-def]
+    catalog, capsys: pytest.CaptureFixture[str]
+) -> None:
+    manifest = json.loads((SAMPLES / "manifest.json").read_text(encoding="utf-8"))
+    checked = 0
+    for name, entry in manifest["benchmarks"].items():
+        boards = leaderboards(catalog.table, name, n_boot=N_BOOT, seed=SEED)
+        assert boards, name
+        for lb in boards:
+            for e in lb.entries:
+                pred = next(p for p in entry["predictions"]
+                            if p["model"] == e.model and (p["task"] or None) == lb.board.task)
+                report = _cli(capsys, name, pred, lb.board.task)
+                scope = lb.board.scope
+                values = report["overall"] if scope is None else report["groups"][scope[0]][scope[1]]
+                cis = report["ci"]["overall"] if scope is None else report["ci"]["groups"][scope[0]][scope[1]]
+                for metric in lb.board.metrics:
+                    assert e.values[metric] == values[metric], (name, e.model, metric)
+                    assert e.intervals[metric] == cis[metric], (name, e.model, metric)
+                checked += 1
+    assert checked >= 3 * (4 + 1 + 4 + 2 + 1)  # three models on every board of the samples
+
+
+def test_vidhalluc_bqa_board_counts_questions_not_clips(catalog) -> None:  # type: ignore[no-untyped-def]
+    (bqa,) = [lb for lb in leaderboards(catalog.table, "vidhalluc", n_boot=50) if lb.board.task == "bqa"]
+    balanced = next(e for e in bqa.entries if e.model == "balanced")
+    # 18 questions over two clips each; 14 with both clips right: 14 / 18 = 0.778 (per clip 0.905)
+    assert balanced.n == 18 and balanced.values["accuracy"] == pytest.approx(14 / 18)
+
+
+def test_board_frame_marks_significant_pairs(catalog) -> None:  # type: ignore[no-untyped-def]
+    (qa, _) = leaderboards(catalog.table, "cdh-bench", n_boot=N_BOOT, seed=SEED)
+    frame = board_frame(qa)
+    assert list(frame["model"]) == [e.model for e in qa.entries]
+    assert list(frame["rank"]) == [1, 2, 3]
+    first = frame.iloc[0]
+    assert first["better than (cf_acc)"] != "–"
+    tests = pair_tests_frame(qa)
+    assert len(tests) == 3 and set(tests["significant"]) <= {"yes", "no"}
+    for beaten in first["better than (cf_acc)"].split(", "):
+        row = tests[((tests["model A"] == first["model"]) & (tests["model B"] == beaten))
+                    | ((tests["model B"] == first["model"]) & (tests["model A"] == beaten))]
+        assert row["significant"].tolist() == ["yes"]
+
+
+def test_sth_board_ranks_by_classification_when_no_embedder(catalog) -> None:  # type: ignore[no-untyped-def]
+    (sth,) = [lb for lb in leaderboards(catalog.table, "vidhalluc", n_boot=50) if lb.board.task == "sth"]
+    if all(e.values["score"] is None for e in sth.entries):
+        assert sth.ranked_by == "classification_score"
+        ranked = [e.values["classification_score"] for e in sth.entries]
+        assert ranked == sorted(ranked, reverse=True)
+
+
+def test_corrected_numbers_stand_beside_official(catalog) -> None:  # type: ignore[no-untyped-def]
+    from analysis.store.apply import apply_corrections
+
+    rows = catalog.table[catalog.table["benchmark"] == "cmm"]
+    target = rows.iloc[0]
+    flipped = "no" if str(target["gold"]).strip().lower() == "yes" else "yes"
+    labels = pd.DataFrame({"item_id": [target["item_id"]], "field": ["gold"], "value": [flipped]})
+    fixed = apply_corrections(rows, labels)
+    (board,) = leaderboards(catalog.table, "cmm", corrected=fixed, n_boot=50)
+    for e in board.entries:
+        assert e.corrected is not None
+        mine = fixed[fixed["model"] == e.model]
+        assert e.corrected["accuracy"] == get("cmm").score(mine)["overall"]["accuracy"]
+    assert any(e.corrected != e.values for e in board.entries if e.corrected is not None)
+
+
+def test_every_registered_benchmark_declares_boards_on_its_report() -> None:
+    for bench in REGISTRY.values():
+        assert bench.BOARDS
+        for board in bench.BOARDS:
+            assert board.metrics
+            assert board.task is None or board.task in bench.TASKS
+
+
+# --- paired tests ------------------------------------------------------------------------------------
+
+
+def test_holm_adjusts_step_down() -> None:
+    # sorted 0.01, 0.03, 0.04 -> 3 x 0.01 = 0.03; max(0.03, 2 x 0.03) = 0.06; max(0.06, 1 x 0.04) = 0.06
+    assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert holm([0.5, None]) == [0.5, None]
+    assert holm([0.9, 0.8]) == [1.0, 1.0]  # 2 x 0.8 caps at 1
+
+
+def test_mcnemar_is_exact_binomial_on_discordant_pairs() -> None:
+    index = [f"i{k}" for k in range(30)]
+    a = pd.Series([True] * 30, index=index)
+    b = pd.Series([False] * 10 + [True] * 20, index=index)
+    p, discordant = mcnemar(a, b)
+    assert discordant == (10, 0)
+    assert p == pytest.approx(2 * 0.5**10)  # all 10 discordant pairs favour A
+    same_p, none = mcnemar(a, a)
+    assert (same_p, none) == (1.0, (0, 0))
+
+
+def _stats(correct: np.ndarray, ids: list[str]) -> ClusterStats:
+    pred = np.where(correct, 1, 0)
+    columns = binary_counts(pred, np.ones(correct.size, dtype=bool), correct)
+    keys, values = tally(np.array(ids, dtype=object), columns, [(None, np.ones(correct.size, dtype=bool))])
+    return ClusterStats("item", keys, tuple(columns), (None,), values, binary_metrics_of,
+                        verdicts={(None, "accuracy"): pd.Series(correct, index=ids)})
+
+
+def test_paired_bootstrap_uses_the_same_draw_for_both_models() -> None:
+    rng = np.random.default_rng(0)
+    ids = [f"q{k}" for k in range(200)]
+    base = rng.random(200) < 0.5
+    better = base.copy()
+    better[np.flatnonzero(~base)[:15]] = True  # B is A plus 15 more right answers, nothing lost
+    (test,) = compare_models({"a": _stats(base, ids), "b": _stats(better, ids)}, "accuracy",
+                             n_boot=1000, seed=0)
+    assert test.difference == pytest.approx(-15 / 200)
+    assert test.interval is not None and test.interval[1] < 0  # paired: every replicate has b >= a
+    assert test.test == "mcnemar" and test.discordant == (0, 15) and test.significant
+    # unpaired, 15 / 200 on two accuracies near 0.5 would not be significant: sd ~ 0.05 each
+    (bootstrap,) = compare_models({"a": _stats(base, ids), "b": _stats(better, ids)}, "f1",
+                                  n_boot=1000, seed=0)
+    assert bootstrap.test == "bootstrap" and bootstrap.significant
+
+
+def test_identical_models_differ_in_nothing() -> None:
+    ids = [f"q{k}" for k in range(50)]
+    correct = np.arange(50) % 2 == 0
+    (test,) = compare_models({"a": _stats(correct, ids), "b": _stats(correct, ids)}, "accuracy", n_boot=200)
+    assert test.difference == 0 and not test.significant and test.p == 1.0
