@@ -123,10 +123,23 @@ def disagreements(store: Store, benchmark: str, field: str = "gold") -> pd.DataF
     return pd.DataFrame(rows, columns=["item_id", "votes", "n_votes"])
 
 
+class OwnVote(InvalidLabel):
+    """An adjudicator tried to settle a disagreement in which they hold a vote."""
+
+
 def adjudicate(store: Store, item: ItemRef | Mapping[str, Any] | pd.Series, field: str, value: Any,
                adjudicator: Identity, reason: str) -> Event:
-    """Set the final corrected value after a disagreement: a ``final`` event that needs a reason."""
+    """Set the final corrected value after a disagreement: a ``final`` event that needs a reason.
+
+    Refused (:class:`OwnVote`) when the adjudicator holds a current vote on this label: a
+    disagreement is settled by someone who is not part of it.
+    """
     if not isinstance(reason, str) or not reason.strip():
         raise InvalidLabel("an adjudication needs a reason")
-    return write_label(store, as_item(item), field, value, adjudicator, reason, scope="final",
+    ref = as_item(item)
+    votes = current_labels(store, ref.benchmark, scope="vote", reviewer=adjudicator.name)
+    if ((votes["item_id"] == ref.item_id) & (votes["field"] == field)).any():
+        raise OwnVote(f"{adjudicator.name} voted on {field} of {ref.item_id}: "
+                      "another adjudicator must settle it")
+    return write_label(store, ref, field, value, adjudicator, reason, scope="final",
                        kind="adjudicate", allow_same=True)
