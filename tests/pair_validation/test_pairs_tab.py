@@ -17,7 +17,7 @@ from components.pairs import handlers as ph
 from components.pairs import media as pm
 from components.pairs.sync_player import PLAYER_JS
 
-ALICE, BOB = Identity("alice"), Identity("bob")
+ALICE, BOB, CAROL = Identity("alice"), Identity("bob"), Identity("carol")
 PAIR, TRIPLE = "sf7026ba", "s208d8d2"  # a clean pair; a group of three whose third clip is truncated
 
 
@@ -121,8 +121,10 @@ def test_team_view_shows_progress_agreement_and_the_disagreement_to_adjudicate(c
     assert split["pair_id"].tolist() == [PAIR] and "decision" in split.at[0, "criteria"]
     assert split.at[0, "decisions"] == "alice: keep, bob: drop"
     with pytest.raises(ph.Refused, match="reason"):
-        ph.adjudicate(ctx, _all(blank, True), "  ", ALICE)
-    ph.adjudicate(ctx, _all(blank, True), "both actions are clearly different", ALICE)
+        ph.adjudicate(ctx, _all(blank, True), "  ", CAROL)
+    with pytest.raises(ph.Refused, match="alice validated pair .*another adjudicator must settle it"):
+        ph.adjudicate(ctx, _all(blank, True), "mine is right", ALICE)  # alice holds a vote on it
+    ph.adjudicate(ctx, _all(blank, True), "both actions are clearly different", CAROL)
     assert ph.team(ctx, ALICE)[3].empty
     listed = ph.pair_list(ctx, ALICE).set_index("pair_id")
     assert listed.at[PAIR, "decision"] == "keep" and listed.at[PAIR, "status"] == "adjudicated"
