@@ -18,7 +18,7 @@ import pandas as pd
 
 from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.pair_validation.previews import default_preview_dir
-from analysis.views import Filters, filter_rows
+from analysis.views import Filters
 from components import keys
 from components.browse import charts, navigate
 from components.browse import page as browse
@@ -26,6 +26,7 @@ from components.browse.inspector import build_inspector
 from components.identity import auth_from, identity_of, on_spaces
 from components.pairs.tab import build_pairs_tab
 from components.review.context import ReviewContext
+from components.review.gold import ReviewerView
 from components.review.panel import build_review
 from components.review.tab import build_review_tab, wire_review
 from components.style import CSS
@@ -72,13 +73,13 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                                         preview_dir=default_preview_dir(), reviewers=ctx.reviewers)
                 with gr.Tab("Data problems", id="problems-tab"):
                     _problems(catalog)
-        _wire(catalog, demo, current, f, t, ins, ch, jump)
+        _wire(ctx, demo, current, f, t, ins, ch, jump)
         wire_review(ctx, demo, current, f, t, ins, ch, rv, rt, gold_mode, changes, tabs)
     return demo
 
 
 def _wire(
-    catalog: Catalog,
+    ctx: ReviewContext,
     demo: gr.Blocks,
     current: gr.State,
     f: browse.BrowseWidgets,
@@ -87,30 +88,54 @@ def _wire(
     ch: charts.ChartWidgets,
     jump: gr.Textbox,
 ) -> None:
+    """Browse handlers; each builds the view of the request's reviewer (blind: no gold), API too."""
     fin = f.inputs()
 
     table_out = [t.table, t.page, t.info]
     free: dict[str, Any] = {"concurrency_limit": None}  # read-only handlers: no queue serialising
 
-    def refresh(*values: Any) -> tuple[Any, ...]:
+    def view(request: gr.Request | None, profile: gr.OAuthProfile | None) -> ReviewerView:
+        return ReviewerView(ctx, identity_of(request, profile))
+
+    def refresh(request: gr.Request, profile: gr.OAuthProfile | None, *values: Any) -> tuple[Any, ...]:
         filters = browse.filters_from(*values)
-        rows = filter_rows(catalog.table, filters)
-        return (*browse.show_page(catalog, filters, 1, rows), *charts.chart_updates(catalog, filters, rows))
+        shown = view(request, profile)
+        rows = shown.rows(filters)
+        return (*browse.show_page(shown, filters, 1, rows), *shown.charts(filters, rows))
 
-    def go_page(delta: int, page: float | None, *values: Any) -> tuple[Any, ...]:
-        return browse.show_page(catalog, browse.filters_from(*values), int(page or 1) + delta)
+    def go_page(delta: int, request: gr.Request, profile: gr.OAuthProfile | None, page: float | None,
+                *values: Any) -> tuple[Any, ...]:
+        return browse.show_page(view(request, profile), browse.filters_from(*values), int(page or 1) + delta)
 
-    def on_select(evt: gr.SelectData, *values: Any) -> tuple[Any, ...]:
-        return navigate.select_row(catalog, evt.row_value, list(values))
+    def on_select(evt: gr.SelectData, request: gr.Request, profile: gr.OAuthProfile | None,
+                  *values: Any) -> tuple[Any, ...]:
+        return navigate.select_row(view(request, profile), evt.row_value, list(values))
 
-    def step(delta: int, row: int | None, page: float | None, *values: Any) -> tuple[Any, ...]:
-        return navigate.step_item(catalog, delta, row, page, list(values))
+    def step(delta: int, request: gr.Request, profile: gr.OAuthProfile | None, row: int | None,
+             page: float | None, *values: Any) -> tuple[Any, ...]:
+        return navigate.step_item(view(request, profile), delta, row, page, list(values))
+
+    def find(request: gr.Request, profile: gr.OAuthProfile | None, item_id: str | None,
+             *values: Any) -> tuple[Any, ...]:
+        return navigate.find_item(view(request, profile), item_id, list(values))
+
+    def paging(delta: int) -> Any:
+        def handler(request: gr.Request, profile: gr.OAuthProfile | None, p: float | None,
+                    *v: Any) -> tuple[Any, ...]:
+            return go_page(delta, request, profile, p, *v)
+        return handler
+
+    def stepping(delta: int) -> Any:
+        def handler(request: gr.Request, profile: gr.OAuthProfile | None, r: int | None, p: float | None,
+                    *v: Any) -> tuple[Any, ...]:
+            return step(delta, request, profile, r, p, *v)
+        return handler
 
     refresh_out = [*table_out, *ch.outputs()]
     item_out = [current, *ins.outputs()]
     demo.load(refresh, fin, refresh_out, api_name="view", **free)
     f.benchmark.input(
-        lambda b: browse.on_benchmark(catalog, b),
+        lambda b: browse.on_benchmark(ctx.catalog, b),
         f.benchmark,
         [f.models, f.task, f.category],
         api_visibility="private",
@@ -119,28 +144,14 @@ def _wire(
     for widget in (f.models, f.task, f.category, f.wrong_only, f.parser_dependent, f.flagged_only):
         widget.input(refresh, fin, refresh_out, trigger_mode="always_last", api_visibility="private", **free)
     f.search.submit(refresh, fin, refresh_out, api_visibility="private", **free)
-    t.page.submit(lambda p, *v: go_page(0, p, *v), [t.page, *fin], table_out, api_name="page", **free)
-    t.prev_page.click(
-        lambda p, *v: go_page(-1, p, *v), [t.page, *fin], table_out, api_visibility="private", **free
-    )
-    t.next_page.click(
-        lambda p, *v: go_page(1, p, *v), [t.page, *fin], table_out, api_visibility="private", **free
-    )
+    t.page.submit(paging(0), [t.page, *fin], table_out, api_name="page", **free)
+    t.prev_page.click(paging(-1), [t.page, *fin], table_out, api_visibility="private", **free)
+    t.next_page.click(paging(1), [t.page, *fin], table_out, api_visibility="private", **free)
     t.table.select(on_select, fin, item_out, api_visibility="private", **free)
     step_in = [current, t.page, *fin]
-    ins.next_item.click(
-        lambda r, p, *v: step(1, r, p, *v), step_in, [*item_out, *table_out], api_name="next_item", **free
-    )
-    ins.prev_item.click(
-        lambda r, p, *v: step(-1, r, p, *v),
-        step_in,
-        [*item_out, *table_out],
-        api_name="previous_item",
-        **free,
-    )
-    jump.submit(
-        lambda i, *v: navigate.find_item(catalog, i, list(v)), [jump, *fin], item_out, api_name="item", **free
-    )
+    ins.next_item.click(stepping(1), step_in, [*item_out, *table_out], api_name="next_item", **free)
+    ins.prev_item.click(stepping(-1), step_in, [*item_out, *table_out], api_name="previous_item", **free)
+    jump.submit(find, [jump, *fin], item_out, api_name="item", **free)
 
 
 def _summary(catalog: Catalog) -> str:

@@ -12,9 +12,9 @@ from typing import Any
 import gradio as gr
 
 from analysis.catalog import Catalog
-from analysis.views import Filters, filter_rows, neighbour, page_of
-from components.browse.inspector import inspect_row
+from analysis.views import Filters, neighbour, page_of
 from components.browse.page import filters_from, row_from_values, show_page
+from components.browse.view import ItemView, as_view
 
 
 def _position(rows: Any, row: int | None) -> str:
@@ -29,29 +29,33 @@ def _position(rows: Any, row: int | None) -> str:
     return f"{where} · row {row}"
 
 
-def select_row(catalog: Catalog, values: list[Any] | None, filter_values: list[Any]) -> tuple[Any, ...]:
+def select_row(
+    catalog: Catalog | ItemView, values: list[Any] | None, filter_values: list[Any]
+) -> tuple[Any, ...]:
     """The inspector for the table row whose values were clicked (read ``row``, not the position)."""
+    view = as_view(catalog)
     row = row_from_values(values)
-    rows = filter_rows(catalog.table, filters_from(*filter_values))
-    return (row, *inspect_row(catalog, row, _position(rows, row)))
+    rows = view.rows(filters_from(*filter_values))
+    return (row, *view.inspect(row, _position(rows, row)))
 
 
 def step_item(
-    catalog: Catalog, step: int, current: int | None, page: float | None, filter_values: list[Any]
+    catalog: Catalog | ItemView, step: int, current: int | None, page: float | None, filter_values: list[Any]
 ) -> tuple[Any, ...]:
     """Go ``step`` items forward or back in the filtered view; follow with the table's page."""
+    view = as_view(catalog)
     filters = filters_from(*filter_values)
-    rows = filter_rows(catalog.table, filters)
+    rows = view.rows(filters)
     row = neighbour(rows, current, step)
     return (
         row,
-        *inspect_row(catalog, row, _position(rows, row)),
-        *_page_update(catalog, filters, rows, row, page),
+        *view.inspect(row, _position(rows, row)),
+        *_page_update(view, filters, rows, row, page),
     )
 
 
 def _page_update(
-    catalog: Catalog, filters: Filters, rows: Any, row: int | None, page: float | None
+    catalog: ItemView, filters: Filters, rows: Any, row: int | None, page: float | None
 ) -> tuple[Any, ...]:
     if row is None:
         return gr.skip(), gr.skip(), gr.skip()
@@ -61,12 +65,13 @@ def _page_update(
     return show_page(catalog, filters, wanted)
 
 
-def find_item(catalog: Catalog, item_id: str | None, filter_values: list[Any]) -> tuple[Any, ...]:
+def find_item(catalog: Catalog | ItemView, item_id: str | None, filter_values: list[Any]) -> tuple[Any, ...]:
     """The inspector for an item id typed by the reviewer (its first row; any model)."""
-    found = catalog.rows_of((item_id or "").strip())
+    view = as_view(catalog)
+    found = view.catalog.rows_of((item_id or "").strip())
     row = int(found[0]) if found.size else None
-    rows = filter_rows(catalog.table, filters_from(*filter_values))
-    result = inspect_row(catalog, row, _position(rows, row))
+    rows = view.rows(filters_from(*filter_values))
+    result = view.inspect(row, _position(rows, row))
     if row is None and item_id:
         result = (f"No item with id `{item_id.strip()}`.", *result[1:])
     return (row, *result)
