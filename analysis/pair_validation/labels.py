@@ -62,7 +62,8 @@ def adjudicate_pair(store: Store, checks: PairChecks, adjudicator: Identity, rea
     writes = _writes(checks, note)
     mine = current_labels(store, BENCHMARK, scope="vote", reviewer=adjudicator.name)
     if mine["item_id"].isin({ref.item_id for ref, _, _ in writes}).any():
-        raise OwnVote(f"{adjudicator.name} validated pair {checks.pair_id}: another adjudicator must settle it")
+        raise OwnVote(f"{adjudicator.name} validated pair {checks.pair_id}: "
+                      "another adjudicator must settle it")
     return write_labels(store, writes, adjudicator, reason, scope="final",
                         kind="adjudicate", allow_same=True)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import importlib
 import itertools
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import numpy as np
@@ -31,10 +31,16 @@ from analysis.store.labels import current_labels, events_frame
 from analysis.store.values import InvalidLabel
 
 
-def votes_matrix(store: Store, benchmark: str, field: str = "gold") -> pd.DataFrame:
-    """Current votes as a table: one row per item, one column per reviewer, None where no vote."""
+def votes_matrix(store: Store, benchmark: str, field: str = "gold",
+                 items: Collection[str] | None = None) -> pd.DataFrame:
+    """Current votes as a table: one row per item, one column per reviewer, None where no vote.
+
+    ``items``: only these items (what one reviewer may see), else all.
+    """
     votes = current_labels(store, benchmark, scope="vote")
     votes = votes[votes["field"] == field]
+    if items is not None:
+        votes = votes[votes["item_id"].isin(list(items))]
     if votes.empty:
         return pd.DataFrame(index=pd.Index([], name="item_id"))
     wide = votes.pivot(index="item_id", columns="reviewer", values="value")
@@ -87,9 +93,10 @@ def raw_agreement(matrix: pd.DataFrame) -> float | None:
     return unanimous / counted if counted else None
 
 
-def agreement_report(store: Store, benchmark: str, field: str = "gold") -> dict[str, Any]:
-    """Every agreement figure for one field, as plain JSON-ready values."""
-    matrix = votes_matrix(store, benchmark, field)
+def agreement_report(store: Store, benchmark: str, field: str = "gold",
+                     items: Collection[str] | None = None) -> dict[str, Any]:
+    """Every agreement figure for one field (over ``items`` only, when given), JSON-ready."""
+    matrix = votes_matrix(store, benchmark, field, items)
     return {
         "benchmark": benchmark,
         "field": field,

@@ -52,7 +52,7 @@ def final_labels(store: Store, benchmark: str, table: pd.DataFrame | None = None
     rows = []
     for label in golds.itertuples(index=False):
         key = str(label.item_id)
-        if _same_gold(official.get(key), label.value):
+        if _same_gold(official.get(key), str(label.value)):
             continue  # corrected back to the official value: nothing to cite
         mine = votes[votes["item_id"] == key]
         adj = last_adjudication.loc[key] if key in last_adjudication.index else None

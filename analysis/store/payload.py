@@ -38,12 +38,11 @@ def submit(store: Store, payload: Mapping[str, Any], identity: Identity,
     reason = str(payload.get("reason") or "")
     if row is not None and action != "undo-vote" and action != "undo":
         check_item_write(row, field, payload.get("value"))
-    if field == "gold" and action in ("relabel", "adjudicate") and not reason.strip():
-        raise InvalidLabel(f"a gold change needs a reason ({item.item_id})")
     value = payload.get("value")
     event_id = payload.get("event_id")
-    if action == "relabel":
-        return relabel(store, item, field, value, who, reason, event_id=event_id)
+    if action == "relabel":  # every gold change needs a reason (a write of the current value does not)
+        return relabel(store, item, field, value, who, reason, event_id=event_id,
+                       require_reason=field == "gold")
     if action == "vote":
         return vote(store, item, field, value, who, reason, event_id=event_id)
     if action == "adjudicate":
