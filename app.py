@@ -23,7 +23,7 @@ from components import keys
 from components.browse import charts, navigate
 from components.browse import page as browse
 from components.browse.inspector import build_inspector
-from components.identity import auth_from, identity_of, on_spaces
+from components.identity import Roles, auth_from, identity_of, on_spaces, roles_from
 from components.pairs.tab import build_pairs_tab
 from components.review.context import ReviewContext
 from components.review.gold import ReviewerView
@@ -222,7 +222,7 @@ def default_filters(catalog: Catalog) -> Filters:
 
 def open_review(catalog: Catalog, *, db: str | None = None, data_dir: Path | None = None,
                 users: list[tuple[str, str]] | None = None, gold_files: dict[str, list[Path]] | None = None,
-                ) -> ReviewContext:
+                roles: Roles | None = None) -> ReviewContext:
     """The label store (mirrored to a HF dataset when ``HALLUSCOPE_HF_DATASET`` is set) and reviewers.
 
     The database file must not lie under a served media root (checked before anything is served).
@@ -241,17 +241,19 @@ def open_review(catalog: Catalog, *, db: str | None = None, data_dir: Path | Non
         store = open_store(db, data_dir=folder, media_roots=roots)
     if store.path is not None:
         assert_not_served(store.path, roots)
+    roles = roles if roles is not None else roles_from()
     return ReviewContext(catalog, store, tuple(u for u, _ in users or ()), oauth=on_spaces(),
-                         extra={"gold_files": gold_files or {}})
+                         extra={"gold_files": gold_files or {}}, adjudicators=roles.adjudicators,
+                         blind=roles.blind)
 
 
 def serve(catalog: Catalog, *, host: str | None = None, port: int | None = None,
           users: list[tuple[str, str]] | None = None, db: str | None = None, data_dir: Path | None = None,
-          gold_files: dict[str, list[Path]] | None = None) -> None:
+          gold_files: dict[str, list[Path]] | None = None, roles: Roles | None = None) -> None:
     """Serve the app over a loaded catalog until interrupted (read-only without users or a Space)."""
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     users = users if users is not None else auth_from()
-    ctx = open_review(catalog, db=db, data_dir=data_dir, users=users, gold_files=gold_files)
+    ctx = open_review(catalog, db=db, data_dir=data_dir, users=users, gold_files=gold_files, roles=roles)
     build_app(catalog, ctx).launch(server_name=host, server_port=port, auth=users or None,
                                    **launch_kwargs(catalog))
 

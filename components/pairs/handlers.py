@@ -211,15 +211,19 @@ def adjudicate(ctx: PairsContext, checks: PairChecks, reason: str, me: Identity 
 def pair_list(ctx: PairsContext, me: Identity | None) -> pd.DataFrame:
     """The pair list: clips, actions, the team's decision, and whether it is in my queue."""
     ids = ctx.pairs["pair_id"].astype(str)
+    actions = ctx.pairs["actions"].map(lambda a: " | ".join(a.values())).to_numpy()
+    if me is None:  # a visitor sees the pairs, never the reviewers' validations
+        return pd.DataFrame({"pair_id": ids.to_numpy(), "mine": "", "status": "", "decision": "", "votes": 0,
+                             "actions": actions})
     final = decisions(ctx.store, ids, required=ctx.k)  # same order as ids
-    queue = set(my_queue(ctx.store, ctx.assignments(me), me)) if me else set()
+    queue = set(my_queue(ctx.store, ctx.assignments(me), me))
     return pd.DataFrame({
         "pair_id": ids.to_numpy(),
         "mine": ["●" if p in queue else "" for p in ids],
         "status": final["resolution"].to_numpy(),
         "decision": final["decision"].fillna("").to_numpy(),
         "votes": final["n_votes"].to_numpy(),
-        "actions": ctx.pairs["actions"].map(lambda a: " | ".join(a.values())).to_numpy(),
+        "actions": actions,
     })
 
 

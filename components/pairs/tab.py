@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import gradio as gr
+import pandas as pd
 
 from analysis.catalog import Catalog
 from analysis.pair_validation.previews import MediaJobs
 from analysis.pair_validation.validation import SAVE_KEY, PairChecks, check_keys
 from analysis.store import Identity, Store
+from components.keys import TYPING_JS
 from components.pairs import handlers as ph
 from components.pairs import media as pm
 from components.pairs.sync_player import PLAYER_ID, PLAYER_JS
@@ -32,8 +34,7 @@ IdentityOf = Callable[[gr.Request], "Identity | None"]
 KEYS_JS = """
 if (!window.hsPairKeys) {
   window.hsPairKeys = true;
-  const typing = (el) => !!el && (el.isContentEditable || /^(TEXTAREA|SELECT)$/.test(el.tagName)
-    || (el.tagName === 'INPUT' && !['radio', 'checkbox', 'range', 'button'].includes(el.type)));
+  const typing = __TYPING__;
   const shown = () => {
     const root = document.getElementById('__ROOT__');
     return !!root && (root.checkVisibility ? root.checkVisibility() : root.offsetParent !== null);
@@ -50,7 +51,8 @@ if (!window.hsPairKeys) {
     if (b) { e.preventDefault(); b.click(); }
   });
 }
-""".replace("__ROOT__", ROOT_ID).replace("__SAVE__", SAVE_KEY).replace("__SAVE_ID__", SAVE_ID)
+""".replace("__TYPING__", TYPING_JS).replace("__ROOT__", ROOT_ID).replace("__SAVE__", SAVE_KEY).replace(
+    "__SAVE_ID__", SAVE_ID)
 
 
 def _legend() -> str:
@@ -110,7 +112,7 @@ def build_pairs_tab(catalog: Catalog, store: Store, identity_of: IdentityOf, *, 
                                          elem_id="pairs-answers",
                                          label="Questions and every model's answer per clip")
         _build_team(w)
-        _build_exports(ctx)
+        _build_exports(ctx, identity_of)
         w["timer"] = gr.Timer(1.0, active=False)
     w["checks"], w["job"], w["thumb_jobs"] = gr.State(None), gr.State(""), gr.State({})
     _wire(ctx, identity_of, w)
@@ -168,7 +170,7 @@ def _build_team(w: dict[str, Any]) -> None:
                                   label="Disagreement queue (select a row to open and adjudicate the pair)")
 
 
-def _build_exports(ctx: ph.PairsContext) -> None:
+def _build_exports(ctx: ph.PairsContext, identity_of: IdentityOf) -> None:
     """A button that builds the files from the store as it is now, then one download button each.
 
     (A DownloadButton's callable value runs when the page loads, not on click: it would miss every
@@ -182,7 +184,9 @@ def _build_exports(ctx: ph.PairsContext) -> None:
                      for name, label in (("json", "Validated pairs (JSON)"), ("csv", "Validated pairs (CSV)"),
                                          ("gold", "Kept ACH gold: ach_binaryqa.json + ach_mcq.json (zip)"))]
 
-    def exports() -> list[Any]:
+    def exports(request: gr.Request) -> list[Any]:
+        if identity_of(request) is None:  # validations are reviewers' votes and notes: not for visitors
+            return ["Sign in to export the validations.", *[gr.update(visible=False)] * len(files)]
         made: list[Any] = [gr.update(value=ph.export_json(ctx), visible=True),
                            gr.update(value=ph.export_csv(ctx), visible=True)]
         try:
@@ -226,6 +230,10 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
 
     def teams(request: gr.Request) -> list[Any]:
         me = identity_of(request)
+        if me is None:  # the team panel is reviewers' data: a visitor gets the pair list only
+            empty = pd.DataFrame()
+            return ["Sign in to see the team's progress and agreement.", empty, empty, empty,
+                    ph.pair_list(ctx, None)]
         return [*ph.team(ctx, me), ph.pair_list(ctx, me)]
 
     def whoami(request: gr.Request) -> str:

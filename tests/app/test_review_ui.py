@@ -197,7 +197,7 @@ def test_adjudication_needs_a_reason_and_settles_the_disagreement(catalog: Catal
         adjudicate_item(ctx, row, None, "yes", "checked the image")
     with pytest.raises(Refused, match="bob is not an adjudicator"):
         adjudicate_item(ctx, row, BOB, "no", "mine is right")
-    with pytest.raises(Refused, match="alice voted on gold .*another adjudicator must settle it"):
+    with pytest.raises(Refused, match=r"alice voted on gold .*another adjudicator must settle it"):
         adjudicate_item(ctx, row, ALICE, "yes", "mine is right")  # her own disagreement
     assert adjudicate_item(ctx, row, CAROL, "yes", "checked the image") == \
         f"Adjudicated `{PAIR_11_QA_CS}` by carol: gold = yes"

@@ -122,7 +122,7 @@ def test_team_view_shows_progress_agreement_and_the_disagreement_to_adjudicate(c
     assert split.at[0, "decisions"] == "alice: keep, bob: drop"
     with pytest.raises(ph.Refused, match="reason"):
         ph.adjudicate(ctx, _all(blank, True), "  ", CAROL)
-    with pytest.raises(ph.Refused, match="alice validated pair .*another adjudicator must settle it"):
+    with pytest.raises(ph.Refused, match=r"alice validated pair .*another adjudicator must settle it"):
         ph.adjudicate(ctx, _all(blank, True), "mine is right", ALICE)  # alice holds a vote on it
     ph.adjudicate(ctx, _all(blank, True), "both actions are clearly different", CAROL)
     assert ph.team(ctx, ALICE)[3].empty

@@ -23,7 +23,8 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     yield from open_backend(request.param, tmp_path)
 
 
-def _row(n: int = 1, gold: str = "Yes", benchmark: str = "cmm", task: str = "", options: str = "") -> pd.Series:
+def _row(n: int = 1, gold: str = "Yes", benchmark: str = "cmm", task: str = "",
+         options: str = "") -> pd.Series:
     return pd.Series({"benchmark": benchmark, "item_id": f"item{n:04d}", "task": task, "gold": gold,
                       "options": options})
 
@@ -40,7 +41,8 @@ def test_an_adjudicator_never_settles_a_disagreement_holding_their_own_vote(stor
 def test_a_gold_change_through_submit_needs_a_reason(store: Store) -> None:
     row = _row()
     with pytest.raises(InvalidLabel, match="a gold change needs a reason"):
-        submit(store, {"action": "relabel", "field": "gold", "value": "no", "item_id": "item0001"}, ALICE, row=row)
+        submit(store, {"action": "relabel", "field": "gold", "value": "no", "item_id": "item0001"}, ALICE,
+               row=row)
     event = submit(store, {"action": "relabel", "field": "gold", "value": "no", "reason": "no river",
                            "item_id": "item0001"}, ALICE, row=row)
     assert (event.old_value, event.new_value) == ("Yes", "no")
@@ -92,7 +94,8 @@ def test_a_blind_reviewer_sees_only_their_own_events_and_no_gold(store: Store) -
     assert sorted(seen["reviewer"]) == ["alice", "bob"]
 
 
-def test_final_labels_one_row_per_corrected_item_with_votes_and_adjudication(store: Store, tmp_path: Path) -> None:
+def test_final_labels_one_row_per_corrected_item_with_votes_and_adjudication(store: Store,
+                                                                             tmp_path: Path) -> None:
     one, two, three = cmm_item(1), cmm_item(2), cmm_item(3)
     vote(store, one, "gold", "no", ALICE)
     vote(store, one, "gold", "yes", BOB)
