@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from analysis import catalog, cli
+from components.identity import Roles
 
 
 def test_serve_passes_files_gold_and_media_roots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -37,6 +38,12 @@ def test_serve_passes_files_gold_and_media_roots(tmp_path: Path, monkeypatch: py
             f"cdh_bench={tmp_path}",
             "--port",
             "7999",
+            "--adjudicator",
+            "carol",
+            "--adjudicator",
+            "dave,erin",
+            "--blind",
+            "bob",
         ]
     )
     assert code == 0
@@ -46,7 +53,8 @@ def test_serve_passes_files_gold_and_media_roots(tmp_path: Path, monkeypatch: py
         "gold": [Path("g.json")],
         "media_roots": {"cmm": [tmp_path / "cmm"], "cdh-bench": [tmp_path]},
     }
-    assert served == ("serve", "the catalog", {"host": "127.0.0.1", "port": 7999})
+    roles = Roles(adjudicators=frozenset({"carol", "dave", "erin"}), blind=frozenset({"bob"}))
+    assert served == ("serve", "the catalog", {"host": "127.0.0.1", "port": 7999, "roles": roles})
 
 
 def test_serve_without_files_serves_the_samples(monkeypatch: pytest.MonkeyPatch) -> None:
