@@ -10,6 +10,7 @@ official gold are hidden.
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from dataclasses import dataclass
@@ -174,13 +175,24 @@ def _show(value: object) -> str:
     return text if len(text) <= 120 else text[:119] + "…"
 
 
+_SCENE = re.compile(r"\s*(?:scene change\s*:\s*)?(yes|no)\s*(?:,\s*locations\s*:\s*(.*))?$", re.I | re.S)
+
+
 def _scene_parts(gold: str | None) -> tuple[str | None, str]:
     if not gold:
         return None, ""
-    match = re.match(r"\s*scene change\s*:\s*(yes|no)\s*(?:,\s*locations\s*:\s*(.*))?$", gold, re.I | re.S)
+    match = _SCENE.match(gold)
     if match is None:
         return None, ""
     return match.group(1).capitalize(), (match.group(2) or "").strip()
+
+
+def _extra(item: pd.Series) -> dict[str, Any]:
+    try:
+        found = json.loads(str(item.get("extra") or "{}"))
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def _controls(item: pd.Series, gold: str | None) -> list[Any]:
@@ -200,6 +212,8 @@ def _controls(item: pd.Series, gold: str | None) -> list[Any]:
                 gr.update(choices=_letters_of(item), value=picked, visible=True), hide, hide]
     if kind == "scene":
         change, where = _scene_parts(value)
+        if change == "Yes" and not where:  # the official STH gold keeps its locations apart
+            where = str(_extra(item).get("gold_locations") or "")
         return [gr.update(choices=[], value=None, visible=False), gr.update(value="", visible=False), hide,
                 gr.update(value=change, visible=True), gr.update(value=where, visible=True)]
     return [gr.update(choices=[], value=None, visible=False), gr.update(value=value or "", visible=True),
