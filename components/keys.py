@@ -52,7 +52,9 @@ HEAD = f"""
     return visible(box) ? [...box.querySelectorAll("input")] : [];
   }};
   const pick = (id, value) => {{
-    const r = inputs(id).find((x) => x.value.toLowerCase() === value.toLowerCase());
+    // radios carry their choice as value, Gradio's checkbox groups as name
+    const choice = (x) => (x.type === "checkbox" ? x.name : x.value).toLowerCase();
+    const r = inputs(id).find((x) => choice(x) === value.toLowerCase());
     if (r) {{ r.click(); return true; }}
     return false;
   }};

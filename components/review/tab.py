@@ -181,7 +181,18 @@ def wire_review(ctx: ReviewContext, demo: gr.Blocks, current: gr.State, f: brows
     undone.then(pick, [current, rv.gold_text], rv.picker.chips, **private, **FREE)
     undone.then(refresh_metrics, [gold_mode, *fin], metric_out, **private, **FREE)
     span_picker.wire_picker(ctx, rv.picker, current, rv.gold_text)
-    _wire_tab(ctx, current, f, ins, rt, tabs)
+
+    def refresh_item(request: gr.Request, profile: gr.OAuthProfile | None,
+                     row: int | None) -> tuple[Any, ...]:
+        return ReviewerView(ctx, identity_of(request, profile)).inspect(row)[1:]
+
+    def refresh(event: Any) -> None:
+        """After a write elsewhere (an adjudication): the panel and the inspector show the new gold."""
+        event.then(show, [current, rv.drafts], rv.outputs(), **private, **FREE).then(
+            pick, [current, rv.gold_text], rv.picker.chips, **private, **FREE)
+        event.then(refresh_item, [current], ins.outputs()[1:], **private, **FREE)
+
+    _wire_tab(ctx, current, f, ins, rt, tabs, rv.message, refresh)
     _api(ctx)
 
 
@@ -196,7 +207,7 @@ def corrected_charts(ctx: ReviewContext, filters: Filters) -> tuple[Any, ...]:
 
 
 def _wire_tab(ctx: ReviewContext, current: gr.State, f: browse.BrowseWidgets, ins: Any, rt: ReviewTab,
-              tabs: gr.Tabs) -> None:
+              tabs: gr.Tabs, saved: gr.Markdown, refresh: Callable[[Any], None]) -> None:
     private: dict[str, Any] = {"api_visibility": "private"}
     queue = with_identity(lambda who, q, b: review_extra.queue_update(ctx, q, b, who))
     agree = with_identity(lambda who, b: review_extra.agreement_markdown(ctx, b, who))
@@ -211,10 +222,13 @@ def _wire_tab(ctx: ReviewContext, current: gr.State, f: browse.BrowseWidgets, in
 
     rt.items.select(open_item, f.inputs(), [current, *ins.outputs(), tabs], **private, **FREE)
     target = with_identity(lambda who, row: review_extra.adjudication_target(ctx, row, who))
-    current.change(target, [current], rt.target, **private, **FREE)
+    for trigger in (current.change, saved.change):  # a new item, or a vote saved on it
+        trigger(target, [current], rt.target, **private, **FREE)
     adjudicate = with_identity(lambda who, row, v, r: review_extra.adjudicate_item(ctx, row, who, v, r))
-    rt.adjudicate.click(adjudicate, [current, rt.value, rt.reason], rt.message, api_visibility="private",
-                        **FREE).success(target, [current], rt.target, **private, **FREE)
+    settled = rt.adjudicate.click(adjudicate, [current, rt.value, rt.reason], rt.message,
+                                  api_visibility="private", **FREE).success(target, [current], rt.target,
+                                                                            **private, **FREE)
+    refresh(settled)
     exports = with_identity(lambda who, b: [gr.update(value=p or None, visible=bool(p))
                                             for p in review_extra.build_exports(ctx, b, who)])
     rt.build.click(exports, [f.benchmark], rt.files, **private)
