@@ -224,7 +224,13 @@ def _wire_tab(ctx: ReviewContext, current: gr.State, f: browse.BrowseWidgets, in
     target = with_identity(lambda who, row: review_extra.adjudication_target(ctx, row, who))
     for trigger in (current.change, saved.change):  # a new item, or a vote saved on it
         trigger(target, [current], rt.target, **private, **FREE)
-    adjudicate = with_identity(lambda who, row, v, r: review_extra.adjudicate_item(ctx, row, who, v, r))
+    def settle(who: Identity | None, row: int | None, value: str | None, reason: str | None) -> str:
+        try:
+            return review_extra.adjudicate_item(ctx, row, who, value, reason)
+        except Refused as exc:  # said in the tab, replacing the last message, not in a passing toast
+            return f"⚠ {exc}"
+
+    adjudicate = with_identity(settle)
     settled = rt.adjudicate.click(adjudicate, [current, rt.value, rt.reason], rt.message,
                                   api_visibility="private", **FREE).success(target, [current], rt.target,
                                                                             **private, **FREE)
