@@ -42,9 +42,19 @@ class ReviewerView(ItemView):
         self.blind = ctx.is_blind(who)
 
     def rows(self, filters: Filters) -> npt.NDArray[np.intp]:
-        """The filtered rows; for a blind reviewer, filters over verdicts and answers are dropped."""
+        """The filtered rows; for a blind reviewer, filters over verdicts and answers are dropped.
+
+        *Wrong only* reads the verdicts against current gold (those the table shows), once a
+        label store is open.
+        """
         if not self.blind:
-            return super().rows(filters)
+            if not filters.wrong_only or self.ctx.store is None:
+                return super().rows(filters)
+            rows = super().rows(replace(filters, wrong_only=False))
+            if not rows.size:
+                return rows
+            correct = self.corrected(rows)["correct"]
+            return rows[correct.eq(False).fillna(False).to_numpy(dtype=bool)]
         table = self.catalog.table
         rows = filter_rows(table, replace(filters, wrong_only=False, parser_dependent=False, search=""))
         needle = filters.search.strip().lower()

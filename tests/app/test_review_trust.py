@@ -124,6 +124,11 @@ def test_a_corrected_item_shows_one_gold_with_the_official_beside_it(catalog: Ca
     said_no = table["parsed"].astype(str).str.lower().eq("no").to_numpy()
     assert said_no.any() and (frame.loc[said_no, "verdict"] == "✗").all()
     assert panel(ctx, row, ALICE)[1]["value"] == "yes"
+    # "wrong only" follows the gold on screen: exactly the rows the table marks wrong
+    wrong = alice.rows(Filters(benchmark="cdh-bench", wrong_only=True, search=PAIR_11_QA_CS))
+    assert wrong.tolist() == rows[(frame["verdict"] == "✗").to_numpy()].tolist()
+    assert wrong.tolist() != ReviewerView(replace(ctx, store=None), ALICE).rows(
+        Filters(benchmark="cdh-bench", wrong_only=True, search=PAIR_11_QA_CS)).tolist()
 
 
 def test_the_gold_radio_selects_a_capitalised_official_gold(catalog: Catalog, tmp_path: Path) -> None:
