@@ -70,7 +70,8 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                 if ctx.store is not None and "vidhalluc" in catalog.benchmarks():
                     with gr.Tab("Pair validation", id="pairs-tab"):
                         build_pairs_tab(catalog, ctx.store, identity_of, k=ctx.k,
-                                        preview_dir=default_preview_dir(), reviewers=ctx.reviewers)
+                                        preview_dir=default_preview_dir(), reviewers=ctx.reviewers,
+                                        adjudicators=ctx.adjudicators, blind=ctx.blind)
                 with gr.Tab("Data problems", id="problems-tab"):
                     _problems(catalog)
         _wire(ctx, demo, current, f, t, ins, ch, jump)

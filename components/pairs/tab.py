@@ -87,7 +87,8 @@ def _yes_no(value: bool | None) -> str | None:
 
 def build_pairs_tab(catalog: Catalog, store: Store, identity_of: IdentityOf, *, k: int = 2,
                     preview_dir: Path | None = None, reviewers: tuple[str, ...] = (),
-                    gold_files: tuple[Path, ...] = ()) -> ph.PairsContext:
+                    gold_files: tuple[Path, ...] = (), adjudicators: frozenset[str] | None = None,
+                    blind: frozenset[str] = frozenset()) -> ph.PairsContext:
     """Build the VidHalluc pair-validation UI inside the current ``gr.Tab`` / ``gr.Blocks`` context.
 
     ``identity_of(request)`` gives the signed-in reviewer, or None: the tab is then read-only and
@@ -96,7 +97,8 @@ def build_pairs_tab(catalog: Catalog, store: Store, identity_of: IdentityOf, *, 
     thumbnails and side-by-side previews (cached there). Returns the handlers' context.
     """
     jobs = MediaJobs(preview_dir, workers=2) if preview_dir is not None else None
-    ctx = ph.PairsContext(catalog, store, k=k, reviewers=tuple(reviewers), jobs=jobs, gold_files=gold_files)
+    ctx = ph.PairsContext(catalog, store, k=k, reviewers=tuple(reviewers), jobs=jobs, gold_files=gold_files,
+                          adjudicators=adjudicators, blind=blind)
     w: dict[str, Any] = {}
     with gr.Column(elem_id=ROOT_ID):
         w["who"] = gr.Markdown(elem_id="pairs-who")
@@ -185,7 +187,8 @@ def _build_exports(ctx: ph.PairsContext, identity_of: IdentityOf) -> None:
                                          ("gold", "Kept ACH gold: ach_binaryqa.json + ach_mcq.json (zip)"))]
 
     def exports(request: gr.Request) -> list[Any]:
-        if identity_of(request) is None:  # validations are reviewers' votes and notes: not for visitors
+        me = identity_of(request)
+        if me is None or me.name in ctx.blind:  # validations are reviewers' votes and notes
             return ["Sign in to export the validations.", *[gr.update(visible=False)] * len(files)]
         made: list[Any] = [gr.update(value=ph.export_json(ctx), visible=True),
                            gr.update(value=ph.export_csv(ctx), visible=True)]
@@ -230,7 +233,7 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
 
     def teams(request: gr.Request) -> list[Any]:
         me = identity_of(request)
-        if me is None:  # the team panel is reviewers' data: a visitor gets the pair list only
+        if me is None or me.name in ctx.blind:  # reviewers' data: a visitor or blind reviewer gets the list
             empty = pd.DataFrame()
             return ["Sign in to see the team's progress and agreement.", empty, empty, empty,
                     ph.pair_list(ctx, None)]

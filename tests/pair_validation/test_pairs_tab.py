@@ -166,3 +166,21 @@ def test_player_script_keeps_followers_within_the_drift_limit() -> None:
     assert "const MAX_DRIFT = 0.1;" in PLAYER_JS
     for event in ("'play'", "'pause'", "'seeked'", "'ratechange'", "setInterval"):
         assert event in PLAYER_JS
+
+
+def test_roles_in_the_pair_tab_adjudicators_settle_blind_reviewers_see_no_gold(catalog: Catalog,
+                                                                             tmp_path: Path) -> None:
+    store = open_store(tmp_path / "labels.db")
+    ctx = ph.PairsContext(catalog, store, k=2, reviewers=("alice", "bob"), adjudicators=frozenset({"carol"}),
+                          blind=frozenset({"bob"}))
+    blank = ph.show_pair(ctx, PAIR, ALICE).checks
+    ph.save(ctx, _all(blank, True), "", ALICE)
+    shown = ph.show_pair(ctx, PAIR, BOB)
+    assert list(shown.grid.columns) == ["task", "clip", "question", "options"]  # no gold, no verdicts
+    assert "gold" in ph.show_pair(ctx, PAIR, ALICE).grid.columns
+    listed = ph.pair_list(ctx, BOB).set_index("pair_id")
+    assert listed.at[PAIR, "decision"] == "" and listed.at[PAIR, "votes"] == 0  # alice's vote is hidden
+    with pytest.raises(ph.Refused, match="bob is not an adjudicator"):
+        ph.adjudicate(ctx, _all(blank, True), "both differ", BOB)
+    ph.adjudicate(ctx, _all(blank, True), "both differ", CAROL)
+    store.engine.dispose()
