@@ -199,6 +199,21 @@ def test_keys_work_after_clicks_and_one_undo_reverts_one_save(browser: Any, trus
     carol.keyboard.press("f")
     assert carol.evaluate("document.activeElement.closest('#rv-flags') !== null")
 
+    # an unsaved edit survives moving on and coming back
+    carol.locator("#rv-gold input[value='no']").click()
+    carol.locator("#rv-note textarea, #rv-note input").first.fill("draft: check the flame again")
+    carol.locator("#rv-gold input[value='no']").click()  # leaves the note field (its draft is kept)
+    carol.keyboard.press("j")
+    expect(status).not_to_have_text(before, timeout=T)
+    expect(carol.locator("#rv-who")).not_to_contain_text("draft", timeout=T)
+    carol.keyboard.press("k")
+    expect(status).to_have_text(before, timeout=T)
+    expect(carol.locator("#rv-who")).to_contain_text("unsaved draft restored", timeout=T)
+    expect(carol.locator("#rv-gold input[value='no']")).to_be_checked()
+    note = carol.locator("#rv-note textarea, #rv-note input").first
+    expect(note).to_have_value("draft: check the flame again")
+    _shoot(carol, "draft-restored-1280-light")
+
     # VidHalluc MCQ: letters toggle; TSH: a / b pick the order; STH: y / n and l for the locations
     for task, check in (("mcq", _mcq_keys), ("tsh", _tsh_keys), ("sth", _sth_keys)):
         _open(carol, VIDHALLUC[task], "vidhalluc")
