@@ -73,7 +73,7 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                                         preview_dir=default_preview_dir(), reviewers=ctx.reviewers,
                                         adjudicators=ctx.adjudicators, blind=ctx.blind)
                 with gr.Tab("Data problems", id="problems-tab"):
-                    _problems(catalog)
+                    _problems(ctx, demo)
         _wire(ctx, demo, current, f, t, ins, ch, jump)
         wire_review(ctx, demo, current, f, t, ins, ch, rv, rt, gold_mode, changes, tabs)
     return demo
@@ -174,26 +174,31 @@ def _errors_html(errors: list[str]) -> str:
     return f'<div class="hs-errors">{head}<ul>{lines}</ul></div>'
 
 
-def _problems(catalog: Catalog) -> None:
+FINDING_COLUMNS = ["benchmark", "severity", "check", "where", "detail", "items"]
+
+
+def findings_frame(catalog: Catalog) -> pd.DataFrame:
+    """Every audit finding of the loaded gold files, one row each."""
     records = [
-        {
-            "benchmark": b,
-            "severity": x.severity,
-            "check": x.check,
-            "where": x.where,
-            "detail": x.detail,
-            "items": len(x.item_ids),
-        }
+        {"benchmark": b, "severity": x.severity, "check": x.check, "where": x.where, "detail": x.detail,
+         "items": len(x.item_ids)}
         for b, found in catalog.findings.items()
         for x in found
     ]
-    gr.Markdown(
-        f"{len(records)} audit finding(s). Tick *Flagged by the audit* to browse the items they name."
-    )
-    gr.Dataframe(
-        pd.DataFrame.from_records(
-            records, columns=["benchmark", "severity", "check", "where", "detail", "items"]
-        ),
+    return pd.DataFrame.from_records(records, columns=FINDING_COLUMNS)
+
+
+def _problems(ctx: ReviewContext, demo: gr.Blocks) -> None:
+    """The audit findings, sent per request (a blind reviewer gets none).
+
+    Findings quote gold ("gold is 'A' on both sides"), so they are not part of the page itself.
+    """
+    catalog = ctx.catalog
+    n = sum(len(found) for found in catalog.findings.values())
+    line = gr.Markdown(f"{n} audit finding(s). Tick *Flagged by the audit* to browse the items they name.",
+                       elem_id="findings-line")
+    table = gr.Dataframe(
+        pd.DataFrame(columns=FINDING_COLUMNS),
         interactive=False,
         max_height=500,
         wrap=True,
@@ -202,6 +207,14 @@ def _problems(catalog: Catalog) -> None:
     )
     if catalog.errors:
         gr.HTML(_errors_html(catalog.errors), js_on_load=None)
+
+    def shown(request: gr.Request, profile: gr.OAuthProfile | None) -> tuple[Any, Any]:
+        if ctx.is_blind(identity_of(request, profile)):
+            return ("Audit findings are hidden in blind mode: they quote the gold.",
+                    pd.DataFrame(columns=FINDING_COLUMNS))
+        return gr.skip(), findings_frame(catalog)
+
+    demo.load(shown, None, [line, table], api_visibility="private", concurrency_limit=None)
 
 
 def launch_kwargs(catalog: Catalog) -> dict[str, Any]:

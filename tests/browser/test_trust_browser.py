@@ -262,9 +262,20 @@ def test_screens_of_the_blind_and_the_corrected_views(browser: Any, trust_url: s
     _open(bob, CS)
     _assert_blind_dom(bob)
     _shoot(bob, f"blind-{size}-{theme}")
+    if size == "1280" and not dark:  # audit findings quote gold: none reach a blind reviewer
+        bob.get_by_role("tab", name="Data problems").click()
+        expect(bob.locator("#findings-line")).to_contain_text("hidden in blind mode", timeout=T)
+        assert "inverted" not in bob.locator("#findings").inner_text()
+        assert "inverted-polarity" not in bob.content()
+        config = bob.request.get(trust_url.rstrip("/") + "/config").text()
+        assert "is_template" in config or "components" in config  # the app's page config was read
+        assert "inverted-polarity" not in config and "gold is" not in config
     bob.context.close()
     carol = _sign_in(browser, trust_url, *USERS[2], size=size, dark=dark)
     _open(carol, CS)
     expect(carol.locator("#item")).to_contain_text("official", timeout=T)
     _shoot(carol, f"corrected-{size}-{theme}")
+    if size == "1280" and not dark:
+        carol.get_by_role("tab", name="Data problems").click()
+        expect(carol.locator("#findings")).to_contain_text("inverted-polarity", timeout=T)
     carol.context.close()
