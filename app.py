@@ -17,6 +17,7 @@ import gradio as gr
 import pandas as pd
 
 from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
+from analysis.pair_validation.checks import BENCHMARK as PAIR_BENCHMARK
 from analysis.pair_validation.previews import default_preview_dir
 from analysis.views import Filters
 from components import keys
@@ -67,7 +68,7 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                     ch = charts.build_charts()
                 with gr.Tab("Review", id="review-tab"):
                     rt = build_review_tab()
-                if ctx.store is not None and "vidhalluc" in catalog.benchmarks():
+                if ctx.store is not None and PAIR_BENCHMARK in catalog.benchmarks():
                     with gr.Tab("Pair validation", id="pairs-tab"):
                         build_pairs_tab(catalog, ctx.store, identity_of, k=ctx.k,
                                         preview_dir=default_preview_dir(), reviewers=ctx.reviewers,
@@ -235,8 +236,7 @@ def default_filters(catalog: Catalog) -> Filters:
 
 
 def open_review(catalog: Catalog, *, db: str | None = None, data_dir: Path | None = None,
-                users: list[tuple[str, str]] | None = None, gold_files: dict[str, list[Path]] | None = None,
-                roles: Roles | None = None) -> ReviewContext:
+                users: list[tuple[str, str]] | None = None, roles: Roles | None = None) -> ReviewContext:
     """The label store (mirrored to a HF dataset when ``HALLUSCOPE_HF_DATASET`` is set) and reviewers.
 
     The database file must not lie under a served media root (checked before anything is served).
@@ -257,32 +257,23 @@ def open_review(catalog: Catalog, *, db: str | None = None, data_dir: Path | Non
         assert_not_served(store.path, roots)
     roles = roles if roles is not None else roles_from()
     return ReviewContext(catalog, store, tuple(u for u, _ in users or ()), oauth=on_spaces(),
-                         extra={"gold_files": gold_files or {}}, adjudicators=roles.adjudicators,
-                         blind=roles.blind)
+                         adjudicators=roles.adjudicators, blind=roles.blind)
 
 
 def serve(catalog: Catalog, *, host: str | None = None, port: int | None = None,
-          users: list[tuple[str, str]] | None = None, db: str | None = None, data_dir: Path | None = None,
-          gold_files: dict[str, list[Path]] | None = None, roles: Roles | None = None) -> None:
+          users: list[tuple[str, str]] | None = None, db: str | None = None,
+          data_dir: Path | None = None, roles: Roles | None = None) -> None:
     """Serve the app over a loaded catalog until interrupted (read-only without users or a Space)."""
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     users = users if users is not None else auth_from()
-    ctx = open_review(catalog, db=db, data_dir=data_dir, users=users, gold_files=gold_files, roles=roles)
+    ctx = open_review(catalog, db=db, data_dir=data_dir, users=users, roles=roles)
     build_app(catalog, ctx).launch(server_name=host, server_port=port, auth=users or None,
                                    **launch_kwargs(catalog))
 
 
-def manifest_gold(path: Path) -> dict[str, list[Path]]:
-    """Gold files per benchmark listed by a sample manifest (for corrected native exports)."""
-    import json
-
-    manifest = json.loads(path.read_text(encoding="utf-8"))
-    return {b: [path.parent / g for g in e.get("gold", [])] for b, e in manifest["benchmarks"].items()}
-
-
 def main() -> None:
     """Serve the bundled samples (``python app.py``; on Hugging Face Spaces too)."""
-    serve(load_manifest(SAMPLE_MANIFEST), gold_files=manifest_gold(SAMPLE_MANIFEST))
+    serve(load_manifest(SAMPLE_MANIFEST))
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 """DetailVerifyBench span view: hits, false alarms and misses over the caption, with label types.
 
-Private helper of :mod:`analysis.views`. It follows the official scorer's reading (benchmarks.md
-section 5): tokens by the official regex on the untagged text, a token hallucinated when it
-overlaps a tag, and no alignment (the prediction's token *i* is compared with the gold's token
-*i*), so what is coloured is exactly what is counted.
+Private helper of :mod:`analysis.views`. It follows the official scorer's reading
+(``docs/benchmarks/detailverifybench.md``): tokens by the official regex on the untagged text, a
+token hallucinated when it overlaps a tag, and no alignment (the prediction's token *i* is
+compared with the gold's token *i*), so what is coloured is exactly what is counted.
 """
 
 from __future__ import annotations

@@ -33,12 +33,6 @@ from analysis.views import ItemDetail, group_indices, item_detail, prepare
 
 T = TypeVar("T")
 
-NEEDS_GOLD = {("vidhalluc", "bqa"), ("vidhalluc", "sth")}
-"""Prediction files that cannot be read without their gold file (cli.md)."""
-TAKES_GOLD = frozenset({"avhbench", "vidhalluc", "detailverifybench"})
-"""Benchmarks whose prediction files take a gold file (the others carry their gold)."""
-
-
 @dataclass(frozen=True)
 class Source:
     """One file to load, and what it is."""
@@ -66,6 +60,8 @@ class Catalog:
     """One line per file that could not be loaded (or audited), naming file, record and field."""
     media_roots: dict[str, tuple[Path, ...]] = field(default_factory=dict)
     """Folders media paths resolve against, per benchmark id."""
+    files: dict[str, list[Path]] = field(default_factory=dict)
+    """Every file loaded, per benchmark id (gold and predictions: corrected copies start here)."""
 
     def __post_init__(self) -> None:
         # One sort instead of 100,000 small arrays: an item's rows are a slice of ``_item_order``.
@@ -194,7 +190,7 @@ def _merge_manifest(
         catalog.errors.append("a manifest was given with other files: only the manifest was loaded")
     for bench_id, extra in roots.items():
         catalog.media_roots[bench_id] = (*extra, *catalog.media_roots.get(bench_id, ()))
-    return Catalog(catalog.table, catalog.findings, catalog.errors, catalog.media_roots)
+    return Catalog(catalog.table, catalog.findings, catalog.errors, catalog.media_roots, catalog.files)
 
 
 SAMPLE_MANIFEST = Path(__file__).resolve().parents[1] / "samples" / "manifest.json"
@@ -219,19 +215,20 @@ def start_loading(
 
     def wait() -> Catalog:
         try:
-            table, findings, errors, roots = future.result()
+            table, findings, errors, roots, files = future.result()
         finally:
             executor.shutdown()
-        return Catalog(table, findings, errors, roots)
+        return Catalog(table, findings, errors, roots, files)
 
     return wait
 
 
 def _load_parts(
     paths: list[Path], gold: list[Path], roots: dict[str, list[Path]]
-) -> tuple[pd.DataFrame, dict[str, list[Finding]], list[str], dict[str, tuple[Path, ...]]]:
+) -> tuple[pd.DataFrame, dict[str, list[Finding]], list[str], dict[str, tuple[Path, ...]],
+           dict[str, list[Path]]]:
     catalog = load_paths(paths, gold=gold, media_roots=roots)
-    return catalog.table, catalog.findings, catalog.errors, catalog.media_roots
+    return catalog.table, catalog.findings, catalog.errors, catalog.media_roots, catalog.files
 
 
 def load_sources(sources: Sequence[Source], media_roots: Mapping[str, Sequence[Path]]) -> Catalog:
@@ -252,7 +249,11 @@ def load_sources(sources: Sequence[Source], media_roots: Mapping[str, Sequence[P
     findings = _audit(gold_by_bench, roots, errors)
     flagged = {i for fs in findings.values() for f in fs for i in f.item_ids}
     table = prepare(concat_tables([t for t in tables if t is not None]), flagged)
-    return Catalog(derive_columns(table), findings, errors, roots)
+    files: dict[str, list[Path]] = {}
+    for source in sources:
+        if source.role in ("gold", "predictions") and source.path not in files.get(source.benchmark, []):
+            files.setdefault(source.benchmark, []).append(source.path)
+    return Catalog(derive_columns(table), findings, errors, roots, files)
 
 
 def _bench_tasks(table: pd.DataFrame) -> list[tuple[Any, Any]]:
@@ -266,12 +267,12 @@ def _load_predictions(source: Source, gold_by_bench: Mapping[str, list[Source]])
         candidates = [source.gold] if source.gold is not None else []
     else:
         candidates = _gold_candidates(source, gold_by_bench.get(source.benchmark, []))
-    if not candidates and (bench.NAME, source.task) in NEEDS_GOLD:
+    if not candidates and source.task in bench.NEEDS_GOLD:
         raise InputError(
             source.path, f"{bench.NAME} {source.task} predictions need their gold file; pass it too"
         )
-    if source.benchmark == "detailverifybench" and source.find_gold:
-        # Optional gold (label types) for one of the two sets: use the first gold that matches the run.
+    if bench.TRY_EACH_GOLD and source.find_gold:
+        # Optional gold that belongs to one of several sets: use the first gold that fits the run.
         for gold in candidates:
             try:
                 return bench.load(source.path, gold=gold, task=source.task, model=source.model)
@@ -284,7 +285,7 @@ def _load_predictions(source: Source, gold_by_bench: Mapping[str, list[Source]])
 
 def _gold_candidates(source: Source, gold: Sequence[Source]) -> list[Path]:
     """Gold files a user's prediction file may go with: same benchmark and task, where it takes one."""
-    if source.benchmark not in TAKES_GOLD:
+    if not benchmarks.get(source.benchmark).TAKES_GOLD:
         return []
     return [g.path for g in gold if g.task == source.task]
 

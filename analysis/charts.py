@@ -11,7 +11,6 @@ An empty input gives a figure with no traces and a note saying so.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
@@ -19,13 +18,13 @@ import numpy.typing as npt
 import pandas as pd
 import plotly.graph_objects as go
 
+from analysis import benchmarks
 from analysis._charts_plot import SYMBOLS, axis, color, empty, figure, model_bar, wrap
-from analysis.benchmarks import cdh_bench, detailverifybench
-from analysis.benchmarks.detailverifybench.scoring import compare
+from analysis.benchmarks.base import ChartKind
 from analysis.metrics import accuracy, binary_metrics, counterfactual_metrics, macro_mean, ratio
 from analysis.views import group_indices
 
-CHART_COLUMNS = (
+BASE_COLUMNS = (
     "benchmark",
     "model",
     "task",
@@ -38,49 +37,42 @@ CHART_COLUMNS = (
     "_binary",
     "_pred_code",
     "_gold_yes",
-    "_cs_error",
-    "_token_f1",
-    "_labels",
 )
-"""The columns the charts read (the app slices only these for each view)."""
+CHART_COLUMNS = BASE_COLUMNS + tuple(
+    dict.fromkeys(c for b in benchmarks.REGISTRY.values() for c in b.DERIVED)
+)
+"""The columns the charts read (the app slices only these for each view): the common ones and
+every benchmark's derived ones."""
 
 
 def derive_columns(table: pd.DataFrame) -> pd.DataFrame:
-    """Add, once, what the charts read from benchmark-specific places.
+    """Add, once, the columns each benchmark derives for its charts (``DERIVED``, ``derive``).
 
-    CDH-Bench's stored commonsense error (``_cs_error``), DetailVerifyBench's official per-item
-    token F1 (``_token_f1``) and gold label entries (``_labels``).
+    Rows of other benchmarks get each column's fill value.
     """
     out = table
-    out["_cs_error"] = np.zeros(len(out), dtype=bool)
-    cdh = (out["benchmark"] == "cdh-bench") & (out["side"] == "counterfactual") & out["scored"]
-    cf = np.flatnonzero(cdh.to_numpy(dtype=bool))
-    if cf.size:
-        out.loc[out.index[cf], "_cs_error"] = cdh_bench.verdicts(out.iloc[cf], "official")[1]
-    out["_token_f1"] = np.full(len(out), np.nan)
-    out["_labels"] = pd.Series([None] * len(out), index=out.index, dtype=object)
-    dvb = np.flatnonzero(((out["benchmark"] == "detailverifybench") & out["scored"]).to_numpy(dtype=bool))
-    if dvb.size:
-        rows = out.iloc[dvb]
-        # Score each distinct (gold, prediction) pair once: runs and re-runs repeat many of them.
-        pairs = pd.MultiIndex.from_arrays([rows["gold"].fillna(""), rows["raw_answer"].fillna("")])
-        codes, uniques = pairs.factorize()
-        distinct = pd.MultiIndex.from_tuples(list(uniques))
-        gold = [str(g) for g in distinct.get_level_values(0)]
-        result = compare(gold, [str(p) for p in distinct.get_level_values(1)], "official")
-        out.loc[out.index[dvb], "_token_f1"] = result.token["f1"][codes]
-        out.loc[out.index[dvb], "_labels"] = pd.Series(
-            _labels(rows["extra"]), index=out.index[dvb], dtype=object
-        )
+    for name, bench in benchmarks.REGISTRY.items():
+        if not bench.DERIVED:
+            continue
+        rows = np.flatnonzero((out["benchmark"] == name).to_numpy(dtype=bool))
+        values = bench.derive(out, rows) if rows.size else {}
+        for column, fill in bench.DERIVED.items():
+            column_values = np.full(len(out), fill, dtype=object if fill is None else None)
+            if rows.size:
+                derived = values[column]
+                if fill is None:  # object column: place each value as it is (lists stay lists)
+                    for k, at in enumerate(rows.tolist()):
+                        column_values[at] = derived[k]
+                else:
+                    column_values[rows] = derived
+            out[column] = column_values
     return out
 
 
-def _labels(extra: pd.Series) -> list[Any]:
-    out: list[Any] = []
-    for text in extra.fillna("").astype(str):
-        found = json.loads(text).get("hallucination_labels") if '"hallucination_labels"' in text else None
-        out.append(found if isinstance(found, list) else None)
-    return out
+def with_chart(table: pd.DataFrame, kind: ChartKind) -> npt.NDArray[np.bool_]:
+    """Rows of the benchmarks that have the chart ``kind``."""
+    names = [n for n, b in benchmarks.REGISTRY.items() if kind in b.CHARTS]
+    return table["benchmark"].isin(names).to_numpy(dtype=bool)
 
 
 def group_column(table: pd.DataFrame) -> str:
@@ -212,7 +204,7 @@ def yes_bias(table: pd.DataFrame) -> go.Figure:
 
 def cf_cs_data(table: pd.DataFrame) -> pd.DataFrame:
     """CDH-Bench per model, task and category: CF-Acc, CS-Acc, CFAD, CCR (as the module scores them)."""
-    mask = (table["benchmark"] == "cdh-bench").to_numpy(dtype=bool) & table["scored"].to_numpy(dtype=bool)
+    mask = with_chart(table, "counterfactual") & table["scored"].to_numpy(dtype=bool)
     rows = table[mask]
     correct = rows["correct"].fillna(False).to_numpy(dtype=bool)
     cs_error = rows["_cs_error"].to_numpy(dtype=bool)
@@ -316,13 +308,11 @@ def dvb_data(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """DetailVerifyBench per model: token F1 per domain, and token recall per label type.
 
     Token F1 per domain is the macro mean of the official per-item F1 (``_token_f1``), as the
-    module's ``score`` computes it; recall per label type comes from the module's
-    ``label_type_recall`` on the rows that carry gold labels (none unless the run was loaded
-    with its gold file).
+    benchmark's ``score`` computes it; recall per label type comes from the benchmark's
+    ``label_recall`` on the rows that carry gold labels (none unless the run was loaded with its
+    gold file).
     """
-    mask = (table["benchmark"] == "detailverifybench").to_numpy(dtype=bool) & table["scored"].to_numpy(
-        dtype=bool
-    )
+    mask = with_chart(table, "spans") & table["scored"].to_numpy(dtype=bool)
     rows = table[mask]
     f1s = rows["_token_f1"].to_numpy(dtype=float)
     domains = [
@@ -331,9 +321,9 @@ def dvb_data(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     ]
     labels: list[dict[str, Any]] = []
     labelled = rows[rows["_labels"].notna().to_numpy(dtype=bool)]
-    for (model,), idx in group_indices(labelled, ["model"]).items():
+    for (name, model), idx in group_indices(labelled, ["benchmark", "model"]).items():
         part = labelled.iloc[idx]
-        recall = detailverifybench.label_type_recall(
+        recall = benchmarks.get(name).label_recall(
             part["gold"].tolist(), part["raw_answer"].fillna("").tolist(), part["_labels"].tolist()
         )
         labels.extend(

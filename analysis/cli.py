@@ -1,4 +1,7 @@
-"""The ``halluscope`` command line: ``score`` and ``audit`` (contract in ``shared/spec/cli.md``).
+"""The ``halluscope`` command line: ``score``, ``audit``, ``items``, ``import``, ``export``, ``serve``.
+
+The contract is ``docs/cli.md``; the commands that read or write the label store live in
+:mod:`analysis.store.command` (imported only when needed, so scoring never loads SQLAlchemy).
 
 Exit codes: 0 success, 2 bad usage or bad input (one line on stderr naming file, record and
 field), 1 an internal error (one line; set ``HALLUSCOPE_DEBUG=1`` for the traceback).
@@ -37,6 +40,23 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--task", help="task, where the benchmark has several")
     score.add_argument("--parser", help="answer parser (default: official, or first-word for avhbench)")
     score.add_argument("--json", action="store_true", help="print one JSON object")
+    score.add_argument("--db", help="label database (SQLite file or postgresql://...), with --corrected")
+    score.add_argument("--corrected", action="store_true",
+                       help="score against the store's current corrected gold (needs --db)")
+
+    items = sub.add_parser("items", help="print the item table as JSON Lines, one object per (item, model)")
+    items.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
+    items.add_argument("files", type=Path, nargs="+")
+    items.add_argument("--gold", type=Path, help="gold file, where the benchmark needs one")
+    items.add_argument("--task", help="task, where the benchmark has several")
+    items.add_argument("--json", action="store_true", help="JSON Lines (the only output format)")
+
+    imp = sub.add_parser("import", help="record corrections (CSV or JSONL: item_id, field, value, reason)")
+    imp.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
+    imp.add_argument("corrections", type=Path)
+    imp.add_argument("--db", help="label database: a SQLite file or postgresql://... "
+                     "(default data/halluscope.db)")
+    imp.add_argument("--reviewer", required=True, help="who the corrections are recorded for")
 
     audit = sub.add_parser("audit", help="find data problems in gold files")
     audit.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
@@ -97,6 +117,12 @@ def run_score(args: argparse.Namespace) -> ScoreReport:
             f"unknown parser {parser!r} for {bench.NAME} (known: {', '.join(bench.PARSERS)})"
         )
     table = bench.load(args.predictions, gold=args.gold, task=task)
+    if args.corrected or args.db:
+        if not (args.corrected and args.db):
+            raise UsageError("--corrected and --db go together")
+        from analysis.store.command import corrected_report  # lazy: plain scoring never loads the store
+
+        return corrected_report(args, bench, table, task, parser)
     return bench.score(table, task=task, parser=parser)
 
 
@@ -186,6 +212,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                                   "findings": [f.as_dict() for f in findings]}))
             else:
                 print(format_findings(findings))
+        elif args.command == "items":
+            from analysis.items import item_lines, load_files
+
+            bench = get(args.benchmark)
+            task = _check_task(bench, args.task) if args.task is not None else None
+            for line in item_lines(bench, load_files(bench, args.files, gold=args.gold, task=task)):
+                print(line)
+        elif args.command == "import":
+            from analysis.store.command import run_import
+
+            print(run_import(args))
         elif args.command == "export":
             from analysis.store.command import run_export  # lazy: scoring never loads the store
 

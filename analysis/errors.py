@@ -39,3 +39,7 @@ class InputError(Exception):
 
 class UsageError(Exception):
     """Bad command-line usage (exit 2)."""
+
+
+class InvalidLabel(ValueError):
+    """A label value that does not fit its field, benchmark or task."""

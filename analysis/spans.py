@@ -18,8 +18,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-OPEN = "<HALLUCINATION>"
-CLOSE = "</HALLUCINATION>"
+from analysis.tags import CLOSE as CLOSE
+from analysis.tags import OPEN as OPEN
+
 NO_HALLUCINATION = "NO HALLUCINATION"
 """A prediction that, stripped and upper-cased, equals this means "the caption is clean"."""
 

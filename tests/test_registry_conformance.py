@@ -3,13 +3,14 @@
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from analysis.benchmarks import REGISTRY, UnknownBenchmark, get
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# overall keys and group names per benchmark (and task), from shared/spec/cli.md
+# overall keys and group names per benchmark (and task), from docs/cli.md
 CONTRACT: dict[tuple[str, str | None], tuple[set[str], set[str]]] = {
     ("avhbench", None): (
         {"accuracy", "precision", "recall", "f1", "yes_ratio", "pa", "hr", "n", "unparsed"},
@@ -110,3 +111,167 @@ def test_score_refuses_an_unknown_parser_by_name(name: str) -> None:
     message = str(err.value)
     assert "unknown parser 'no-such-parser'" in message
     assert name in message and bench.PARSERS[0] in message
+
+
+# --- the protocol: every part, for every benchmark (a missing part is an error, never a skip) ---
+
+def _protocol_parts() -> tuple[list[str], list[str]]:
+    from analysis.benchmarks.base import Benchmark
+
+    attributes = [a for a in Benchmark.__annotations__ if a.isupper()]
+    methods = [m for m in vars(Benchmark) if not m.startswith("_") and callable(vars(Benchmark)[m])]
+    return attributes, methods
+
+
+def test_the_protocol_lists_every_part() -> None:
+    attributes, methods = _protocol_parts()
+    expected = {"DETECT_RANK", "TAKES_GOLD", "NEEDS_GOLD", "TRY_EACH_GOLD", "CHARTS", "DERIVED"}
+    assert expected <= set(attributes)
+    assert {"load", "load_gold", "score", "audit", "recognise", "gold_kind", "rescore",
+            "write_corrected", "derive", "label_recall"} <= set(methods)
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_every_protocol_part_is_there(name: str) -> None:
+    from typing import get_args
+
+    from analysis.benchmarks.base import ChartKind
+
+    bench = REGISTRY[name]
+    attributes, methods = _protocol_parts()
+    for attribute in attributes:
+        assert hasattr(bench, attribute), f"{name} lacks {attribute}"
+    for method in methods:
+        assert callable(getattr(bench, method, None)), f"{name} lacks {method}()"
+    assert isinstance(bench.DETECT_RANK, int)
+    assert bench.TAKES_GOLD in (True, False) and bench.TRY_EACH_GOLD in (True, False)
+    assert {None, *bench.TASKS} >= bench.NEEDS_GOLD
+    assert set(get_args(ChartKind)) >= bench.CHARTS
+    if bench.NEEDS_GOLD:
+        assert bench.TAKES_GOLD, f"{name} needs gold for some task but takes none"
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_one_package_sample_folder_and_test_folder_per_benchmark(name: str) -> None:
+    module = REGISTRY[name]
+    package = Path(module.__file__)  # type: ignore[attr-defined]
+    assert package.name == "__init__.py" and package.parent.parent == ROOT / "analysis" / "benchmarks"
+    assert package.parent.name == name.replace("-", "_")
+    assert (ROOT / "samples" / name).is_dir()
+    assert (ROOT / "tests" / "benchmarks" / name).is_dir()
+
+
+def _sample_files() -> list[tuple[str, str, str | None, str]]:
+    """(benchmark, path, task, role) of every file the sample manifest lists."""
+    manifest = ROOT / "samples" / "manifest.json"
+    if not manifest.exists():
+        return []
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    out: list[tuple[str, str, str | None, str]] = []
+    for name, entry in data["benchmarks"].items():
+        out += [(name, g, None, "gold") for g in entry.get("gold", [])]
+        out += [(name, p["path"], p.get("task"), "predictions") for p in entry["predictions"]]
+    return out
+
+
+@pytest.mark.parametrize(("name", "path", "task", "role"), _sample_files())
+def test_each_benchmark_recognises_its_own_files(name: str, path: str, task: str | None, role: str) -> None:
+    from analysis.detect import detect
+
+    found = detect(ROOT / "samples" / path)
+    assert (found.benchmark, found.role) == (name, role)
+    if task is not None:
+        assert found.task == task
+
+
+@pytest.mark.parametrize(("name", "path", "task", "role"), _sample_files())
+def test_gold_kinds_are_known_for_every_sample_item(
+    name: str, path: str, task: str | None, role: str
+) -> None:
+    from typing import get_args
+
+    from analysis.benchmarks.base import GoldKind
+
+    bench = REGISTRY[name]
+    file = ROOT / "samples" / path
+    if role != "gold":
+        return
+    table = bench.load_gold([file])
+    kinds = {bench.gold_kind(str(t), None if g is None or g is pd.NA else str(g))
+             for t, g in zip(table["task"], table["gold"], strict=True)}
+    assert kinds and kinds <= set(get_args(GoldKind))
+    assert kinds != {"text"} or name == "avhbench"  # only AVHBench's captioning references are free text
+
+
+@pytest.mark.parametrize(("name", "path", "task", "role"), _sample_files())
+def test_an_uncorrected_copy_reads_back_as_the_original(
+    name: str, path: str, task: str | None, role: str, tmp_path: Path
+) -> None:
+    """write_corrected with no corrections is the identity on what the loaders read."""
+    bench = REGISTRY[name]
+    file = ROOT / "samples" / path
+    text = bench.write_corrected(file, {})
+    if text is None:  # a prediction file without gold inside
+        assert role == "predictions"
+        return
+    copy = tmp_path / file.name
+    copy.write_text(text, encoding="utf-8")
+    if role == "gold":
+        before, after = bench.load_gold([file]), bench.load_gold([copy])
+    else:
+        t, g = {p: (t, g) for p, t, g in _predictions_with_gold()}[path]
+        before, after = bench.load(file, gold=g, task=t), bench.load(copy, gold=g, task=t)
+    cols = ["item_id", "gold", "correct", "alt_correct", "scored"]
+    pd.testing.assert_frame_equal(before[cols], after[cols])
+
+
+def _predictions_with_gold() -> list[tuple[str, str | None, Path | None]]:
+    data = json.loads((ROOT / "samples" / "manifest.json").read_text(encoding="utf-8"))
+    return [(p["path"], p.get("task"), ROOT / "samples" / p["gold"] if p.get("gold") else None)
+            for entry in data["benchmarks"].values() for p in entry["predictions"]]
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_derive_gives_every_declared_column_for_the_rows(name: str) -> None:
+    bench = REGISTRY[name]
+    pred = next(p for n, p in _sample_predictions() if n == name)
+    gold = ROOT / "samples" / pred["gold"] if pred.get("gold") else None
+    table = bench.load(ROOT / "samples" / str(pred["path"]), gold=gold, task=pred.get("task"))
+    import numpy as np
+
+    rows = np.arange(len(table), dtype=np.intp)
+    values = bench.derive(table, rows)
+    assert set(values) == set(bench.DERIVED)
+    for column in values.values():
+        assert len(column) == len(table)
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_rescore_of_no_changed_row_changes_no_verdict(name: str) -> None:
+    import numpy as np
+
+    bench = REGISTRY[name]
+    pred = next(p for n, p in _sample_predictions() if n == name)
+    gold = ROOT / "samples" / pred["gold"] if pred.get("gold") else None
+    table = bench.load(ROOT / "samples" / str(pred["path"]), gold=gold, task=pred.get("task"))
+    out = table.copy()
+    bench.rescore(out, np.zeros(len(out), dtype=bool), {})
+    pd.testing.assert_frame_equal(out[["correct", "alt_correct"]], table[["correct", "alt_correct"]])
+
+
+def test_outside_the_benchmark_packages_no_code_names_a_benchmark() -> None:
+    import re
+
+    from analysis.benchmarks import PACKAGES
+
+    quoted = re.compile("[\"'](" + "|".join(re.escape(n) for n in REGISTRY) + ")[\"']")
+    imported = re.compile(r"analysis\.benchmarks(\.| import )(" + "|".join(PACKAGES) + r")\b")
+    offenders = []
+    for path in [*ROOT.glob("analysis/**/*.py"), *ROOT.glob("components/**/*.py"), ROOT / "app.py"]:
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith("analysis/benchmarks/") or "pair_validation" in rel or "/pairs/" in rel:
+            continue
+        text = path.read_text(encoding="utf-8")
+        if quoted.search(text) or imported.search(text):
+            offenders.append(rel)
+    assert offenders == []

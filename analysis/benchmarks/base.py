@@ -1,24 +1,28 @@
-"""What every benchmark module offers: the interface the registry and the CLI rely on.
+"""What every benchmark package offers: the one seam between a benchmark and the rest of halluscope.
 
-A benchmark is a module (``analysis/benchmarks/<id>.py``) with the attributes and functions of
-:class:`Benchmark`. ``tests/test_registry_conformance.py`` checks every registered module against
-it.
+A benchmark is a package (``analysis/benchmarks/<id>/``) whose ``__init__`` has the attributes and
+functions of :class:`Benchmark`: reading and telling apart its files, scoring, auditing, the gold
+values a reviewer may give, rescoring against corrected gold, writing corrected native files and
+the columns its charts derive. The catalog, the store, the charts and the app ask these and never
+name a benchmark. ``tests/test_registry_conformance.py`` checks every registered package.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypedDict
 
+import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from analysis.metrics import MetricDict
 
 
 class ScoreReport(TypedDict):
-    """The JSON object ``halluscope score --json`` prints (see ``shared/spec/cli.md``)."""
+    """The JSON object ``halluscope score --json`` prints (see ``docs/cli.md``)."""
 
     benchmark: str
     task: str | None
@@ -30,6 +34,34 @@ class ScoreReport(TypedDict):
 
 
 Severity = Literal["error", "warning"]
+
+Role = Literal["gold", "predictions", "manifest"]
+
+GoldKind = Literal["yesno", "letters", "letter", "order", "scene", "tagged", "text"]
+"""The kind of value a gold label takes; :mod:`analysis.store.values` checks and spells each one.
+
+``yesno``: yes/no; ``letters``: a set of option letters (``AC``); ``letter``: one option letter;
+``order``: ``AB`` or ``BA``; ``scene``: ``Scene change: Yes, Locations: from X to Y.``;
+``tagged``: a caption with ``<HALLUCINATION>`` tags (only the tags may change); ``text``: free text.
+The inspector also dispatches on it (an ``order`` item shows both orders, ``tagged`` the spans).
+"""
+
+ChartKind = Literal["counterfactual", "spans"]
+"""Charts beyond accuracy and yes-bias: CF vs CS accuracy over pairs, span F1 per domain."""
+
+Bools = npt.NDArray[np.bool_]
+
+Content = list[dict[str, Any]] | dict[str, Any]
+"""What detection looks at: the first records of a JSON list / JSONL file, or a JSON object."""
+
+
+@dataclass(frozen=True)
+class Detected:
+    """What a file is: its benchmark, its task (where the file holds one task) and its role."""
+
+    benchmark: str
+    task: str | None
+    role: Role
 
 
 @dataclass(frozen=True)
@@ -69,10 +101,25 @@ class Benchmark(Protocol):
     TASKS: tuple[str, ...]
     """Values ``--task`` accepts; empty when the benchmark has no task option."""
     TASK_REQUIRED: bool
+    """``--task`` must be given (each prediction file holds one task)."""
     PARSERS: tuple[str, ...]
     """Parser names; the first is the default (``official`` where an official scorer exists)."""
     ALT_PARSER: str
     """The parser whose reading the item table keeps beside the default one."""
+    DETECT_RANK: int
+    """Order in which detection asks the benchmarks (lower first): one whose files have only
+    generic fields (AVHBench's ``video_id`` / ``text``) asks after the others."""
+    TAKES_GOLD: bool
+    """Prediction files may be given a gold file (``--gold``); when given, gold comes from it."""
+    NEEDS_GOLD: frozenset[str | None]
+    """Tasks (None: no task) whose prediction files cannot be read without their gold file."""
+    TRY_EACH_GOLD: bool
+    """Among several candidate gold files, use the first one the prediction file loads with
+    (the gold is optional and belongs to one of several sets); otherwise the first candidate."""
+    CHARTS: frozenset[ChartKind]
+    """The extra charts this benchmark's items appear in."""
+    DERIVED: Mapping[str, Any]
+    """Columns :func:`derive` adds for the charts, with the value other benchmarks' rows get."""
 
     def load(
         self,
@@ -92,11 +139,51 @@ class Benchmark(Protocol):
     def score(
         self, table: pd.DataFrame, *, task: str | None = None, parser: str | None = None
     ) -> ScoreReport:
-        """Score an item table of one model exactly as ``cli.md`` describes."""
+        """Score an item table of one model exactly as ``docs/cli.md`` describes."""
         ...
 
     def audit(self, paths: Sequence[Path], *, media_root: Path | None = None) -> list[Finding]:
         """Find data problems in gold files (and their media, when a root is given)."""
+        ...
+
+    def recognise(self, path: Path, content: Content) -> Detected | None:
+        """Say what ``path`` is when it is one of this benchmark's files, from its content."""
+        ...
+
+    def gold_kind(self, task: str, original: str | None) -> GoldKind:
+        """The kind of gold an item of ``task`` takes (``original``: its official gold)."""
+        ...
+
+    def rescore(self, table: pd.DataFrame, rows: Bools, labels: Mapping[str, str]) -> None:
+        """Recompute, in place, the verdicts of ``rows`` (whose gold changed) against the new gold.
+
+        ``labels`` (item id -> corrected gold, all of this benchmark's labels) reaches items that
+        are not rows of ``table`` (a CDH-Bench pair's commonsense side).
+        """
+        ...
+
+    def write_corrected(self, path: Path, gold: Mapping[str, str]) -> str | None:
+        """The text of ``path`` with corrected ``gold`` (item id -> value) in place.
+
+        In the file's own format, every other field kept; None when the file carries no gold.
+        """
+        ...
+
+    def label_recall(self, gold: Sequence[str], predictions: Sequence[str],
+                     labels: Sequence[Sequence[dict[str, Any]] | None]) -> dict[str, MetricDict]:
+        """Token recall per gold label type, for the span chart's right panel.
+
+        ``{type: {"token_recall", "hits", "n_tokens"}}``; empty for a benchmark without typed span
+        labels.
+        """
+        ...
+
+    def derive(self, table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
+        """The :data:`DERIVED` columns' values at the positions ``rows`` of ``table``.
+
+        ``rows`` are this benchmark's rows; each value is a sequence of ``len(rows)``. Only the
+        rows needed are taken from ``table``.
+        """
         ...
 
 

@@ -7,7 +7,9 @@
   its cells go through the store's formula-injection guard (:func:`analysis.store.export.csv_safe`:
   a YouTube id such as ``-abc123`` comes out as ``'-abc123``).
 - :func:`export_kept_gold`: ``ach_binaryqa.json`` and ``ach_mcq.json`` in their native format,
-  holding only the kept pairs. Each group is copied as the file has it (order, every field), so
+  holding only the kept pairs, with the store's current gold corrections of their items in place
+  (VidHalluc's own corrected-file writer). Each group is copied as the file has it (order, every
+  field), so
   :func:`analysis.benchmarks.vidhalluc.load_gold` and ``load`` read them back like the originals.
 """
 
@@ -18,17 +20,20 @@ import io
 import json
 import os
 import tempfile
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from analysis.benchmarks import vidhalluc
 from analysis.benchmarks.vidhalluc.auditing import detect
 from analysis.errors import InputError
+from analysis.pair_validation.checks import BENCHMARK
 from analysis.pair_validation.validation import CLIP_CRITERIA, decisions, validations
 from analysis.readers import read_object
-from analysis.store import Store
+from analysis.store import Store, current_labels
+from analysis.store.corrected import gold_map
 from analysis.store.export import csv_safe
 
 PAIR_TASKS: tuple[str, ...] = ("bqa", "mcq")
@@ -123,17 +128,23 @@ def _yes_no(value: bool | None) -> str | None:
     return None if value is None else ("yes" if value else "no")
 
 
-def filter_gold(source: Path, keep: Collection[str], target: Path) -> int:
+def filter_gold(source: Path, keep: Collection[str], target: Path,
+                corrected: Mapping[str, str] | None = None) -> int:
     """Copy an ``ach_binaryqa.json`` or ``ach_mcq.json`` keeping only the groups in ``keep``.
 
-    Returns the number of groups written. ``target`` must not be ``source``.
+    ``corrected`` (item id -> gold) is written into the copy. Returns the number of groups
+    written. ``target`` must not be ``source``.
     """
-    return _filter(source, keep, target)[1]
+    return _filter(source, keep, target, corrected or {})[1]
 
 
-def _filter(source: Path, keep: Collection[str], target: Path) -> tuple[str, int]:
+def _filter(source: Path, keep: Collection[str], target: Path,
+            corrected: Mapping[str, str]) -> tuple[str, int]:
     data = read_object(source)
     task = detect(source, data)
+    if corrected and task in PAIR_TASKS:
+        text = vidhalluc.write_corrected(source, corrected)
+        data = json.loads(text) if text is not None else data
     if task not in PAIR_TASKS:
         raise InputError(source, f"holds VidHalluc {task}, which has no ACH pairs "
                          "(expected ach_binaryqa.json or ach_mcq.json)")
@@ -158,10 +169,11 @@ def export_kept_gold(store: Store, gold: Sequence[Path], out_dir: Path, *,
     Only pairs with a final keep decision stay; pairs not yet decided are left out.
     """
     keep = kept_pairs(store, required=required)
+    corrected = gold_map(current_labels(store, BENCHMARK))
     written: dict[str, Path] = {}
     for source in gold:
         target = out_dir / source.name
-        task, _ = _filter(source, keep, target)
+        task, _ = _filter(source, keep, target, corrected)
         written[task] = target
     return written
 

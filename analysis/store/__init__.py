@@ -2,14 +2,14 @@
 
 The app and the CLI use this surface; the modules behind it are small and private to it:
 
-- :mod:`~analysis.store.db` opens the store (SQLite file by default, PostgreSQL by URL),
-  :mod:`~analysis.store.migrations` brings its schema up to date;
+- :mod:`~analysis.store.connect` opens the store (SQLite file by default, PostgreSQL by URL)
+  over :mod:`~analysis.store.db`, :mod:`~analysis.store.migrations` brings its schema up to date;
 - :mod:`~analysis.store.events` writes labels (``relabel``, ``undo``), :mod:`~analysis.store.labels`
   reads them back (``current_labels``, ``events_frame``, ``replay``);
 - :mod:`~analysis.store.reviewers` and :mod:`~analysis.store.agreement`: rounds with k reviewers
   per item, blind views, agreement, the disagreement queue and adjudication;
-- :mod:`~analysis.store.apply` / :mod:`~analysis.store.rescore`: corrected gold applied to an item
-  table, verdicts recomputed, and what changed in the metrics;
+- :mod:`~analysis.store.apply` (with :mod:`analysis.corrections`): corrected gold applied to an
+  item table, verdicts recomputed by each benchmark, and what changed in the metrics;
 - :mod:`~analysis.store.export`, :mod:`~analysis.store.corrected`: corrections out and in, and
   corrected gold in each benchmark's own file format;
 - :mod:`~analysis.store.mirror`: the append-only JSONL mirror pushed to a Hugging Face dataset.
@@ -17,23 +17,51 @@ The app and the CLI use this surface; the modules behind it are small and privat
 
 from __future__ import annotations
 
+from analysis.corrections import rescore_with_gold
 from analysis.store.agreement import adjudicate, agreement_report, disagreements
-from analysis.store.apply import apply_corrections, metric_changes
+from analysis.store.apply import apply_corrections, corrected_runs, count_corrections, metric_changes
 from analysis.store.connect import open_store
 from analysis.store.db import Store, StoreError, assert_not_served
 from analysis.store.events import Event, ItemRef, NoChange, NothingToUndo, relabel, undo
 from analysis.store.export import export_corrections, import_corrections
 from analysis.store.identity import Identity, IdentityMismatch, NotAuthenticated, identity_from
 from analysis.store.labels import current_labels, events_frame, replay
-from analysis.store.rescore import rescore_with_gold
 from analysis.store.reviewers import assign, blind_view, my_unreviewed, vote
 from analysis.store.values import FIELDS, FLAGS, InvalidLabel
 
 __all__ = [
-    "FIELDS", "FLAGS", "Event", "Identity", "IdentityMismatch", "InvalidLabel", "ItemRef", "NoChange",
-    "NotAuthenticated", "NothingToUndo", "Store", "StoreError", "adjudicate", "agreement_report",
-    "apply_corrections", "assert_not_served", "assign", "blind_view", "current_labels",
-    "disagreements", "events_frame", "export_corrections", "identity_from", "import_corrections",
-    "metric_changes", "my_unreviewed", "open_store", "relabel", "replay", "rescore_with_gold",
-    "undo", "vote",
+    "FIELDS",
+    "FLAGS",
+    "Event",
+    "Identity",
+    "IdentityMismatch",
+    "InvalidLabel",
+    "ItemRef",
+    "NoChange",
+    "NotAuthenticated",
+    "NothingToUndo",
+    "Store",
+    "StoreError",
+    "adjudicate",
+    "agreement_report",
+    "apply_corrections",
+    "assert_not_served",
+    "assign",
+    "blind_view",
+    "corrected_runs",
+    "count_corrections",
+    "current_labels",
+    "disagreements",
+    "events_frame",
+    "export_corrections",
+    "identity_from",
+    "import_corrections",
+    "metric_changes",
+    "my_unreviewed",
+    "open_store",
+    "relabel",
+    "replay",
+    "rescore_with_gold",
+    "undo",
+    "vote",
 ]

@@ -4,30 +4,29 @@
 ``gold`` is the corrected gold (what every ``score`` function reads), ``official_gold`` and
 ``official_correct`` keep the published values, ``gold_corrected`` marks the rows a label
 changed, and ``flags`` / ``note`` carry the current flag set and note. The model's answer is the
-same column, untouched. Verdicts are recomputed by :mod:`analysis.store.rescore`.
+same column, untouched. Verdicts are recomputed by :mod:`analysis.corrections`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from analysis.store.rescore import rescore_with_gold
+from analysis import benchmarks
+from analysis.benchmarks.base import ScoreReport
+from analysis.benchmarks.corrected import table_spelling
+from analysis.corrections import rescore_with_gold
+
+__all__ = ["CORRECTION_COLUMNS", "Run", "apply_corrections", "corrected_runs", "count_corrections", "flatten",
+           "metric_changes", "table_spelling"]
 
 CORRECTION_COLUMNS = ("official_gold", "official_correct", "gold_corrected", "flags", "note")
 """Columns :func:`apply_corrections` adds to an item table."""
-
-
-def table_spelling(value: str, original: str | None) -> str:
-    """A corrected yes/no written like the official gold it replaces (``Yes`` beside ``Yes``)."""
-    shown = (original or "").strip()
-    if value not in ("yes", "no") or not shown[:1].isupper():
-        return value
-    return value.upper() if shown.isupper() and len(shown) > 1 else value.capitalize()
 
 
 def _label_map(labels: pd.DataFrame, field: str) -> dict[str, str]:
@@ -117,3 +116,45 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, float) and isinstance(b, float) and np.isnan(a) and np.isnan(b):
         return True
     return bool(a == b)
+
+
+def count_corrections(corrected: pd.DataFrame) -> int:
+    """How many items a table's corrections change: the one counting rule of the app and the CLI.
+
+    ``corrected`` is :func:`apply_corrections`'s output; an item counts once (however many models
+    answer it) when its current gold differs from the official one. A label equal to the official
+    gold, a cleared label and a label on an item outside the table do not count.
+    """
+    return int(corrected.loc[corrected["gold_corrected"], "item_id"].nunique())
+
+
+@dataclass(frozen=True)
+class Run:
+    """One model's (and, where the benchmark scores one task at a time, one task's) two reports."""
+
+    model: str
+    task: str | None
+    official: ScoreReport
+    corrected: ScoreReport
+
+
+def corrected_runs(table: pd.DataFrame, corrected: pd.DataFrame, *, parser: str | None = None) -> list[Run]:
+    """Official and corrected reports of every model (and task, where required) of one benchmark.
+
+    ``table`` holds one benchmark's rows, ``corrected`` is :func:`apply_corrections` of it. The
+    app's corrected view and ``halluscope score --corrected`` both read these numbers.
+    """
+    runs: list[Run] = []
+    if not len(table):
+        return runs
+    bench = benchmarks.get(str(table["benchmark"].iloc[0]))
+    models = table["model"].astype(str).to_numpy()
+    tasks = table["task"].astype(str).to_numpy()
+    for model in sorted(set(models) - {""}):
+        mine = models == model
+        wanted: list[str | None] = sorted(set(tasks[mine])) if bench.TASK_REQUIRED else [None]
+        for task in wanted:
+            rows = mine if task is None else mine & (tasks == task)
+            runs.append(Run(model, task, bench.score(table[rows], task=task, parser=parser),
+                            bench.score(corrected[rows], task=task, parser=parser)))
+    return runs

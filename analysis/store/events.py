@@ -188,17 +188,25 @@ def write_labels(store: Store, writes: Sequence[tuple[ItemRef, str, Any]], revie
     (not an error) unless ``allow_same``; returns the events written. Labels are locked in a
     fixed order (item, field) so two batches over the same labels cannot deadlock.
     """
+    return write_label_rows(store, [(ref, field, value, reason) for ref, field, value in writes], reviewer,
+                            scope=scope, kind=kind, allow_same=allow_same)
+
+
+def write_label_rows(store: Store, writes: Sequence[tuple[ItemRef, str, Any, str]], reviewer: Identity,
+                     *, scope: str, kind: str = "set", allow_same: bool = False) -> list[Event]:
+    """:func:`write_labels` with a reason per write (``(item, field, value, reason)``), one transaction."""
     who = as_identity(reviewer)
     if scope not in SCOPES or kind not in KINDS or kind == "undo":
         raise InvalidLabel(f"write_labels takes a scope of {', '.join(SCOPES)} and kind set or adjudicate")
-    if not isinstance(reason, str) or len(reason) > MAX_REASON:
-        raise InvalidLabel(f"reason must be text of at most {MAX_REASON:,} characters")
+    for *_, reason in writes:
+        if not isinstance(reason, str) or len(reason) > MAX_REASON:
+            raise InvalidLabel(f"reason must be text of at most {MAX_REASON:,} characters")
     planned = sorted(((ref, field, normalize(field, value, benchmark=ref.benchmark, task=ref.task,
-                                             original=ref.gold))
-                      for ref, field, value in writes), key=lambda w: (w[0].item_id, w[1]))
+                                             original=ref.gold), reason)
+                      for ref, field, value, reason in writes), key=lambda w: (w[0].item_id, w[1]))
     events: list[Event] = []
     with write_tx(store) as conn:
-        for ref, field, value in planned:
+        for ref, field, value, reason in planned:
             try:
                 events.append(_insert(conn, store, ref, field, who, reason, scope, kind, uuid.uuid4().hex,
                                       _set_to(ref, field, value, scope, allow_same)))
@@ -271,11 +279,10 @@ def _time_after(previous: str | None) -> str:
 
 
 def _scoring_version(benchmark: str) -> str:
-    from analysis.benchmarks import REGISTRY
+    from analysis.benchmarks import get
 
-    module = REGISTRY.get(benchmark)
-    return str(getattr(module, "VERSION", "")) if module is not None else ""
+    return get(benchmark).VERSION
 
 
 __all__ = ["KINDS", "SCOPES", "Event", "ItemRef", "NoChange", "NothingToUndo", "as_item", "relabel",
-           "undo", "undo_target", "write_label", "write_labels"]
+           "undo", "undo_target", "write_label", "write_label_rows", "write_labels"]

@@ -26,8 +26,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from collections.abc import Iterable
+from typing import Any
+
+from analysis import benchmarks
+from analysis.benchmarks.base import GoldKind
+from analysis.errors import InvalidLabel as InvalidLabel
+from analysis.tags import spans_to_tagged, tagged_to_spans, untag
 
 FIELDS: tuple[str, ...] = ("gold", "flag", "note")
 FLAGS: tuple[str, ...] = ("ambiguous", "broken-media", "invalid-question", "wrong-options")
@@ -44,32 +49,17 @@ MAX_VALUE = 1_000_000
 MAX_NOTE = 20_000
 MAX_REASON = 4_000
 
-OPEN, CLOSE = "<HALLUCINATION>", "</HALLUCINATION>"
-_TAG = re.compile(r"</?hallucination>", re.IGNORECASE)
 
 _YES_NO = {"yes": "yes", "y": "yes", "true": "yes", "no": "no", "n": "no", "false": "no"}
-GoldKind = Literal["yesno", "letters", "letter", "order", "scene", "tagged", "text"]
-
-
-class InvalidLabel(ValueError):
-    """A label value that does not fit its field, benchmark or task."""
 
 
 def gold_kind(benchmark: str, task: str = "", original: str | None = None) -> GoldKind:
-    """Which kind of gold value an item of ``benchmark`` / ``task`` takes."""
-    if benchmark == "cmm" or (benchmark == "avhbench" and task != "AV Captioning"):
-        return "yesno"
-    if benchmark == "vidhalluc":
-        kinds: dict[str, GoldKind] = {"bqa": "yesno", "mcq": "letters", "tsh": "order", "sth": "scene"}
-        return kinds.get(task, "text")
-    if benchmark == "cdh-bench":
-        if task == "mc":
-            return "letter"
-        if task == "qa" and (original is None or original.strip().lower() in ("yes", "no")):
-            return "yesno"
-    if benchmark == "detailverifybench":
-        return "tagged"
-    return "text"
+    """Which kind of gold value an item of ``benchmark`` / ``task`` takes (the benchmark says)."""
+    try:
+        bench = benchmarks.get(benchmark)
+    except benchmarks.UnknownBenchmark as exc:
+        raise InvalidLabel(str(exc)) from None
+    return bench.gold_kind(task, original)
 
 
 def option_count(options: Any) -> int:
@@ -185,52 +175,6 @@ def _scene(text: str) -> str:
     if change == "Yes" and not re.match(r"from (.+?) to (.+?)\.", locations, re.I):
         raise InvalidLabel("a scene change needs its locations as 'from X to Y.'")
     return f"Scene change: {change}, Locations: {locations}" if change == "Yes" else "Scene change: No"
-
-
-def untag(tagged: str) -> str:
-    """The caption without its hallucination tags."""
-    return _TAG.sub("", tagged)
-
-
-def tagged_to_spans(tagged: str) -> list[tuple[int, int]]:
-    """Character spans ``[start, end)`` of the tagged parts, as offsets into the untagged caption."""
-    spans: list[tuple[int, int]] = []
-    start: int | None = None
-    removed = 0
-    for match in _TAG.finditer(tagged):
-        at = match.start() - removed
-        closing = match.group(0).startswith("</")
-        if closing == (start is None):
-            raise InvalidLabel(f"unbalanced or nested hallucination tag at character {match.start()}")
-        if closing:
-            assert start is not None
-            if at > start:
-                spans.append((start, at))
-            start = None
-        else:
-            start = at
-        removed += len(match.group(0))
-    if start is not None:
-        raise InvalidLabel("a hallucination tag is not closed")
-    return spans
-
-
-def spans_to_tagged(clean: str, spans: Sequence[Sequence[int]]) -> str:
-    """Tag ``clean`` at the given character spans (sorted; overlapping spans are merged)."""
-    merged: list[list[int]] = []
-    for start, end in sorted((int(s), int(e)) for s, e in spans):
-        if not 0 <= start < end <= len(clean):
-            raise InvalidLabel(f"span [{start}, {end}) is outside the caption (length {len(clean)})")
-        if merged and start < merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    out, pos = [], 0
-    for start, end in merged:
-        out += [clean[pos:start], OPEN, clean[start:end], CLOSE]
-        pos = end
-    out.append(clean[pos:])
-    return "".join(out)
 
 
 def _tagged(value: str, original: str | None) -> str:

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import gradio as gr
+import pandas as pd
 
+from analysis import benchmarks
 from analysis.catalog import Catalog
 from analysis.spans import NO_HALLUCINATION
 from analysis.views import ItemDetail, span_view
@@ -18,7 +20,6 @@ from components.browse import render
 from components.keys import MEDIA_ID, NEXT_ID, PREV_ID
 
 EMPTY = '<p class="hs-none">Select a row of the table (or press n) to inspect an item.</p>'
-SPAN_BENCHMARKS = frozenset({"detailverifybench"})
 
 
 @dataclass
@@ -62,7 +63,7 @@ def build_inspector() -> InspectWidgets:
 
 def inspect_row(catalog: Catalog, row: int | None, position: str = "",
                 *, detail: ItemDetail | None = None) -> tuple[str, str, str, Any, str]:
-    """Status line, media, item, span view (shown for span benchmarks only) and other answers of ``row``.
+    """Status line, media, item, span view (tagged gold only) and other answers of ``row``.
 
     ``detail``: the item as the viewer may see it (corrected gold), instead of the catalog's.
     """
@@ -70,9 +71,12 @@ def inspect_row(catalog: Catalog, row: int | None, position: str = "",
         return position, "", EMPTY, gr.update(value="", visible=False), ""
     detail = detail or catalog.detail(row)
     bench = str(detail.fields["benchmark"])
-    is_span = bench in SPAN_BENCHMARKS
+    gold = detail.fields.get("gold")
+    kind = benchmarks.get(bench).gold_kind(str(detail.fields.get("task") or ""),
+                                           None if gold is None or gold is pd.NA else str(gold))
+    is_span = kind == "tagged"
     media = render.media_html(detail, catalog.resolver(bench))
-    item = render.item_html(detail, spans=is_span)
+    item = render.item_html(detail, kind=kind)
     spans = (
         gr.update(value=spans_for(detail), visible=True) if is_span else gr.update(value="", visible=False)
     )

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from analysis.benchmarks.base import GoldKind
 from analysis.media import MediaResolver
 from analysis.views import ItemDetail, MediaRef, OtherAnswer, SpanView
 
@@ -100,11 +101,12 @@ def _options(detail: ItemDetail) -> list[str]:
     return []
 
 
-def item_html(detail: ItemDetail, *, spans: bool = False) -> str:
+def item_html(detail: ItemDetail, *, kind: GoldKind = "text") -> str:
     """Question, options, answer with its reading, gold and verdicts of one row.
 
-    ``spans``: a span-tagging item (DetailVerifyBench): the caption and tags are shown by the span
-    view, so here only the verdicts and the model's raw output (folded) appear.
+    ``kind`` is the item's gold kind (its benchmark says). A ``tagged`` item's caption and tags
+    are shown by the span view, so here only the verdicts and the model's raw output (folded)
+    appear; ``order`` and ``scene`` items get their own facts (:func:`task_html`).
     """
     f = detail.fields
     keys = ("benchmark", "model", "task", "category", "subcategory")
@@ -113,7 +115,7 @@ def item_html(detail: ItemDetail, *, spans: bool = False) -> str:
         f'<div class="hs-meta">{where}<br><code>{escape(str(f["item_id"]))}</code> '
         f'<span class="hs-source">{_text(f.get("source"))}</span></div>'
     ]
-    if spans:
+    if kind == "tagged":
         parts.append(_facts(detail, parsed=False, gold=False))
         raw = detail.extra.get("raw_output")
         if raw:
@@ -126,7 +128,7 @@ def item_html(detail: ItemDetail, *, spans: bool = False) -> str:
     options = _options(detail)
     if options:
         parts.append('<ul class="hs-options">' + "".join(f"<li>{escape(o)}</li>" for o in options) + "</ul>")
-    parts += [answer_html(detail), _facts(detail), task_html(detail), pair_html(detail)]
+    parts += [answer_html(detail), _facts(detail), task_html(detail, kind), pair_html(detail)]
     return "".join(p for p in parts if p)
 
 
@@ -162,12 +164,10 @@ def _facts(detail: ItemDetail, *, parsed: bool = True, gold: bool = True) -> str
 _ACTION = re.compile(r"Action ([AB])\.\s*([^\n]*)")
 
 
-def task_html(detail: ItemDetail) -> str:
-    """Task-specific facts: VidHalluc TSH's two actions in the read and gold orders; STH's scene change."""
+def task_html(detail: ItemDetail, kind: GoldKind) -> str:
+    """Facts of an order or scene gold: both actions in the read and gold orders; the scene change."""
     f = detail.fields
-    if f.get("benchmark") != "vidhalluc":
-        return ""
-    if f.get("task") == "tsh":
+    if kind == "order":
         actions = dict(_ACTION.findall(str(f.get("question") or "")))
 
         def order(text: object) -> str:
@@ -176,7 +176,7 @@ def task_html(detail: ItemDetail) -> str:
 
         rows = _row("model order", order(f.get("parsed"))) + _row("gold order", order(f.get("gold")))
         return f'<table class="hs-facts hs-task">{rows}</table>'
-    if f.get("task") == "sth":
+    if kind == "scene":
         x = detail.extra
         rows = _row(
             "model",

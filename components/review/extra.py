@@ -14,7 +14,6 @@ from typing import Any
 import orjson
 import pandas as pd
 
-from analysis import benchmarks
 from analysis.charts import derive_columns
 from analysis.store import (
     Identity,
@@ -22,6 +21,8 @@ from analysis.store import (
     agreement_report,
     apply_corrections,
     assign,
+    corrected_runs,
+    count_corrections,
     current_labels,
     disagreements,
     events_frame,
@@ -50,28 +51,24 @@ def corrected_table(ctx: ReviewContext, benchmark: str) -> pd.DataFrame:
 
 
 def metric_lines(ctx: ReviewContext, benchmark: str | None, limit: int = 12) -> str:
-    """Markdown: per model, each metric that corrected gold changes (``cfad 0.114 -> 0.091``)."""
+    """Markdown: per model (and task), each metric that corrected gold changes (``cfad 0.114 -> 0.091``)."""
     if ctx.store is None or not benchmark:
         return "Corrected metrics need a label store."
     table = ctx.catalog.table
     rows = table[table["benchmark"] == benchmark]
     fixed = apply_corrections(rows, current_labels(ctx.store, benchmark))
-    n = int(fixed.loc[fixed["gold_corrected"], "item_id"].nunique())
+    n = count_corrections(fixed)
     if n == 0:
         return f"No gold corrections on {benchmark} yet: corrected metrics equal the official ones."
-    module = benchmarks.get(benchmark)
     lines = [f"**{benchmark}: {n} gold correction(s)**"]
-    for model in sorted(rows["model"].astype(str).unique()):
-        if not model:
-            continue
-        before = module.score(rows[rows["model"] == model])
-        after = module.score(fixed[fixed["model"] == model])
+    for run in corrected_runs(rows, fixed):
+        who = run.model if run.task is None else f"{run.model} · {run.task}"
         # headline metrics only: overall and per task, not every task/category cell
         changes = [(p.removeprefix("overall.").removeprefix("groups.task."), a, b)
-                   for p, a, b in metric_changes(before, after)
+                   for p, a, b in metric_changes(run.official, run.corrected)
                    if "/" not in p and not p.rsplit(".", 1)[-1].startswith("n")]
         for path, old, new in changes[:limit]:
-            lines.append(f"- `{escape(model)}` {escape(path)}: {_num(old)} → {_num(new)}"
+            lines.append(f"- `{escape(who)}` {escape(path)}: {_num(old)} → {_num(new)}"
                          f" after {n} correction(s)")
     if len(lines) == 1:
         lines.append("No metric changed.")
@@ -254,14 +251,15 @@ def build_exports(ctx: ReviewContext, benchmark: str | None, who: Identity | Non
 
 
 def native_zip(ctx: ReviewContext, benchmark: str, out: Path) -> Path:
-    """The benchmark's gold files rewritten with corrected gold, zipped."""
+    """Corrected copies of the benchmark's loaded files that carry gold, zipped (relative paths)."""
     from analysis.store.corrected import write_native
 
     assert ctx.store is not None
-    sources = ctx.extra.get("gold_files", {}).get(benchmark, [])
-    written = write_native(benchmark, sources, current_labels(ctx.store, benchmark), out / "native")
+    sources = ctx.catalog.files.get(benchmark, [])
+    folder = out / "native"
+    written = write_native(benchmark, sources, current_labels(ctx.store, benchmark), folder)
     target = out / f"{benchmark}-corrected-gold.zip"
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in written:
-            archive.write(path, path.name)
+            archive.write(path, path.relative_to(folder).as_posix())
     return target

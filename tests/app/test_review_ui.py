@@ -214,7 +214,6 @@ def test_exports_hold_every_event_and_corrected_native_gold(catalog: Catalog, tm
     from components.review.extra import build_exports
 
     ctx = _ctx(catalog, tmp_path)
-    ctx.extra["gold_files"] = app.manifest_gold(SAMPLE_MANIFEST)
     save(ctx, _row(catalog, PAIR_11_QA_CS), ALICE, False, "yes", "", [], "", "=cmd|' /C calc'!A0")
     with pytest.raises(Refused):
         build_exports(ctx, "cdh-bench", None)
@@ -223,7 +222,10 @@ def test_exports_hold_every_event_and_corrected_native_gold(catalog: Catalog, tm
     assert len(pd.read_csv(csv)) == len(pd.read_parquet(parquet)) == 1
     assert json.loads(Path(jsonl).read_text().splitlines()[0])["new_value"] == "yes"
     with zipfile.ZipFile(native) as archive:
-        assert archive.namelist() == ["benchmark.jsonl"]
+        # every loaded file that carries gold, at its path under the files' common folder
+        assert sorted(archive.namelist()) == ["benchmark.jsonl", "predictions/balanced.jsonl",
+                                              "predictions/commonsense-prior.jsonl",
+                                              "predictions/yes-biased.jsonl"]
         text = archive.read("benchmark.jsonl").decode()
     original = (SAMPLE_MANIFEST.parent / "cdh-bench/benchmark.jsonl").read_text()
     assert text.count('"Pair 11"') >= 1 and text != original

@@ -147,3 +147,23 @@ def test_filter_gold_refuses_what_it_cannot_filter(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"ach_mcq\.json"):
         filter_gold(broken, [], tmp_path / "out.json")
     assert not (tmp_path / "out.json").exists()
+
+
+def test_kept_gold_carries_the_item_corrections(store: Store, pairs: pd.DataFrame, tmp_path: Path) -> None:
+    """Issue 9: the kept-pair ach_binaryqa.json / ach_mcq.json ignored gold corrections of their items."""
+    from analysis.store import ItemRef, relabel
+
+    validate_sample(store, pairs)
+    gold = vidhalluc.load_gold(GOLD)
+    bqa_row = gold[(gold["task"] == "bqa") & (gold["pair_id"].astype(str) == KEPT[0])].iloc[0]
+    mcq_row = gold[(gold["task"] == "mcq") & (gold["pair_id"].astype(str) == KEPT[0])].iloc[0]
+    new_bqa = "no" if str(bqa_row["gold"]).lower() == "yes" else "yes"
+    new_mcq = "D" if str(mcq_row["gold"]) != "D" else "A"
+    for row, value in ((bqa_row, new_bqa), (mcq_row, new_mcq)):
+        ref = ItemRef("vidhalluc", str(row["item_id"]), str(row["task"]), str(row["gold"]))
+        relabel(store, ref, "gold", value, ALICE, "wrong gold")
+    written = export_kept_gold(store, GOLD, tmp_path / "out", required=2)
+    reloaded = vidhalluc.load_gold(list(written.values())).set_index("item_id")
+    assert str(reloaded.at[str(bqa_row["item_id"]), "gold"]).lower() == new_bqa
+    assert str(reloaded.at[str(mcq_row["item_id"]), "gold"]) == new_mcq
+    assert set(reloaded["pair_id"].astype(str)) == set(KEPT)

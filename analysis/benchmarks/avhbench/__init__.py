@@ -25,34 +25,57 @@ Card
 - Deviations / choices: captioning rows are shown but neither scored nor counted in
   ``n_skipped``; a yes/no-task record whose gold is not Yes/No is not scored (``n_skipped``); a
   null answer is unparsed (wrong); a record lacking task or label is matched to ``--gold``
-  QA.json on (video_id, stripped text), and one that matches nothing is an input error; a record's
-  own task and label win over the gold file's. ``id: "<video_id>.mp4"`` gives the video id.
-- Scoring VERSION 1. Changelog: 1 (2025) first version.
+  QA.json on (video_id, stripped text), and one that matches nothing is an input error; when
+  ``--gold`` is given its label wins over a label inside the record (a corrected QA.json then
+  scores as corrected). ``id: "<video_id>.mp4"`` gives the video id.
+- Corrections: gold is yes/no (captioning references: text); corrected copies rewrite ``label``
+  (or ``ground_truth`` / ``answer``) of QA.json and of prediction files that carry gold.
+- Scoring VERSION 2. Changelog: 1 (2025) first version; 2 (2026) a given gold file wins over
+  labels inside prediction records (before, the records' labels won and ``--gold`` was ignored).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from analysis.benchmarks.avhbench import gold as _gold
+from analysis.benchmarks.avhbench import native as _native
 from analysis.benchmarks.avhbench import table as _avh_table
 from analysis.benchmarks.avhbench.auditing import audit_records
+from analysis.benchmarks.avhbench.detect import recognise as recognise
 from analysis.benchmarks.avhbench.read import read
-from analysis.benchmarks.base import Finding, ScoreReport, refuse_task, resolve_parser
+from analysis.benchmarks.base import (
+    Bools,
+    ChartKind,
+    Finding,
+    GoldKind,
+    ScoreReport,
+    refuse_task,
+    resolve_parser,
+)
+from analysis.benchmarks.corrected import load_as_shown
 from analysis.metrics import NO, UNPARSED, YES, MetricDict, binary_metrics
 from analysis.table import concat_tables
 from analysis.yesno import first_word, negation_aware, read_column
 
 NAME = "avhbench"
-VERSION = "1"
+VERSION = "2"
 TASKS: tuple[str, ...] = ()
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("first-word", "negation-aware", "substring")
 ALT_PARSER = "negation-aware"
+DETECT_RANK = 9
+TAKES_GOLD = True
+NEEDS_GOLD: frozenset[str | None] = frozenset()
+TRY_EACH_GOLD = False
+CHARTS: frozenset[ChartKind] = frozenset()
+DERIVED: Mapping[str, Any] = {}
 
 CAPTIONING = _avh_table.CAPTIONING
 BOTH = 2
@@ -138,3 +161,29 @@ def _codes(rows: pd.DataFrame, parser: str) -> npt.NDArray[np.int8]:
 def audit(paths: Sequence[Path], *, media_root: Path | None = None) -> list[Finding]:
     """Find data problems in QA.json files (and missing or unreadable videos under ``media_root``)."""
     return audit_records([read(Path(p), need_pred=False) for p in paths], media_root)
+
+
+def gold_kind(task: str, original: str | None) -> GoldKind:
+    """Yes/no, except the captioning references (text)."""
+    return _gold.gold_kind(task, original)
+
+
+def rescore(table: pd.DataFrame, rows: Bools, labels: Mapping[str, str]) -> None:
+    """The parsed yes/no against the corrected gold (both readings)."""
+    _gold.rescore(table, rows, labels)
+
+
+def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
+    """QA.json, or a prediction file carrying labels, with corrected labels."""
+    return _native.write_corrected(path, gold, load_as_shown(load_gold, load, path))
+
+
+def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
+    """No chart columns of its own."""
+    return {}
+
+
+def label_recall(gold: Sequence[str], predictions: Sequence[str],
+                 labels: Sequence[Sequence[dict[str, Any]] | None]) -> dict[str, MetricDict]:
+    """No typed span labels: nothing to recall."""
+    return {}

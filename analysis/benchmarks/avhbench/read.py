@@ -7,8 +7,10 @@ Shapes (field aliases in order of preference):
 - ``{id: "<video_id>.mp4", question, answer, pred}`` (JSONL), no task;
 - ``{video_id, task, question, ground_truth, prediction}`` (a JSON list).
 
-A record without its task or label takes them from the gold file's first record with the same
-(``video_id``, stripped ``text``); one that matches nothing is an input error naming it.
+With a gold file, every record takes its label from the gold file's first record with the same
+(``video_id``, stripped ``text``), and its task where it has none: a given gold file wins over
+labels inside the prediction records. A record that matches nothing keeps its own label; one
+without a label that matches nothing is an input error naming it.
 """
 
 from __future__ import annotations
@@ -60,6 +62,12 @@ def read(path: Path, *, need_pred: bool, gold: Path | None = None) -> Parsed:
         video_id, text = _video_id(records, i), _pick(records, i, TEXT_KEYS)
         task = _pick(records, i, TASK_KEYS, optional=True)
         label = _pick(records, i, LABEL_KEYS, optional=True)
+        if need_pred and gold is not None:  # a given gold file wins over labels inside the records
+            if lookup is None:
+                lookup = _gold_lookup(records, i, gold, "label")
+            found = lookup.get((video_id, text.strip()))
+            if found is not None:
+                task, label = (task if task is not None else found[0]), found[1]
         if task is None or label is None:
             if lookup is None:
                 missing = "task" if task is None else "label"

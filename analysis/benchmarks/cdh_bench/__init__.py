@@ -72,7 +72,7 @@ Changelog
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -81,10 +81,14 @@ import numpy.typing as npt
 import orjson
 import pandas as pd
 
-from analysis.benchmarks.base import Finding, ScoreReport, resolve_parser
+from analysis.benchmarks.base import Bools, ChartKind, Finding, GoldKind, ScoreReport, resolve_parser
 from analysis.benchmarks.cdh_bench import auditing as _cdh_audit
+from analysis.benchmarks.cdh_bench import gold as _gold
+from analysis.benchmarks.cdh_bench import native as _native
 from analysis.benchmarks.cdh_bench import parse as _cdh_parse
 from analysis.benchmarks.cdh_bench import read as _cdh_load
+from analysis.benchmarks.cdh_bench.detect import recognise as recognise
+from analysis.benchmarks.corrected import load_as_shown
 from analysis.errors import InputError
 from analysis.metrics import MetricDict, counterfactual_metrics
 from analysis.table import concat_tables, make_table, media_json
@@ -95,6 +99,13 @@ TASKS: tuple[str, ...] = _cdh_load.TASKS
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("official", "reparse", "strict")
 ALT_PARSER = "strict"
+DETECT_RANK = 1
+TAKES_GOLD = False
+NEEDS_GOLD: frozenset[str | None] = frozenset()
+TRY_EACH_GOLD = False
+CHARTS: frozenset[ChartKind] = frozenset({"counterfactual"})
+DERIVED: Mapping[str, Any] = {"_cs_error": False}
+"""``_cs_error``: a wrong counterfactual answer equal to the commonsense gold (the official flag)."""
 
 BoolArray = npt.NDArray[np.bool_]
 
@@ -232,3 +243,40 @@ def _metrics(rows: pd.DataFrame, correct: BoolArray, cs_error: BoolArray) -> Met
     cf = (rows["side"] == "counterfactual").to_numpy(dtype=bool)
     cs = (rows["side"] == "commonsense").to_numpy(dtype=bool)
     return counterfactual_metrics(correct[cf], correct[cs], cs_error[cf])
+
+
+def gold_kind(task: str, original: str | None) -> GoldKind:
+    """``mc``: one option letter; ``qa``: yes/no where the official gold is yes/no, else text."""
+    return _gold.gold_kind(task, original)
+
+
+def rescore(table: pd.DataFrame, rows: Bools, labels: Mapping[str, str]) -> None:
+    """Official re-parse and strict reader against the new gold.
+
+    A pair's counterfactual side follows its commonsense gold (CCR); ``extra``'s stored verdicts too.
+    """
+    _gold.rescore(table, rows, labels)
+
+
+def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
+    """``benchmark.jsonl`` with corrected ``*_gt``, or a corrected ``results.jsonl``.
+
+    The results get ``gt``, ``cs_gt``, ``cf_gt`` and the verdicts the official summary reads.
+    """
+    return _native.write_corrected(path, gold, lambda: load_as_shown(load_gold, load, path))
+
+
+def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
+    """``_cs_error`` of the scored counterfactual rows, by the official rule."""
+    cs_error = np.zeros(len(rows), dtype=bool)
+    wanted = ((table["side"] == "counterfactual") & table["scored"]).to_numpy(dtype=bool)
+    cf = np.flatnonzero(wanted[rows])
+    if cf.size:
+        cs_error[cf] = verdicts(table.iloc[rows[cf]], "official")[1]
+    return {"_cs_error": cs_error}
+
+
+def label_recall(gold: Sequence[str], predictions: Sequence[str],
+                 labels: Sequence[Sequence[dict[str, Any]] | None]) -> dict[str, MetricDict]:
+    """No typed span labels: nothing to recall."""
+    return {}

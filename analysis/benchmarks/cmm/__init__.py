@@ -16,14 +16,15 @@ Card
   ``sub_category`` and per granularity x sub_category. ``--parser official`` reproduces it.
 - Quirks kept on purpose: "nothing", "none", "not", "cannot", "unknown", "noise", even "I know"
   count as no; "Sure, yes" and "I did not" as neither; "yesno" / "noyes" as both (correct for
-  either gold). Note ``"yes/no"[:5]`` is ``"yes/n"``: that answer is yes only (benchmarks.md says
-  "yes/no" counts as both; the script's own rule says otherwise, and the script wins).
+  either gold). Note ``"yes/no"[:5]`` is ``"yes/n"``: that answer is yes only
+  (``docs/benchmarks/cmm.md`` lists "yes/no" as both; the script's own rule says otherwise, and
+  the script wins).
 - Scoring VERSION 1. Additions beside the official numbers (clearly not in the script):
   precision, recall, F1 and yes ratio, reading a prediction as yes when ``yes`` is in its first
   five characters, else no when ``no`` is, else unparsed; ``groups.granularity`` pooled over all
   sub-categories (``object-level`` / ``event-level`` only). The script's third table
   (granularity x sub-category, keys like ``object-level/visual-language``) comes from
-  :func:`granularity_by_sub_category`, not ``score``, whose groups are cli.md's two. Parsers
+  :func:`granularity_by_sub_category`, not ``score``, whose groups are docs/cli.md's two. Parsers
   ``first-word`` and ``negation-aware`` (the table's alternative) compare a yes/no reading with
   the gold; they also give 0 for zero denominators.
 - Deviations: a missing or null ``pred`` is an input error naming the line (the official script
@@ -42,17 +43,32 @@ Card
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
+from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
-from analysis.benchmarks.base import Finding, ScoreReport, refuse_task, resolve_parser
+from analysis.benchmarks.base import (
+    Bools,
+    ChartKind,
+    Finding,
+    GoldKind,
+    ScoreReport,
+    refuse_task,
+    resolve_parser,
+)
+from analysis.benchmarks.cmm import gold as _gold
+from analysis.benchmarks.cmm import native as _native
 from analysis.benchmarks.cmm import table as _cmm_table
 from analysis.benchmarks.cmm.auditing import audit_rows
 from analysis.benchmarks.cmm.columns import item_id
+from analysis.benchmarks.cmm.detect import recognise as recognise
 from analysis.benchmarks.cmm.read import Rows, read_rows
 from analysis.benchmarks.cmm.scoring import DETAIL_GROUP, flags, grouped
+from analysis.benchmarks.corrected import load_as_shown
 from analysis.errors import InputError
 from analysis.metrics import MetricDict
 from analysis.table import concat_tables
@@ -63,6 +79,12 @@ TASKS: tuple[str, ...] = ()
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("official", "first-word", "negation-aware")
 ALT_PARSER = "negation-aware"
+DETECT_RANK = 2
+TAKES_GOLD = False
+NEEDS_GOLD: frozenset[str | None] = frozenset()
+TRY_EACH_GOLD = False
+CHARTS: frozenset[ChartKind] = frozenset()
+DERIVED: Mapping[str, Any] = {}
 
 SPELLINGS = ("raw_files", "reorg_raw_files")
 """The two names of the media folder: the template's and the released zip's."""
@@ -121,7 +143,7 @@ def granularity_by_sub_category(table: pd.DataFrame, *, parser: str | None = Non
     """The official script's third table: metrics per ``"<granularity>/<sub_category>"``.
 
     Keys like ``object-level/visual-language``, granularities ``object-level`` and
-    ``event-level`` only. Not part of :func:`score`'s report, whose groups are the two of cli.md.
+    ``event-level`` only. Not part of :func:`score`'s report, whose groups are the two of docs/cli.md.
     """
     return _grouped(table, parser or PARSERS[0], detail=True)[1][DETAIL_GROUP]
 
@@ -169,3 +191,29 @@ def _model_name(rows: Rows) -> str | None:
         name = names.pop()
         return name if isinstance(name, str) and name else None
     return None
+
+
+def gold_kind(task: str, original: str | None) -> GoldKind:
+    """Yes/no."""
+    return "yesno"
+
+
+def rescore(table: pd.DataFrame, rows: Bools, labels: Mapping[str, str]) -> None:
+    """The official substring rule on ``pred[:5]`` and the alternative reading, against the new gold."""
+    _gold.rescore(table, rows, labels)
+
+
+def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
+    """The JSONL (gold and predictions in one) with corrected ``answer``."""
+    return _native.write_corrected(path, gold, load_as_shown(load_gold, load, path))
+
+
+def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
+    """No chart columns of its own."""
+    return {}
+
+
+def label_recall(gold: Sequence[str], predictions: Sequence[str],
+                 labels: Sequence[Sequence[dict[str, Any]] | None]) -> dict[str, MetricDict]:
+    """No typed span labels: nothing to recall."""
+    return {}

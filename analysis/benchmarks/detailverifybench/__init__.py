@@ -79,25 +79,30 @@ Changelog:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
-from analysis.benchmarks.base import Finding, ScoreReport, resolve_parser
+from analysis.benchmarks.base import Bools, ChartKind, Finding, GoldKind, ScoreReport, resolve_parser
+from analysis.benchmarks.corrected import load_as_shown
+from analysis.benchmarks.detailverifybench import gold as _gold
+from analysis.benchmarks.detailverifybench import native as _native
 from analysis.benchmarks.detailverifybench import read as dvb_io
 from analysis.benchmarks.detailverifybench.auditing import audit_gold
 from analysis.benchmarks.detailverifybench.columns import ColumnTexts, extra_column, may_hold_labels
+from analysis.benchmarks.detailverifybench.detect import recognise as recognise
 from analysis.benchmarks.detailverifybench.measure import Comparison
 from analysis.benchmarks.detailverifybench.scoring import (
     compare,
     compare_flags,
     compare_parsers,
-    label_recall,
     summarize,
 )
+from analysis.benchmarks.detailverifybench.scoring import label_recall as _label_recall
 from analysis.errors import InputError
 from analysis.metrics import MetricDict
 from analysis.spans import strip_tags
@@ -109,6 +114,14 @@ TASKS: tuple[str, ...] = ()
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("official", "aligned")
 ALT_PARSER = "aligned"
+DETECT_RANK = 0
+TAKES_GOLD = True
+NEEDS_GOLD: frozenset[str | None] = frozenset()
+TRY_EACH_GOLD = True
+"""The gold (label types) is optional and belongs to one of the two sets: the first that fits."""
+CHARTS: frozenset[ChartKind] = frozenset({"spans"})
+DERIVED: Mapping[str, Any] = {"_token_f1": np.nan, "_labels": None}
+"""``_token_f1``: the official per-item token F1; ``_labels``: the gold label entries, if loaded."""
 OFFICIAL_PARSERS = frozenset({"official"})
 """Parsers that reproduce the official scorer; ``aligned`` is a halluscope addition."""
 
@@ -226,7 +239,7 @@ def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = 
         "domain": {d: summarize(result, domains == d) for d in sorted(set(domains.tolist()))}
     }
     if labels is not None:
-        groups["label_type"] = label_recall(result.label_hits)
+        groups["label_type"] = _label_recall(result.label_hits)
     return {
         "benchmark": NAME,
         "task": None,
@@ -259,9 +272,39 @@ def label_type_recall(
     parser: str = "official",
 ) -> dict[str, MetricDict]:
     """Per label type token recall of tagged predictions against tagged gold and its label entries."""
-    return label_recall(compare(gold, predictions, parser, labels).label_hits)
+    return _label_recall(compare(gold, predictions, parser, labels).label_hits)
 
 
 def audit(paths: Sequence[Path], *, media_root: Path | None = None) -> list[Finding]:
     """Tag, label, ``Modify``, duplicate and media problems of gold JSONL files."""
     return audit_gold(paths, media_root)
+
+
+def gold_kind(task: str, original: str | None) -> GoldKind:
+    """A tagged caption: only the ``<HALLUCINATION>`` tags may change."""
+    return "tagged"
+
+
+def rescore(table: pd.DataFrame, rows: Bools, labels: Mapping[str, str]) -> None:
+    """Token flags and exact-match verdicts of the model's tags against the new tagged gold."""
+    _gold.rescore(table, rows, labels, ALT_PARSER)
+
+
+def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
+    """A gold set or the pipeline output with corrected tags.
+
+    Gold sets: ``description_tag``, ``Modify``, ``hallucination_labels``; the pipeline output:
+    ``gt_hallucinated_caption_with_tags``.
+    """
+    return _native.write_corrected(path, gold, load_as_shown(load_gold, load, path))
+
+
+def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
+    """Per scored row the official token F1 and the gold label entries kept in ``extra``."""
+    return _gold.chart_columns(table, rows)
+
+
+def label_recall(gold: Sequence[str], predictions: Sequence[str],
+                 labels: Sequence[Sequence[dict[str, Any]] | None]) -> dict[str, MetricDict]:
+    """Token recall per label type of the rows' tagged predictions (official parser)."""
+    return label_type_recall(gold, predictions, labels)

@@ -249,7 +249,7 @@ def _differing_words(part: _Part) -> IntArray:
 
 
 def summarize(c: Comparison, mask: BoolArray) -> MetricDict:
-    """The eleven numbers of ``cli.md`` over the items in ``mask`` (official zero conventions)."""
+    """The eleven numbers of ``docs/cli.md`` over the items in ``mask`` (official zero conventions)."""
     out: MetricDict = {}
     for level, values in (("token", c.token), ("sentence", c.sentence)):
         for name, arr in values.items():

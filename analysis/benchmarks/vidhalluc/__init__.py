@@ -107,16 +107,21 @@ Changelog: 1.0 -- first version: four official scorers, lenient parsers, pluggab
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
+import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
-from analysis.benchmarks.base import Finding, ScoreReport, resolve_parser
+from analysis.benchmarks.base import Bools, ChartKind, Finding, GoldKind, ScoreReport, resolve_parser
 from analysis.benchmarks.vidhalluc import auditing as gold_files
 from analysis.benchmarks.vidhalluc import bqa, mcq, sth, tsh
+from analysis.benchmarks.vidhalluc import gold as _gold
+from analysis.benchmarks.vidhalluc import native as _native
 from analysis.benchmarks.vidhalluc.common import ALT, model_name
+from analysis.benchmarks.vidhalluc.detect import recognise as recognise
 from analysis.embedder import SentenceEmbedder
 from analysis.errors import InputError
 from analysis.metrics import MetricDict
@@ -129,6 +134,12 @@ TASKS: tuple[str, ...] = ("bqa", "mcq", "tsh", "sth")
 TASK_REQUIRED = True
 PARSERS: tuple[str, ...] = ("official", ALT)
 ALT_PARSER = ALT
+DETECT_RANK = 0
+TAKES_GOLD = True
+NEEDS_GOLD: frozenset[str | None] = frozenset({"bqa", "sth"})
+TRY_EACH_GOLD = False
+CHARTS: frozenset[ChartKind] = frozenset()
+DERIVED: Mapping[str, Any] = {}
 
 _GOLD_FILE = {"bqa": "ach_binaryqa.json", "sth": "sth.json"}
 _GOLD_LOADERS = {"bqa": bqa.load_gold, "mcq": mcq.load_gold, "tsh": tsh.load_gold, "sth": sth.load_gold}
@@ -209,3 +220,29 @@ def _task(task: str | None) -> str:
 def _only_task(table: pd.DataFrame) -> str | None:
     tasks = sorted(set(table["task"].astype(str)))
     return tasks[0] if len(tasks) == 1 else None
+
+
+def gold_kind(task: str, original: str | None) -> GoldKind:
+    """BQA yes/no, MCQ a set of letters, TSH an order, STH a scene change with its locations."""
+    return _gold.gold_kind(task, original)
+
+
+def rescore(table: pd.DataFrame, rows: Bools, labels: Mapping[str, str]) -> None:
+    """Each task's own verdicts against the new gold (STH also takes the corrected locations)."""
+    _gold.rescore(table, rows, labels)
+
+
+def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
+    """A gold file, or an MCQ / TSH result file (they carry ``Correct Answer``), corrected."""
+    return _native.write_corrected(path, gold)
+
+
+def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
+    """No chart columns of its own."""
+    return {}
+
+
+def label_recall(gold: Sequence[str], predictions: Sequence[str],
+                 labels: Sequence[Sequence[dict[str, Any]] | None]) -> dict[str, MetricDict]:
+    """No typed span labels: nothing to recall."""
+    return {}

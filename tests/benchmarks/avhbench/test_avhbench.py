@@ -350,3 +350,24 @@ def test_cli_with_gold(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     )
     assert json.loads(capsys.readouterr().out)["parser"] == "substring"
     assert cli.main(["score", "avhbench", str(preds), "--task", "x"]) == 2
+
+
+def test_a_given_gold_file_wins_over_labels_inside_the_records(tmp_path: Path) -> None:
+    """Issue 9: ``--gold <corrected QA.json>`` gave the official numbers when records carry labels."""
+    samples = Path(__file__).resolve().parents[3] / "samples" / "avhbench"
+    if not (samples / "QA.json").exists():
+        pytest.skip("samples not generated")
+    gold = json.loads((samples / "QA.json").read_text(encoding="utf-8"))
+    flipped = 0
+    for record in gold[:6]:
+        if record["label"] in ("Yes", "No"):
+            record["label"] = "No" if record["label"] == "Yes" else "Yes"
+            flipped += 1
+    corrected = tmp_path / "QA.json"
+    corrected.write_text(json.dumps(gold), encoding="utf-8")
+    predictions = samples / "predictions" / "balanced.json"
+    assert "label" in json.loads(predictions.read_text(encoding="utf-8"))[0]  # the records carry labels
+    official = avhbench.score(avhbench.load(predictions, gold=samples / "QA.json"))
+    table = avhbench.load(predictions, gold=corrected)
+    assert flipped and (table["gold"] != avhbench.load(predictions)["gold"]).sum() >= flipped
+    assert avhbench.score(table)["overall"] != official["overall"]

@@ -158,7 +158,7 @@ def test_label_type_recall_micro() -> None:
 
 
 def reference_item(gold: str, pred: str) -> tuple[list[float], list[float], bool, bool]:
-    """The official per-item numbers, written from benchmarks.md with plain loops."""
+    """The official per-item numbers, written from docs/benchmarks/detailverifybench.md with plain loops."""
     g = official_flags(gold)
     p = [False] * len(g) if pred.strip().upper() == "NO HALLUCINATION" else official_flags(pred)
     m = min(len(g), len(p))

@@ -1,4 +1,4 @@
-"""Every extraction rule of VidHalluc (benchmarks.md section 3), one case per line of the case file."""
+"""Every extraction rule of VidHalluc (docs/benchmarks/vidhalluc.md), one case per line of the case file."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``halluscope score vidhalluc ...`` end to end: the JSON contract of cli.md, per task."""
+"""``halluscope score vidhalluc ...`` end to end: the JSON contract of docs/cli.md, per task."""
 
 from __future__ import annotations
 

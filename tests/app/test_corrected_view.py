@@ -1,0 +1,129 @@
+"""The app's corrected view and exports on every benchmark (issue 9's defects, each with its test).
+
+- the Charts tab under "corrected" raised ``ValueError: vidhalluc needs a task``;
+- ``halluscope serve FILE...`` gave an empty "Corrected native gold (zip)";
+- the corrected-metrics summary counted corrections one way, the CLI another.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from app_data import GRADIO_LOOP_WARNINGS, close_gradio_loop
+from corrections_support import SAMPLES, agreeing_value, other_value
+
+from analysis import benchmarks
+from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest, load_paths
+from analysis.cli import main
+from analysis.store import Identity, open_store
+from analysis.views import Filters
+from components.review.context import ReviewContext
+from components.review.extra import build_exports, metric_lines
+from components.review.panel import save
+from components.review.tab import corrected_charts
+
+pytestmark = [*GRADIO_LOOP_WARNINGS, pytest.mark.usefixtures("close_gradio_loop")]
+__all__ = ["close_gradio_loop"]
+ALICE = Identity("alice")
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    if not SAMPLE_MANIFEST.exists():
+        pytest.skip("samples not generated (python samples/generate.py)")
+    return load_manifest(SAMPLE_MANIFEST)
+
+
+def _fix_one_wrong_answer(ctx: ReviewContext, benchmark: str, task: str | None = None) -> int:
+    """Relabel a wrong answer's gold to the model's reading (or flip it); returns the row."""
+    table = ctx.catalog.table
+    rows = table[(table["benchmark"] == benchmark) & table["scored"] & (table["correct"] == False)]  # noqa: E712
+    if task is not None:
+        rows = rows[rows["task"] == task]
+    row = int(rows.index[0])
+    item = {k: table.at[row, k] for k in ("benchmark", "task", "gold", "parsed")}
+    item = {k: (None if v is None or v is pd.NA else str(v)) for k, v in item.items()}
+    value = agreeing_value(item) or other_value(benchmark, str(item["task"] or ""), str(item["gold"]))
+    assert value is not None
+    # the panel's control for the item's kind of gold: letters for MCQ, change + locations for STH
+    change, _, where = value.removeprefix("Scene change: ").partition(", Locations: ")
+    save(ctx, row, ALICE, False, value, value, [], "", "wrong gold", letters=list(value),
+         scene=change if change in ("Yes", "No") else None, locations=where)
+    return row
+
+
+@pytest.mark.parametrize("task", ["bqa", "mcq", "tsh"])
+def test_corrected_view_works_for_vidhalluc_tasks(catalog: Catalog, tmp_path: Path, task: str) -> None:
+    ctx = ReviewContext(catalog, open_store(tmp_path / "labels.db"), ("alice",))
+    _fix_one_wrong_answer(ctx, "vidhalluc", task)
+    lines = metric_lines(ctx, "vidhalluc")  # raised ValueError: vidhalluc needs a task
+    assert "**vidhalluc: 1 gold correction(s)**" in lines
+    assert f"· {task}` accuracy" in lines  # per model and task
+    updates = corrected_charts(ctx, Filters(benchmark="vidhalluc"))
+    assert len(updates) == 5
+
+
+@pytest.mark.parametrize("name", list(benchmarks.REGISTRY))
+def test_corrected_metrics_and_charts_for_every_benchmark(catalog: Catalog, tmp_path: Path,
+                                                          name: str) -> None:
+    ctx = ReviewContext(catalog, open_store(tmp_path / "labels.db"), ("alice",))
+    _fix_one_wrong_answer(ctx, name)
+    lines = metric_lines(ctx, name)
+    assert lines.startswith(f"**{name}: 1 gold correction(s)**") and "→" in lines
+    assert len(corrected_charts(ctx, Filters(benchmark=name))) == 5
+
+
+def test_served_files_give_a_native_zip_with_the_corrected_files(tmp_path: Path) -> None:
+    """As ``halluscope serve FILE...`` loads them (no manifest): the zip held nothing before."""
+    files = [SAMPLES / "cmm/all_data_final_reorg.json", SAMPLES / "cmm/predictions/balanced.jsonl"]
+    catalog = load_paths(files)
+    ctx = ReviewContext(catalog, open_store(tmp_path / "labels.db"), ("alice",))
+    _fix_one_wrong_answer(ctx, "cmm")
+    native = build_exports(ctx, "cmm", ALICE)[-1]
+    with zipfile.ZipFile(native) as archive:
+        names = sorted(archive.namelist())
+        assert names == ["all_data_final_reorg.json", "predictions/balanced.jsonl"]
+        for name, original in zip(names, [files[0], files[1]], strict=True):
+            assert archive.read(name).decode() != original.read_text(encoding="utf-8")
+
+
+def test_cdh_results_from_the_zip_score_as_the_corrected_view(catalog: Catalog, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """CDH-Bench's corrected results.jsonl is rescored by ``score`` (no ``--gold``, which it refuses)."""
+    ctx = ReviewContext(catalog, open_store(tmp_path / "labels.db"), ("alice",))
+    _fix_one_wrong_answer(ctx, "cdh-bench")
+    native = build_exports(ctx, "cdh-bench", ALICE)[-1]
+    with zipfile.ZipFile(native) as archive:
+        archive.extractall(tmp_path / "unzipped")
+    for model in ("balanced", "yes-biased", "commonsense-prior"):
+        copy = tmp_path / "unzipped/predictions" / f"{model}.jsonl"
+        assert main(["score", "cdh-bench", str(copy), "--json"]) == 0
+        rescored = json.loads(capsys.readouterr().out)
+        original = SAMPLES / "cdh-bench/predictions" / f"{model}.jsonl"
+        assert main(["score", "cdh-bench", str(original), "--db", str(tmp_path / "labels.db"),
+                     "--corrected", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out) == rescored
+
+
+def test_summary_and_cli_count_corrections_by_one_rule(catalog: Catalog, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Three gold labels, one of them back to the official value: both say 2 corrections."""
+    db = tmp_path / "labels.db"
+    ctx = ReviewContext(catalog, open_store(db), ("alice",))
+    table = catalog.table
+    rows = table[(table["benchmark"] == "avhbench") & table["scored"] & (table["model"] == "balanced")]
+    first, second, third = (int(i) for i in rows.index[:3])
+    for row in (first, second, third):
+        gold = str(table.at[row, "gold"]).lower()
+        save(ctx, row, ALICE, False, "no" if gold == "yes" else "yes", "", [], "", "fix")
+    official = str(table.at[third, "gold"]).lower()
+    save(ctx, third, ALICE, False, official, "", [], "", "the official gold was right")
+    assert "**avhbench: 2 gold correction(s)**" in metric_lines(ctx, "avhbench")
+    files = [SAMPLES / "avhbench/QA.json", SAMPLES / "avhbench/predictions/balanced.json"]
+    assert main(["export", "avhbench", "--db", str(db), "--format", "native", "--out", str(tmp_path / "out"),
+                 "--gold", *map(str, files)]) == 0
+    assert "with 2 corrected gold value(s)" in capsys.readouterr().out

@@ -1,0 +1,95 @@
+"""The correction loop from the command line, for every benchmark and task of the bundled samples.
+
+``items`` -> ``import`` (twice: the second adds nothing) -> ``score --corrected`` -> ``export
+--format native`` -> ``score`` on the copies: the same numbers as ``--corrected``, and different
+from the official ones (the corrections move the numbers).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from corrections_support import copy_of, corrections, sample_runs, write_jsonl, wrong_first
+
+from analysis.cli import main
+from analysis.store.corrected import common_folder
+
+RUNS = sample_runs()
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out
+
+
+def test_every_benchmark_and_task_is_covered() -> None:
+    from analysis.benchmarks import REGISTRY
+
+    expected = {(n, t) for n, b in REGISTRY.items() for t in (b.TASKS if b.TASK_REQUIRED else (None,))}
+    assert {(n, t) for n, t, *_ in RUNS} == expected
+    assert len(expected) == 8  # five benchmarks, VidHalluc's four tasks
+
+
+@pytest.mark.parametrize(("name", "task", "pred", "gold", "golds"), RUNS,
+                         ids=[f"{n}-{t}" if t else n for n, t, *_ in RUNS])
+def test_items_import_score_export_score(name: str, task: str | None, pred: Path, gold: Path | None,
+                                         golds: list[Path], tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    opts = [*(["--gold", gold] if gold else []), *(["--task", task] if task else [])]
+    items = [json.loads(line) for line in run(["items", name, pred, *opts, "--json"], capsys).splitlines()]
+    assert items and {"item_id", "benchmark", "model", "task", "gold", "parsed", "correct", "scored"} <= set(
+        items[0])
+    rows = corrections(items, wrong_first(items, 3))
+    assert len(rows) == 3
+    fixes = write_jsonl(tmp_path / "fixes.jsonl", rows)
+    db = tmp_path / "labels.db"
+    first = run(["import", name, fixes, "--db", db, "--reviewer", "alice"], capsys)
+    again = run(["import", name, fixes, "--db", db, "--reviewer", "alice"], capsys)
+    assert first.startswith("imported 3 new event(s)")
+    assert again.startswith("imported 0 new event(s)")
+
+    official = json.loads(run(["score", name, pred, *opts, "--json"], capsys))
+    corrected = json.loads(run(["score", name, pred, *opts, "--db", db, "--corrected", "--json"], capsys))
+    assert corrected != official, "the corrections do not move the numbers"
+
+    files = [pred, *golds]
+    out = tmp_path / "native"
+    run(["export", name, "--db", db, "--format", "native", "--out", out, "--gold", *files], capsys)
+    base = common_folder(files)
+    pred_copy = copy_of(pred, out, base)
+    gold_copy = copy_of(gold, out, base) if gold else None
+    rescored_pred = pred_copy if pred_copy.is_file() else pred  # a prediction file without gold stays
+    copy_opts = [*(["--gold", gold_copy] if gold_copy else []), *(["--task", task] if task else [])]
+    again_scored = json.loads(run(["score", name, rescored_pred, *copy_opts, "--json"], capsys))
+    assert again_scored == corrected
+
+
+def test_import_is_atomic_and_names_the_bad_row(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    name, _task, pred, _gold, _ = next(r for r in RUNS if r[0] == "cmm")
+    items = [json.loads(line) for line in run(["items", name, pred, "--json"], capsys).splitlines()]
+    rows = corrections(items, wrong_first(items, 2))
+    rows.append({"item_id": items[0]["item_id"], "field": "gold", "value": "maybe", "reason": "bad"})
+    fixes = write_jsonl(tmp_path / "fixes.jsonl", rows)
+    db = tmp_path / "labels.db"
+    assert main(["import", name, str(fixes), "--db", str(db), "--reviewer", "alice"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "fixes.jsonl" in err and "line 3" in err and "value" in err
+    assert not db.exists()  # every row is checked before the store is even opened: nothing written
+    good = write_jsonl(tmp_path / "good.jsonl", rows[:-1])
+    assert run(["import", name, good, "--db", db, "--reviewer", "alice"], capsys).startswith("imported 2 new")
+    assert main(["import", name, str(fixes), "--db", str(db), "--reviewer", "alice"]) == 2
+    capsys.readouterr()
+    out = tmp_path / "e.jsonl"
+    run(["export", name, "--db", db, "--format", "jsonl", "--out", out], capsys)
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 2  # the bad file added nothing
+
+
+def test_corrected_needs_a_database(capsys: pytest.CaptureFixture[str]) -> None:
+    name, _task, pred, _gold, _ = next(r for r in RUNS if r[0] == "cmm")
+    assert main(["score", name, str(pred), "--corrected", "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "--corrected and --db go together" in err
