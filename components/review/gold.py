@@ -70,6 +70,10 @@ class ReviewerView(ItemView):
         if self.ctx.store is None or not len(table):
             fixed = table.assign(official_gold=table["gold"], gold_corrected=False)
             return fixed.reset_index(drop=True)
+        names = table["benchmark"].astype(str).unique()
+        if len(names) == 1:  # the usual page: one benchmark, no regrouping (takes on Arrow columns cost)
+            labels = current_labels(self.ctx.store, str(names[0]))
+            return apply_corrections(table, labels).reset_index(drop=True)
         parts = []
         for benchmark, sub in table.groupby("benchmark", sort=False, observed=True):
             parts.append(apply_corrections(sub, current_labels(self.ctx.store, str(benchmark))))
@@ -94,11 +98,11 @@ class ReviewerView(ItemView):
 
     def detail(self, row: int) -> ItemDetail:
         """The inspector's item with current gold and the verdicts recomputed against it."""
-        base = self.catalog.detail(row)
-        fields = base.fields
-        same_item = self.catalog.rows_of(str(fields["item_id"]))
-        pair = fields.get("pair_id")
-        same_pair = self.catalog.pair_rows(str(fields["benchmark"]), None if pair is None else str(pair))
+        table = self.catalog.table
+        same_item = self.catalog.rows_of(str(table.at[row, "item_id"]))
+        pair = table.at[row, "pair_id"]
+        pair_id = None if pair is pd.NA else str(pair)
+        same_pair = self.catalog.pair_rows(str(table.at[row, "benchmark"]), pair_id)
         positions = np.unique(np.concatenate([[row], same_item, same_pair]).astype(np.intp))
         fixed = self.corrected(positions)
         local = {int(p): i for i, p in enumerate(positions)}
