@@ -189,13 +189,16 @@ def test_keys_work_after_clicks_and_one_undo_reverts_one_save(browser: Any, trus
     expect(carol.locator("#rv-message")).to_contain_text("Nothing to undo on this item", timeout=T)
     expect(carol.locator("#rv-message")).not_to_contain_text("Undone")
     _shoot(carol, "undo-once-1280-light")
-    before = status.inner_text()
+    expect(status).to_contain_text(re.compile(r"item \d+ of"), timeout=T)
+    here = int(re.search(r"item (\d+) of", status.inner_text()).group(1))  # type: ignore[union-attr]
+    there = re.compile(rf"item {here + 1} of")  # the status line, not its loading timer, says we moved
+    back = re.compile(rf"item {here} of")
     carol.locator("#rv-gold input[value='yes']").click()
     carol.keyboard.press("j")
-    expect(status).not_to_have_text(before, timeout=T)
+    expect(status).to_contain_text(there, timeout=T)
     carol.locator("#rv-flags input").first.click()
     carol.keyboard.press("k")
-    expect(status).to_have_text(before, timeout=T)
+    expect(status).to_contain_text(back, timeout=T)
     carol.keyboard.press("f")
     assert carol.evaluate("document.activeElement.closest('#rv-flags') !== null")
 
@@ -204,10 +207,10 @@ def test_keys_work_after_clicks_and_one_undo_reverts_one_save(browser: Any, trus
     carol.locator("#rv-note textarea, #rv-note input").first.fill("draft: check the flame again")
     carol.locator("#rv-gold input[value='no']").click()  # leaves the note field (its draft is kept)
     carol.keyboard.press("j")
-    expect(status).not_to_have_text(before, timeout=T)
+    expect(status).to_contain_text(there, timeout=T)
     expect(carol.locator("#rv-who")).not_to_contain_text("draft", timeout=T)
     carol.keyboard.press("k")
-    expect(status).to_have_text(before, timeout=T)
+    expect(status).to_contain_text(back, timeout=T)
     expect(carol.locator("#rv-who")).to_contain_text("unsaved draft restored", timeout=T)
     expect(carol.locator("#rv-gold input[value='no']")).to_be_checked()
     note = carol.locator("#rv-note textarea, #rv-note input").first
