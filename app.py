@@ -9,6 +9,7 @@ handlers it wires are plain functions in ``components/``.
 from __future__ import annotations
 
 import os
+import sys
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.pair_validation.checks import BENCHMARK as PAIR_BENCHMARK
 from analysis.pair_validation.previews import default_preview_dir
 from analysis.views import Filters
-from components import keys
+from components import gate, keys
 from components.browse import charts, navigate
 from components.browse import page as browse
 from components.browse.inspector import build_inspector
@@ -36,7 +37,8 @@ from components.style import CSS
 def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Blocks:
     """The reviewer app over ``catalog``; ``review`` (a label store and reviewers) enables review."""
     ctx = review or ReviewContext(catalog)
-    demo = gr.Blocks(title="halluscope")
+    # files handed to download buttons are copied into Gradio's cache: removed after 10 minutes
+    demo = gr.Blocks(title="halluscope", delete_cache=(300, 600))
     with demo:
         current = gr.State(None)
         gr.Markdown(_summary(catalog), elem_id="summary")
@@ -219,13 +221,14 @@ def _problems(ctx: ReviewContext, demo: gr.Blocks) -> None:
 
 
 def launch_kwargs(catalog: Catalog) -> dict[str, Any]:
-    """What ``launch`` needs: styling, the key script, and media roots as the only served folders."""
+    """What ``launch`` needs: styling, the key script, media roots as the only served folders, the gate."""
     return {
         "css": CSS,
         "head": keys.HEAD,
         "allowed_paths": catalog.allowed_paths(),
         "run_history": False,
         "theme": gr.themes.Soft(),
+        **gate.launch_kwargs(),  # uploads only when signed in (capped), sign-in guessing slowed
     }
 
 
@@ -240,8 +243,10 @@ def open_review(catalog: Catalog, *, db: str | None = None, data_dir: Path | Non
     """The label store (mirrored to a HF dataset when ``HALLUSCOPE_HF_DATASET`` is set) and reviewers.
 
     The database file must not lie under a served media root (checked before anything is served).
+    A damaged database raises :class:`~analysis.errors.StoreError` (one line naming it); a data
+    folder that cannot be written gives the read-only demo, saying so in one line on stderr.
     """
-    from analysis.store import assert_not_served, open_store
+    from analysis.store import ReadOnlyStore, assert_not_served, open_store
     from analysis.store.db import default_db_path
     from analysis.store.mirror import open_mirrored_store
 
@@ -249,10 +254,14 @@ def open_review(catalog: Catalog, *, db: str | None = None, data_dir: Path | Non
     roots = [Path(p) for p in catalog.allowed_paths()]
     if db is None:
         assert_not_served(default_db_path(folder), roots)
-    if os.environ.get("HALLUSCOPE_HF_DATASET") and db is None:
-        store = open_mirrored_store(folder)
-    else:
-        store = open_store(db, data_dir=folder, media_roots=roots)
+    try:
+        if os.environ.get("HALLUSCOPE_HF_DATASET") and db is None:
+            store = open_mirrored_store(folder)
+        else:
+            store = open_store(db, data_dir=folder, media_roots=roots)
+    except ReadOnlyStore as exc:
+        print(f"halluscope: {exc}: serving the read-only demo", file=sys.stderr)
+        return ReviewContext(catalog, None, oauth=on_spaces())
     if store.path is not None:
         assert_not_served(store.path, roots)
     roles = roles if roles is not None else roles_from()
@@ -272,8 +281,17 @@ def serve(catalog: Catalog, *, host: str | None = None, port: int | None = None,
 
 
 def main() -> None:
-    """Serve the bundled samples (``python app.py``; on Hugging Face Spaces too)."""
-    serve(load_manifest(SAMPLE_MANIFEST))
+    """Serve the bundled samples (``python app.py``; on Hugging Face Spaces too).
+
+    A label store that cannot be used stops start-up with one line naming it and exit code 2.
+    """
+    from analysis.errors import StoreError
+
+    try:
+        serve(load_manifest(SAMPLE_MANIFEST))
+    except StoreError as exc:
+        print(f"halluscope: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ with the axes laid out here costs about 3 ms, and the app redraws four charts on
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from typing import Any
 
@@ -128,7 +129,32 @@ def figure(
     for key, settings in (axes or {}).items():
         name = f"{key[0]}axis{key[1:]}"
         layout[name] = {**layout[name], **settings}
-    return go.Figure({"data": list(traces), "layout": layout})
+    return go.Figure({"data": [plain_text(t) for t in traces], "layout": layout})
+
+
+_SHOWN = ("name", "text", "x", "y")
+"""Trace fields plotly shows as text (legend, labels, ticks, hover's ``%{x}``)."""
+
+
+def plain_text(trace: dict[str, Any]) -> dict[str, Any]:
+    """The trace with every shown string escaped for plotly's pseudo-HTML.
+
+    Plotly renders ``<b>``, ``<i>`` and ``<a href>`` inside names and labels; model names and
+    categories come from data files, so they are escaped (``<br>``, which :func:`wrap` inserts,
+    stays a line break).
+    """
+    out = dict(trace)
+    for key in _SHOWN:
+        value = out.get(key)
+        if isinstance(value, str):
+            out[key] = _escape(value)
+        elif isinstance(value, list):
+            out[key] = [_escape(v) if isinstance(v, str) else v for v in value]
+    return out
+
+
+def _escape(text: str) -> str:
+    return html.escape(text, quote=False).replace("&lt;br&gt;", "<br>")
 
 
 def empty(title: str, note: str) -> go.Figure:

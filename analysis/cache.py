@@ -1,9 +1,12 @@
 """A cache of loaded item tables, keyed by the content of the files they were read from.
 
-Re-opening a large prediction file costs a hash of its bytes and one Parquet read instead of a
-full parse. The key covers everything a table depends on: the benchmark and its scoring
-``VERSION``, the item-table schema, the task, the model name and the bytes of the prediction
-and gold files. A cache entry that cannot be read is ignored and rebuilt, never trusted.
+Re-opening a large prediction file costs a hash of its bytes and one memory-mapped Arrow read
+instead of a full parse. Entries are Arrow IPC files without compression (:func:`write_frame`):
+reading one maps the file and wraps its buffers, where Parquet would decode every page (0.5 s
+for a million CMM rows against a few milliseconds). The key covers everything a table depends
+on: the benchmark and its scoring ``VERSION``, the item-table schema, the task, the model name
+and the bytes of the prediction and gold files. A cache entry that cannot be read is ignored and
+rebuilt, never trusted.
 
 xxhash (XXH3-128) is used for the content key because hashing is on the re-open path: it runs
 at memory speed where SHA-256 takes about half a second per 400 MB on this kind of machine.
@@ -11,15 +14,18 @@ at memory speed where SHA-256 takes about half a second per 400 MB on this kind 
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import xxhash
 
 from analysis.benchmarks.base import Benchmark
-from analysis.table import COLUMN_NAMES, concat_tables
+from analysis.table import COLUMN_NAMES, single_chunks
 
 _CHUNK = 8 * 1024 * 1024
 
@@ -67,6 +73,64 @@ def cache_key(
     return xxhash.xxh3_128_hexdigest("\x1f".join(parts).encode("utf-8"))
 
 
+FORMAT = "table-2"
+"""Bumped when the layout of an entry changes (2: Arrow IPC instead of Parquet)."""
+
+
+def write_frame(entry: Path, frame: pd.DataFrame, meta: dict[str, Any]) -> bool:
+    """Write ``frame`` (and JSON-able ``meta``) as one Arrow IPC file, atomically; False on failure.
+
+    Text columns should be single Arrow chunks (:func:`analysis.table.single_chunks`): the file
+    then holds one record batch, and a page of rows read back costs only its rows.
+    """
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
+        os.close(fd)
+    except OSError:
+        return False
+    try:
+        arrow = pa.Table.from_pandas(frame, preserve_index=False)
+        tagged = {b"halluscope": json.dumps({"format": FORMAT, **meta}).encode("utf-8")}
+        arrow = arrow.replace_schema_metadata({**(arrow.schema.metadata or {}), **tagged})
+        with pa.OSFile(tmp, "wb") as sink, pa.ipc.new_file(sink, arrow.schema) as writer:
+            writer.write_table(arrow)
+        os.replace(tmp, entry)  # atomic: a reader sees the old entry or the whole new one
+        return True
+    except (OSError, pa.ArrowException, TypeError, ValueError):
+        return False
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def read_frame(entry: Path) -> tuple[pd.DataFrame, dict[str, Any]] | None:
+    """The frame and metadata of :func:`write_frame`, memory-mapped; None if missing, torn or foreign."""
+    if not entry.is_file():
+        return None
+    try:
+        arrow = pa.ipc.open_file(pa.memory_map(str(entry), "r")).read_all()
+        meta = json.loads((arrow.schema.metadata or {})[b"halluscope"])
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            return None
+        frame = arrow.to_pandas(types_mapper=_text_dtype, split_blocks=True)
+    except (OSError, pa.ArrowException, KeyError, ValueError, TypeError):
+        return None
+    for name, dtype in frame.dtypes.items():
+        if isinstance(dtype, pd.CategoricalDtype):  # categories come back as "str"; the table has "string"
+            codes = frame[name].cat.codes.to_numpy()
+            categories = pd.Index(dtype.categories, dtype="string")
+            frame[name] = pd.Categorical.from_codes(codes, categories=categories)
+    os.utime(entry)  # most recently used (for pruning)
+    return frame, meta
+
+
+def _text_dtype(arrow_type: pa.DataType) -> Any:
+    """Arrow text as the item table's ``string`` dtype (wrapping the mapped buffers, no copy)."""
+    if arrow_type in (pa.string(), pa.large_string()):
+        return pd.StringDtype("pyarrow")
+    return None
+
+
 def load_cached(
     bench: Benchmark,
     predictions: Path,
@@ -82,29 +146,11 @@ def load_cached(
     """
     folder = cache_dir or default_cache_dir()
     key = cache_key(bench, predictions, gold=gold, task=task, model=model)
-    entry = folder / f"{bench.NAME}-{key}.parquet"
-    if entry.exists():
-        try:
-            return _restore(pd.read_parquet(entry))
-        except (OSError, ValueError, KeyError):
-            entry.unlink(missing_ok=True)  # a torn or foreign file: rebuild it
-    table = bench.load(predictions, gold=gold, task=task, model=model)
-    _store(table, entry)
+    entry = folder / f"{bench.NAME}-{key}.arrow"
+    restored = read_frame(entry)
+    if restored is not None and tuple(restored[0].columns) == COLUMN_NAMES:
+        return restored[0]
+    entry.unlink(missing_ok=True)  # none, torn or foreign: rebuild it
+    table = single_chunks(bench.load(predictions, gold=gold, task=task, model=model))
+    write_frame(entry, table, {})
     return table
-
-
-def _restore(frame: pd.DataFrame) -> pd.DataFrame:
-    if tuple(frame.columns) != COLUMN_NAMES:
-        raise KeyError("cached table has another schema")
-    return concat_tables([frame])
-
-
-def _store(table: pd.DataFrame, entry: Path) -> None:
-    entry.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
-    os.close(fd)
-    try:
-        table.to_parquet(tmp, index=False)
-        os.replace(tmp, entry)  # atomic: readers see the old entry or the whole new one
-    finally:
-        Path(tmp).unlink(missing_ok=True)

@@ -11,8 +11,12 @@ A bad file never stops the rest: its loader's one-line message (``InputError.lin
 from __future__ import annotations
 
 import multiprocessing
+import os
+import sys
+import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -21,17 +25,26 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from analysis import benchmarks
+from analysis import _catalog_cache, benchmarks
 from analysis.benchmarks.base import Finding
+from analysis.cache import read_frame
+from analysis.chart_cells import ChartCells
 from analysis.charts import CHART_COLUMNS, derive_columns
 from analysis.detect import Detected, Role, detect
 from analysis.errors import InputError
 from analysis.media import MediaResolver
 from analysis.readers import read_object
-from analysis.table import concat_tables
-from analysis.views import ItemDetail, group_indices, item_detail, prepare
+from analysis.table import concat_tables, single_chunks
+from analysis.views import Filters, ItemDetail, filter_rows, group_indices, item_detail, prepare
 
 T = TypeVar("T")
+Progress = Callable[[str], None]
+"""Told, one line at a time, what loading is doing."""
+
+_WORKERS = 2
+"""Processes loading prediction files side by side (at most one per core)."""
+_VIEWS_KEPT = 8
+"""Filtered views a catalog remembers (:meth:`Catalog.rows_for`)."""
 
 @dataclass(frozen=True)
 class Source:
@@ -62,21 +75,52 @@ class Catalog:
     """Folders media paths resolve against, per benchmark id."""
     files: dict[str, list[Path]] = field(default_factory=dict)
     """Every file loaded, per benchmark id (gold and predictions: corrected copies start here)."""
+    cache_entry: Path | None = None
+    """The cache file the table was saved to or read from (None when not cached)."""
 
     def __post_init__(self) -> None:
         # One sort instead of 100,000 small arrays: an item's rows are a slice of ``_item_order``.
         codes, uniques = pd.factorize(self.table["item_id"])
-        self._item_code = {str(u): i for i, u in enumerate(uniques)}
+        # An Index finds an id through its hash table (built on first use), not a Python dict.
+        self._item_code = pd.Index(uniques, dtype="string")
         self._item_order = np.argsort(codes, kind="stable").astype(np.intp)
         self._item_bounds = np.searchsorted(codes[self._item_order], np.arange(len(uniques) + 1))
         paired = np.flatnonzero((self.table["pair_id"].fillna("") != "").to_numpy(dtype=bool))
-        self._rows_by_pair = {
-            (k[0], k[1]): paired[v]
-            for k, v in group_indices(self.table.iloc[paired], ["benchmark", "pair_id"]).items()
-        }
+        keys = self.table[["benchmark", "pair_id"]].iloc[paired]  # two columns, not the whole table
+        by_pair = group_indices(keys, list(keys.columns))
+        self._rows_by_pair = {(k[0], k[1]): paired[v] for k, v in by_pair.items()}
         self._resolvers = {b: MediaResolver(r) for b, r in self.media_roots.items()}
+        self._views: dict[Filters, npt.NDArray[np.intp]] = {}
+        self._views_lock = threading.Lock()
         present = [c for c in CHART_COLUMNS if c in self.table]
         self._chart_frame = self.table[present]
+        self._cells = ChartCells(self.table)
+
+    def chart_view(self, rows: npt.NDArray[np.intp]) -> pd.DataFrame:
+        """What the charts draw for ``rows``: pre-grouped counts (:mod:`analysis.chart_cells`).
+
+        One ``bincount`` of the rows' cells, whatever the number of rows; the charts give the same
+        figures as from the rows themselves.
+        """
+        return self._cells.view(rows)
+
+    def rows_for(self, filters: Filters) -> npt.NDArray[np.intp]:
+        """Positions of the rows passing ``filters``, remembered for the last few filters.
+
+        A click (select, next item, change page) reuses the rows of the filters in force instead
+        of scanning the table again; only a new filter scans. The table never changes, so a
+        remembered answer stays right.
+        """
+        with self._views_lock:  # handlers run in several threads
+            rows = self._views.pop(filters, None)
+        if rows is None:
+            rows = filter_rows(self.table, filters)
+            rows.setflags(write=False)
+        with self._views_lock:
+            self._views[filters] = rows  # most recently used last
+            while len(self._views) > _VIEWS_KEPT:
+                self._views.pop(next(iter(self._views)))
+        return rows
 
     def chart_rows(self, rows: npt.NDArray[np.intp]) -> pd.DataFrame:
         """The columns charts read, for ``rows`` (slicing a dozen columns, not all of them)."""
@@ -84,9 +128,10 @@ class Catalog:
 
     def rows_of(self, item_id: str) -> npt.NDArray[np.intp]:
         """Positions of every row (every model) answering ``item_id``."""
-        code = self._item_code.get(item_id)
-        if code is None:
+        found = self._item_code.get_indexer([item_id])[0]
+        if found < 0:
             return np.empty(0, dtype=np.intp)
+        code = int(found)
         return self._item_order[self._item_bounds[code] : self._item_bounds[code + 1]]
 
     def pair_rows(self, benchmark: str, pair_id: str | None) -> npt.NDArray[np.intp]:
@@ -116,7 +161,7 @@ class Catalog:
         return [b for b in benchmarks.REGISTRY if b in present]
 
 
-def load_manifest(path: Path) -> Catalog:
+def load_manifest(path: Path, *, cache_dir: Path | None = None, progress: Progress | None = None) -> Catalog:
     """Load every file a sample manifest lists (paths in it are relative to its folder)."""
     manifest = read_object(path)
     base = path.parent
@@ -131,7 +176,7 @@ def load_manifest(path: Path) -> Catalog:
         sources.extend(_manifest_sources(path, base, bench_id, entry))
         if isinstance(entry.get("media_root"), str):
             roots[bench_id] = [base / entry["media_root"]]
-    return load_sources(sources, roots)
+    return load_sources(sources, roots, cache_dir=cache_dir, progress=progress)
 
 
 def _manifest_sources(path: Path, base: Path, bench_id: str, entry: dict[str, Any]) -> list[Source]:
@@ -160,25 +205,33 @@ def load_paths(
     *,
     gold: Sequence[Path] = (),
     media_roots: Mapping[str, Sequence[Path]] | None = None,
+    cache_dir: Path | None = None,
+    progress: Progress | None = None,
 ) -> Catalog:
     """Load user files of any benchmarks, telling each file's kind from its content.
 
     ``gold`` marks files as gold whatever they look like; a path that is a manifest loads it.
+    ``cache_dir`` and ``progress``: as for :func:`load_sources`.
     """
     sources: list[Source] = []
     errors: list[str] = []
     roots = {k: list(v) for k, v in (media_roots or {}).items()}
+    digests = _catalog_cache.Digests()
     for path in [*paths, *gold]:
         try:
-            found = detect(path)
+            found = _catalog_cache.detect(path, cache_dir, digests) if cache_dir else detect(path)
         except InputError as exc:
             errors.append(exc.line())
             continue
+        except OSError as exc:  # unreadable (permissions, a broken link): listed, the rest loads
+            errors.append(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})")
+            continue
         if found.role == "manifest":
-            return _merge_manifest(load_manifest(path), paths, gold, roots)
+            manifest = load_manifest(path, cache_dir=cache_dir, progress=progress)
+            return _merge_manifest(manifest, paths, gold, roots)
         role: Role = "gold" if path in gold else found.role
         sources.append(Source(path, found.benchmark, role, task=found.task, find_gold=True))
-    catalog = load_sources(sources, roots)
+    catalog = load_sources(sources, roots, cache_dir=cache_dir, progress=progress, digests=digests)
     catalog.errors[:0] = errors
     return catalog
 
@@ -190,7 +243,8 @@ def _merge_manifest(
         catalog.errors.append("a manifest was given with other files: only the manifest was loaded")
     for bench_id, extra in roots.items():
         catalog.media_roots[bench_id] = (*extra, *catalog.media_roots.get(bench_id, ()))
-    return Catalog(catalog.table, catalog.findings, catalog.errors, catalog.media_roots, catalog.files)
+    c = catalog
+    return Catalog(c.table, c.findings, c.errors, c.media_roots, c.files, c.cache_entry)
 
 
 SAMPLE_MANIFEST = Path(__file__).resolve().parents[1] / "samples" / "manifest.json"
@@ -202,58 +256,212 @@ def start_loading(
     *,
     gold: Sequence[Path] = (),
     media_roots: Mapping[str, Sequence[Path]] | None = None,
+    cache_dir: Path | None = None,
 ) -> Callable[[], Catalog]:
     """Load in another process while this one does other start-up work; call the result to wait.
 
     ``halluscope serve`` imports Gradio (seconds) while the files load: on two cores the two
     overlap, which keeps a 100,000-row cold start within its budget. Errors reach the caller.
+    The loading process prints its progress on stderr. With ``cache_dir`` it hands the table
+    over through the cache entry (memory-mapped here) instead of pickling a million rows.
     """
     executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
     future = executor.submit(
-        _load_parts, list(paths), list(gold), {k: list(v) for k, v in (media_roots or {}).items()}
+        _load_parts, list(paths), list(gold), {k: list(v) for k, v in (media_roots or {}).items()}, cache_dir
     )
 
     def wait() -> Catalog:
         try:
-            table, findings, errors, roots, files = future.result()
+            table, findings, errors, roots, files, entry = future.result()
         finally:
             executor.shutdown()
-        return Catalog(table, findings, errors, roots, files)
+        if table is None:
+            restored = _catalog_cache.restore(entry) if entry is not None else None
+            if restored is None:  # the entry vanished between the two processes: load here
+                return load_paths(paths, gold=gold, media_roots=media_roots, progress=print_progress)
+            table = _mark_flagged(restored[0], findings)
+        return Catalog(table, findings, errors, roots, files, entry)
 
     return wait
 
 
+def print_progress(message: str) -> None:
+    """Progress of loading, one line on stderr."""
+    print(f"halluscope: {message}", file=sys.stderr, flush=True)
+
+
 def _load_parts(
-    paths: list[Path], gold: list[Path], roots: dict[str, list[Path]]
-) -> tuple[pd.DataFrame, dict[str, list[Finding]], list[str], dict[str, tuple[Path, ...]],
-           dict[str, list[Path]]]:
-    catalog = load_paths(paths, gold=gold, media_roots=roots)
-    return catalog.table, catalog.findings, catalog.errors, catalog.media_roots, catalog.files
+    paths: list[Path], gold: list[Path], roots: dict[str, list[Path]], cache_dir: Path | None
+) -> tuple[
+    pd.DataFrame | None,
+    dict[str, list[Finding]],
+    list[str],
+    dict[str, tuple[Path, ...]],
+    dict[str, list[Path]],
+    Path | None,
+]:
+    catalog = load_paths(paths, gold=gold, media_roots=roots, cache_dir=cache_dir, progress=print_progress)
+    table = None if catalog.cache_entry is not None else catalog.table
+    return table, catalog.findings, catalog.errors, catalog.media_roots, catalog.files, catalog.cache_entry
 
 
-def load_sources(sources: Sequence[Source], media_roots: Mapping[str, Sequence[Path]]) -> Catalog:
-    """Load files whose kind is known; collect every error instead of stopping at the first."""
-    errors: list[str] = []
-    tables: list[pd.DataFrame | None] = []
+def load_sources(
+    sources: Sequence[Source],
+    media_roots: Mapping[str, Sequence[Path]],
+    *,
+    cache_dir: Path | None = None,
+    progress: Progress | None = None,
+    digests: _catalog_cache.Digests | None = None,
+) -> Catalog:
+    """Load files whose kind is known; collect every error instead of stopping at the first.
+
+    ``cache_dir``: keep the loaded table there, keyed by the files' content, and reuse it when
+    the same files are loaded again (:mod:`analysis._catalog_cache`). ``progress`` is told what
+    is being read, file by file. ``digests``: file digests already taken (by detection).
+    """
+    say = progress or (lambda _message: None)
     gold_by_bench: dict[str, list[Source]] = {}
     for source in sources:
         if source.role == "gold":
             gold_by_bench.setdefault(source.benchmark, []).append(source)
-    for source in sources:
-        if source.role == "predictions":
-            tables.append(_attempt(errors, source.path, _load_predictions, source, gold_by_bench))
-    covered = {(str(b), str(t)) for t_ in tables if t_ is not None for b, t in _bench_tasks(t_)}
-    for bench_id, gold in gold_by_bench.items():
-        tables.append(_attempt(errors, gold[0].path, _load_gold, bench_id, gold, covered))
+    start = time.perf_counter()
+    entry = None
+    if cache_dir is not None:
+        entry = _catalog_cache.entry_path(cache_dir, _catalog_cache.catalog_key(sources, digests))
+    restored = _catalog_cache.restore(entry) if entry is not None else None
+    if restored is not None:
+        table, errors = restored
+        unreadable: set[Path] = set()  # a cached set of files loaded the same way before
+        took = time.perf_counter() - start
+        say(f"{len(table):,} rows from the cache of {len(sources)} files ({took:.1f} s)")
+    else:
+        table, errors, unreadable = _load_tables(sources, gold_by_bench, say, cache_dir)
+        say(f"{len(table):,} rows from {len(sources)} files in {time.perf_counter() - start:.1f} s")
+        if entry is not None:
+            entry = _catalog_cache.save(entry, table, errors)
+            if entry is not None:
+                say(f"cached for the next start: {entry}")
     roots = {b: tuple(Path(p) for p in r) for b, r in media_roots.items()}
-    findings = _audit(gold_by_bench, roots, errors)
-    flagged = {i for fs in findings.values() for f in fs for i in f.item_ids}
-    table = prepare(concat_tables([t for t in tables if t is not None]), flagged)
+    # audit only the gold files that loaded: a bad one is listed once, by its loading error
+    readable = {b: [g for g in gs if g.path not in unreadable] for b, gs in gold_by_bench.items()}
+    findings = _audit({b: gs for b, gs in readable.items() if gs}, roots, errors)
     files: dict[str, list[Path]] = {}
     for source in sources:
         if source.role in ("gold", "predictions") and source.path not in files.get(source.benchmark, []):
             files.setdefault(source.benchmark, []).append(source.path)
-    return Catalog(derive_columns(table), findings, errors, roots, files)
+    return Catalog(_mark_flagged(table, findings), findings, errors, roots, files, entry)
+
+
+def _mark_flagged(table: pd.DataFrame, findings: Mapping[str, list[Finding]]) -> pd.DataFrame:
+    """Set ``_flagged`` on the rows of every item an audit finding names (audits are never cached)."""
+    flagged = {i for fs in findings.values() for f in fs for i in f.item_ids}
+    table["_flagged"] = table["item_id"].isin(list(flagged)).to_numpy(dtype=bool)
+    return table
+
+
+def _load_tables(
+    sources: Sequence[Source],
+    gold_by_bench: Mapping[str, list[Source]],
+    say: Progress,
+    cache_dir: Path | None = None,
+) -> tuple[pd.DataFrame, list[str], set[Path]]:
+    """Every prediction file, then the gold-only rows: one prepared table, errors, unread gold files.
+
+    With ``cache_dir``, prediction files load in worker processes (one per core) through
+    per-file cache entries (:func:`_load_to_file`): files load side by side, a table comes back
+    as a memory-mapped file instead of a pickle, and a file already loaded once (in another set
+    of files) is not parsed again.
+    """
+    errors: list[str] = []
+    predictions = [s for s in sources if s.role == "predictions"]
+    if cache_dir is not None and len(predictions) > 1:
+        tables = _load_in_workers(predictions, gold_by_bench, cache_dir, errors, say)
+    else:
+        tables = []
+        for index, source in enumerate(predictions, 1):
+            started = time.perf_counter()
+            size = source.path.stat().st_size / 1e6 if source.path.is_file() else 0.0
+            say(f"[{index}/{len(predictions)}] {source.benchmark} {source.path.name} ({size:,.1f} MB)...")
+            tables.append(_attempt(errors, source.path, _load_predictions, source, gold_by_bench))
+            rows = len(tables[-1]) if tables[-1] is not None else 0
+            say(f"[{index}/{len(predictions)}] {rows:,} rows in {time.perf_counter() - started:.1f} s")
+    covered = {(str(b), str(t)) for t_ in tables if t_ is not None for b, t in _bench_tasks(t_)}
+    unreadable: set[Path] = set()
+    for bench_id, gold in gold_by_bench.items():
+        say(f"gold of {bench_id} ({len(gold)} files)...")
+        for one in gold:  # one by one: a bad gold file drops itself, not its benchmark's others
+            part = _attempt(errors, one.path, _load_gold, bench_id, [one], covered)
+            tables.append(part)
+            if part is None:
+                unreadable.add(one.path)
+    say("indexing...")
+    table = prepare(concat_tables([t for t in tables if t is not None]))
+    return derive_columns(table), errors, unreadable
+
+
+def _load_in_workers(
+    predictions: Sequence[Source],
+    gold_by_bench: Mapping[str, list[Source]],
+    cache_dir: Path,
+    errors: list[str],
+    say: Progress,
+) -> list[pd.DataFrame | None]:
+    """Prediction tables loaded by worker processes, in the order of ``predictions``."""
+    tables: list[pd.DataFrame | None] = [None] * len(predictions)
+    problems: dict[int, str] = {}
+    workers = max(1, min(os.cpu_count() or 1, _WORKERS, len(predictions)))
+    size = sum(s.path.stat().st_size for s in predictions if s.path.is_file()) / 1e6
+    say(f"loading {len(predictions)} files ({size:,.1f} MB) in {workers} processes...")
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = {
+            pool.submit(_load_to_file, source, dict(gold_by_bench), cache_dir): index
+            for index, source in enumerate(predictions)
+        }
+        for done, future in enumerate(as_completed(futures), 1):
+            index = futures[future]
+            source = predictions[index]
+            loaded, problem, took = future.result()
+            if problem is not None:
+                problems[index] = problem
+            elif isinstance(loaded, Path):
+                restored = read_frame(loaded)
+                if restored is None:  # removed in between: load it here
+                    tables[index] = _attempt(errors, source.path, _load_predictions, source, gold_by_bench)
+                else:
+                    tables[index] = restored[0]
+            else:
+                tables[index] = loaded
+            table = tables[index]
+            rows = len(table) if table is not None else 0
+            say(f"[{done}/{len(predictions)}] {source.benchmark} {source.path.name}: {rows:,} rows, "
+                f"{took:.1f} s")
+    errors.extend(problems[i] for i in sorted(problems))
+    return tables
+
+
+def _load_to_file(
+    source: Source, gold_by_bench: dict[str, list[Source]], cache_dir: Path
+) -> tuple[Path | pd.DataFrame | None, str | None, float]:
+    """In a worker: load one prediction file into its per-file cache entry (reused if there).
+
+    Returns the entry (or the table itself when the cache cannot be written), the one-line
+    error instead when the file cannot be loaded, and the seconds it took.
+    """
+    start = time.perf_counter()
+    digests = _catalog_cache.Digests()
+    candidates = [g for gold in gold_by_bench.values() for g in gold if g.benchmark == source.benchmark]
+    entry = _catalog_cache.file_entry(cache_dir, source, candidates, digests)
+    if read_frame(entry) is not None:
+        return entry, None, time.perf_counter() - start
+    errors: list[str] = []
+    table = _attempt(errors, source.path, _load_predictions, source, gold_by_bench)
+    if table is None:
+        return None, errors[0], time.perf_counter() - start
+    table = single_chunks(table)
+    if _catalog_cache.save_file(entry, table):
+        return entry, None, time.perf_counter() - start
+    return table, None, time.perf_counter() - start
 
 
 def _bench_tasks(table: pd.DataFrame) -> list[tuple[Any, Any]]:
@@ -284,8 +492,16 @@ def _load_predictions(source: Source, gold_by_bench: Mapping[str, list[Source]])
 
 
 def _gold_candidates(source: Source, gold: Sequence[Source]) -> list[Path]:
-    """Gold files a user's prediction file may go with: same benchmark and task, where it takes one."""
-    if not benchmarks.get(source.benchmark).TAKES_GOLD:
+    """Gold files a user's prediction file may go with: same benchmark and task, where it takes one.
+
+    A file of one task of a benchmark with per-file tasks takes gold only when it needs it: the
+    other tasks' results carry their gold (VidHalluc MCQ and TSH), and handing them their
+    annotation file would blame that file for a gold it was never meant to give.
+    """
+    bench = benchmarks.get(source.benchmark)
+    if not bench.TAKES_GOLD:
+        return []
+    if source.task is not None and source.task not in bench.NEEDS_GOLD:
         return []
     return [g.path for g in gold if g.task == source.task]
 

@@ -21,7 +21,7 @@ import plotly.graph_objects as go
 from analysis import benchmarks
 from analysis._charts_plot import SYMBOLS, axis, color, empty, figure, model_bar, wrap
 from analysis.benchmarks.base import ChartKind
-from analysis.metrics import accuracy, binary_metrics, counterfactual_metrics, macro_mean, ratio
+from analysis.metrics import binary_metrics, counterfactual_metrics, macro_mean, ratio
 from analysis.views import group_indices
 
 BASE_COLUMNS = (
@@ -97,6 +97,18 @@ def _models(data: pd.DataFrame) -> list[tuple[int, str, pd.DataFrame]]:
     return [(i, str(m), part) for i, (m, part) in enumerate(data.groupby("model", sort=True))]
 
 
+def weights(table: pd.DataFrame) -> npt.NDArray[np.int64]:
+    """How many rows each row of ``table`` stands for: its ``_n`` when pre-grouped, else 1.
+
+    Every data function takes either item rows or the catalog's pre-grouped counts
+    (:class:`analysis.chart_cells.ChartCells`: one row per distinct combination of what the
+    charts read, with ``_n`` rows and ``_f1_sum``, the sum of their token F1).
+    """
+    if "_n" in table:
+        return table["_n"].to_numpy(dtype=np.int64)
+    return np.ones(len(table), dtype=np.int64)
+
+
 def yes_bias_data(table: pd.DataFrame) -> pd.DataFrame:
     """Per model and group, over scored yes/no rows: gold-yes ratio, predicted-yes ratio, PA, HR."""
     rows = table[table["_binary"].to_numpy(dtype=bool) & table["scored"].to_numpy(dtype=bool)]
@@ -104,16 +116,17 @@ def yes_bias_data(table: pd.DataFrame) -> pd.DataFrame:
     pred = rows["_pred_code"].to_numpy()
     gold = rows["_gold_yes"].to_numpy(dtype=bool)
     correct = rows["correct"].fillna(False).to_numpy(dtype=bool)
+    w = weights(rows)
     records = []
     for model, group, idx in _groups(rows, by):
-        m = binary_metrics(pred[idx], gold[idx], correct[idx])
+        m = binary_metrics(pred[idx], gold[idx], correct[idx], weights=w[idx])
         records.append(
             {
                 "model": model,
                 "group": _label(group, by),
                 "by": by,
                 "n": m["n"],
-                "gold_yes_ratio": ratio(int(gold[idx].sum()), idx.size),
+                "gold_yes_ratio": ratio(int(w[idx][gold[idx]].sum()), int(w[idx].sum())),
                 "yes_ratio": m["yes_ratio"],
                 "pa": m["pa"],
                 "hr": m["hr"],
@@ -209,11 +222,12 @@ def cf_cs_data(table: pd.DataFrame) -> pd.DataFrame:
     correct = rows["correct"].fillna(False).to_numpy(dtype=bool)
     cs_error = rows["_cs_error"].to_numpy(dtype=bool)
     side = rows["side"].astype(str).to_numpy()
+    w = weights(rows)
     records = []
     for (model, task, category), idx in group_indices(rows, ["model", "task", "category"]).items():
         cf = idx[side[idx] == "counterfactual"]
         cs = idx[side[idx] == "commonsense"]
-        m = counterfactual_metrics(correct[cf], correct[cs], cs_error[cf])
+        m = counterfactual_metrics(correct[cf], correct[cs], cs_error[cf], w[cf], w[cs])
         records.append({"model": model, "task": task, "category": category, **m})
     columns = ["model", "task", "category", "cf_acc", "cs_acc", "cfad", "ccr", "rpd", "n_cf", "n_cs"]
     return pd.DataFrame.from_records(records, columns=columns)
@@ -282,8 +296,10 @@ def accuracy_data(table: pd.DataFrame) -> pd.DataFrame:
     rows = table[table["scored"].to_numpy(dtype=bool) & table["correct"].notna().to_numpy(dtype=bool)]
     by = group_column(rows)
     correct = rows["correct"].to_numpy(dtype=bool)
+    w = weights(rows)
     records = [
-        {"model": m, "group": _label(g, by), "by": by, "n": int(idx.size), "accuracy": accuracy(correct[idx])}
+        {"model": m, "group": _label(g, by), "by": by, "n": int(w[idx].sum()),
+         "accuracy": ratio(int(w[idx][correct[idx]].sum()), int(w[idx].sum()))}
         for m, g, idx in _groups(rows, by)
     ]
     return pd.DataFrame.from_records(records, columns=["model", "group", "by", "n", "accuracy"])
@@ -314,10 +330,10 @@ def dvb_data(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """
     mask = with_chart(table, "spans") & table["scored"].to_numpy(dtype=bool)
     rows = table[mask]
-    f1s = rows["_token_f1"].to_numpy(dtype=float)
     domains = [
-        {"model": m, "domain": d, "n": int(idx.size), "token_f1": macro_mean(f1s[idx])}
+        {"model": m, "domain": d, "n": n, "token_f1": f1}
         for m, d, idx in _groups(rows, "category")
+        for n, f1 in [_macro_f1(rows, idx)]
     ]
     labels: list[dict[str, Any]] = []
     labelled = rows[rows["_labels"].notna().to_numpy(dtype=bool)]
@@ -340,6 +356,15 @@ def dvb_data(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         pd.DataFrame.from_records(domains, columns=["model", "domain", "n", "token_f1"]),
         pd.DataFrame.from_records(labels, columns=["model", "label", "hits", "gold_tokens", "recall"]),
     )
+
+
+def _macro_f1(rows: pd.DataFrame, idx: npt.NDArray[np.intp]) -> tuple[int, float]:
+    """Rows and macro-mean token F1 of ``rows[idx]`` (item rows, or pre-grouped sums of F1)."""
+    if "_n" not in rows:
+        return int(idx.size), macro_mean(rows["_token_f1"].to_numpy(dtype=float)[idx])
+    n = int(rows["_n"].to_numpy(dtype=np.int64)[idx].sum())
+    total = float(rows["_f1_sum"].to_numpy(dtype=float)[idx].sum())
+    return n, total / n if n else 0.0
 
 
 def dvb_charts(table: pd.DataFrame) -> go.Figure:

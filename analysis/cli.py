@@ -20,7 +20,9 @@ from typing import Any, NoReturn
 
 from analysis.benchmarks import REGISTRY, UnknownBenchmark, get
 from analysis.benchmarks.base import Benchmark, Finding, ScoreReport
-from analysis.errors import InputError, UsageError
+from analysis.detect import expect
+from analysis.errors import InputError, StoreError, UsageError
+from analysis.harness import FORMATS, parse_map
 
 
 class _Parser(argparse.ArgumentParser):
@@ -40,6 +42,10 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--task", help="task, where the benchmark has several")
     score.add_argument("--parser", help="answer parser (default: official, or first-word for avhbench)")
     score.add_argument("--json", action="store_true", help="print one JSON object")
+    score.add_argument("--format", choices=FORMATS, default=None,
+                       help="the file's format where content cannot tell (default: by content)")
+    score.add_argument("--map", default=None, metavar="TARGET=SOURCE,...",
+                       help="rename fields before reading, e.g. prediction=text,question=prompt")
     score.add_argument("--db", help="label database (SQLite file or postgresql://...), with --corrected")
     score.add_argument("--corrected", action="store_true",
                        help="score against the store's current corrected gold (needs --db)")
@@ -50,6 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
     items.add_argument("--gold", type=Path, help="gold file, where the benchmark needs one")
     items.add_argument("--task", help="task, where the benchmark has several")
     items.add_argument("--json", action="store_true", help="JSON Lines (the only output format)")
+    items.add_argument("--format", choices=FORMATS, default=None,
+                       help="the files' format where content cannot tell (default: by content)")
+    items.add_argument("--map", default=None, metavar="TARGET=SOURCE,...",
+                       help="rename fields before reading, e.g. prediction=text,question=prompt")
 
     imp = sub.add_parser("import", help="record corrections (CSV or JSONL: item_id, field, value, reason)")
     imp.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
@@ -63,6 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("gold", type=Path, nargs="+")
     audit.add_argument("--media-root", type=Path, help="folder the media paths resolve against")
     audit.add_argument("--json", action="store_true", help="print one JSON object")
+    audit.add_argument("--fixes", type=Path, metavar="FILE",
+                       help="write the suggested corrections as JSONL rows for `halluscope import`")
 
     export = sub.add_parser("export", help="export corrections, or corrected gold in native files")
     export.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
@@ -116,7 +128,18 @@ def run_score(args: argparse.Namespace) -> ScoreReport:
         raise UsageError(
             f"unknown parser {parser!r} for {bench.NAME} (known: {', '.join(bench.PARSERS)})"
         )
-    table = bench.load(args.predictions, gold=args.gold, task=task)
+    expect(args.predictions, bench, "predictions", task)
+    if args.gold is not None and bench.TAKES_GOLD:  # the others refuse --gold itself
+        expect(args.gold, bench, "gold", task)
+    mapping = parse_map(args.map)
+    # A benchmark may score its own native file without building the item table (same report,
+    # faster); files of other pipelines go through the loader.
+    fast = getattr(bench, "score_file", None)
+    if fast is not None and args.format is None and not mapping:
+        report: ScoreReport | None = fast(args.predictions, gold=args.gold, task=task, parser=parser)
+        if report is not None:
+            return report
+    table = bench.load(args.predictions, gold=args.gold, task=task, fmt=args.format, mapping=mapping)
     if args.corrected or args.db:
         if not (args.corrected and args.db):
             raise UsageError("--corrected and --db go together")
@@ -180,7 +203,18 @@ def _cell(value: Any) -> str:
 def run_audit(args: argparse.Namespace) -> list[Finding]:
     """Run a benchmark's audit on gold files."""
     bench = get(args.benchmark)
+    for path in args.gold:
+        expect(path, bench, "gold")
     return bench.audit(list(args.gold), media_root=args.media_root)
+
+
+def write_fixes(path: Path, findings: Sequence[Finding]) -> None:
+    """Every finding's suggested correction, one ``item_id, field, value, reason`` row per line."""
+    rows = [f.fix_row(fix) for f in findings for fix in f.fix]
+    try:
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    except OSError as exc:
+        raise InputError(path, f"cannot be written ({exc.strerror or type(exc).__name__})") from None
 
 
 def format_findings(findings: Sequence[Finding]) -> str:
@@ -189,7 +223,8 @@ def format_findings(findings: Sequence[Finding]) -> str:
         return "no problems found"
     lines = []
     for f in findings:
-        lines.append(f"{f.severity:7}  {f.check:24}  {f.where}: {f.detail}")
+        fix = f"  [fix: {', '.join(sorted({x.field + '=' + x.value for x in f.fix}))}]" if f.fix else ""
+        lines.append(f"{f.severity:7}  {f.check:24}  {f.where}: {f.detail}{fix}")
     counts: dict[str, int] = {}
     for f in findings:
         counts[f.check] = counts.get(f.check, 0) + 1
@@ -207,6 +242,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(json.dumps(report) if args.json else format_report(report))
         elif args.command == "audit":
             findings = run_audit(args)
+            if args.fixes is not None:
+                write_fixes(args.fixes, findings)
             if args.json:
                 print(json.dumps({"benchmark": get(args.benchmark).NAME,
                                   "findings": [f.as_dict() for f in findings]}))
@@ -217,7 +254,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             bench = get(args.benchmark)
             task = _check_task(bench, args.task) if args.task is not None else None
-            for line in item_lines(bench, load_files(bench, args.files, gold=args.gold, task=task)):
+            table = load_files(bench, args.files, gold=args.gold, task=task, fmt=args.format,
+                               mapping=parse_map(args.map))
+            for line in item_lines(bench, table):
                 print(line)
         elif args.command == "import":
             from analysis.store.command import run_import
@@ -228,10 +267,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             print(run_export(args))
         elif args.command == "serve":
+            from analysis.cache import default_cache_dir
             from analysis.catalog import SAMPLE_MANIFEST, start_loading
 
             roots = media_roots(args.media_root)
-            wait = start_loading(args.files or [SAMPLE_MANIFEST], gold=args.gold, media_roots=roots)
+            wait = start_loading(args.files or [SAMPLE_MANIFEST], gold=args.gold, media_roots=roots,
+                                 cache_dir=default_cache_dir())
             import app  # lazy, and while the files load: only the app needs Gradio
             from components.identity import AuthError, auth_from
 
@@ -252,11 +293,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         print(f"halluscope: {exc.line()}", file=sys.stderr)
         return 2
+    except StoreError as exc:  # a damaged or unusable label store, named in one line
+        print(f"halluscope: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        if exc.filename is None:  # not about a file the user named: an internal error below
+            return _internal(exc)
+        print(f"halluscope: {InputError(exc.filename, f'cannot be read ({exc.strerror})').line()}",
+              file=sys.stderr)
+        return 2
     except Exception as exc:  # the user gets one line, never a traceback
-        if os.environ.get("HALLUSCOPE_DEBUG"):
-            raise
-        print(f"halluscope: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
+        return _internal(exc)
+
+
+def _internal(exc: Exception) -> int:
+    if os.environ.get("HALLUSCOPE_DEBUG"):
+        raise exc
+    print(f"halluscope: internal error: {type(exc).__name__}: {exc}".replace("\n", " "), file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

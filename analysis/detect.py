@@ -1,9 +1,10 @@
 """Tell, from a file's content, which benchmark it belongs to, which task, and whether it is gold.
 
-Private helper of :mod:`analysis.catalog`. The first records (or the JSON object) are read once
-and offered to every registered benchmark's ``recognise``, in ``DETECT_RANK`` order; a sample
-manifest is recognised here. Names are never trusted over content, except where a benchmark says
-content cannot settle it (VidHalluc's binary-QA gold is the file named ``ach_binaryqa.json``).
+Private helper of :mod:`analysis.catalog` and of the command line's refusals (:func:`expect`).
+The first records (or the JSON object) are read once and offered to every registered benchmark's
+``recognise``, in ``DETECT_RANK`` order; a sample manifest is recognised here. Names are never
+trusted over content, except where a benchmark says content cannot settle it (VidHalluc's
+binary-QA gold is the file named ``ach_binaryqa.json``).
 """
 
 from __future__ import annotations
@@ -12,11 +13,11 @@ from itertools import islice
 from pathlib import Path
 
 from analysis import benchmarks
-from analysis.benchmarks.base import Content, Detected, Role
+from analysis.benchmarks.base import Benchmark, Content, Detected, Role
 from analysis.errors import InputError
 from analysis.readers import iter_jsonl, looks_like_jsonl, read_json
 
-__all__ = ["SAMPLE", "Detected", "Role", "detect"]
+__all__ = ["SAMPLE", "Detected", "Role", "detect", "expect"]
 
 SAMPLE = 20
 """How many records are looked at to decide (keys differ slightly from record to record)."""
@@ -24,25 +25,80 @@ SAMPLE = 20
 
 def detect(path: Path) -> Detected:
     """Read ``path`` and say what it is; InputError when it matches no known format."""
-    content: Content
-    if looks_like_jsonl(path):
-        content = [v for _, v in islice(iter_jsonl(path), SAMPLE) if isinstance(v, dict)]
-    else:
-        value = read_json(path)
-        if isinstance(value, list):
-            content = [v for v in value[:SAMPLE] if isinstance(v, dict)]
-        elif isinstance(value, dict):
-            if isinstance(value.get("benchmarks"), dict):
-                return Detected("", None, "manifest")
-            content = value
-        else:
-            raise InputError(path, "expected a JSON list or object at the top level")
-    for bench in sorted(benchmarks.REGISTRY.values(), key=lambda b: b.DETECT_RANK):
-        found = bench.recognise(path, content)
-        if found is not None:
-            return found
+    found, content = _identify(path)
+    if found is not None:
+        return found
     if isinstance(content, dict):
         raise InputError(path, "cannot tell which benchmark this JSON object belongs to")
     keys = sorted({k for record in content for k in record})
     shown = ", ".join(keys[:8]) or "no fields"
     raise InputError(path, f"cannot tell which benchmark this file belongs to (records have {shown})")
+
+
+def _content(path: Path) -> Content | Detected:
+    """What detection looks at (a manifest is told here); a missing file or a folder is an InputError."""
+    if not path.exists():
+        raise InputError(path, "no such file")
+    if path.is_dir():
+        raise InputError(path, "is a folder, expected a file")
+    if looks_like_jsonl(path):
+        return [v for _, v in islice(iter_jsonl(path), SAMPLE) if isinstance(v, dict)]
+    value = read_json(path)
+    if isinstance(value, list):
+        return [v for v in value[:SAMPLE] if isinstance(v, dict)]
+    if isinstance(value, dict):
+        if isinstance(value.get("benchmarks"), dict):
+            return Detected("", None, "manifest")
+        return value
+    raise InputError(path, "expected a JSON list or object at the top level")
+
+
+def _identify(path: Path) -> tuple[Detected | None, Content]:
+    content = _content(path)
+    if isinstance(content, Detected):
+        return content, {}
+    return _recognise(path, content), content
+
+
+def _recognise(path: Path, content: Content) -> Detected | None:
+    for bench in sorted(benchmarks.REGISTRY.values(), key=lambda b: b.DETECT_RANK):
+        found = bench.recognise(path, content)
+        if found is not None:
+            return found
+    return None
+
+
+def expect(path: Path, benchmark: Benchmark, role: Role, task: str | None = None) -> None:
+    """Refuse ``path`` when its content shows it is not a ``role`` file of ``benchmark``.
+
+    A file whose kind content cannot tell (or that cannot be read) passes: the benchmark's reader
+    then says precisely what it lacks. Only a confident "this is something else" is refused, with
+    what the file is and what was expected (``docs/cli.md``: gold passed as predictions, and the
+    reverse, is never scored as all-skipped).
+    """
+    try:
+        found, content = _identify(path)
+    except InputError:
+        return
+    if found is None:
+        return
+    wanted = f"expected {benchmark.NAME} {role}: {benchmark.FILES[role]}"
+    if found.role == "manifest":
+        raise InputError(path, f"this is a sample manifest, not a data file; {wanted}")
+    if found.benchmark != benchmark.NAME and not _one_flat_object(content):
+        seen = f"{found.benchmark} {found.role}"
+        raise InputError(path, f"this looks like {seen}, not {benchmark.NAME}; {wanted}")
+    if found.role != role and not found.by_name:
+        what = benchmark.FILES[found.role]
+        raise InputError(path, f"this is {benchmark.NAME} {found.role}, {what}; {wanted}")
+    if task is not None and found.task is not None and found.task != task:
+        raise InputError(path, f"this is a {benchmark.NAME} {found.task} file, but --task is {task}")
+
+
+def _one_flat_object(content: Content) -> bool:
+    """One object with some text values: one JSONL record, or an ``{id: text}`` results file.
+
+    Content cannot say which, so such a file is never refused as another benchmark's: the reader
+    of the benchmark asked for decides.
+    """
+    return isinstance(content, dict) and any(isinstance(v, str) for v in content.values())

@@ -43,3 +43,23 @@ class UsageError(Exception):
 
 class InvalidLabel(ValueError):
     """A label value that does not fit its field, benchmark or task."""
+
+
+class StoreError(Exception):
+    """The label store cannot be opened or used as asked (bad URL, unsafe path, damaged file).
+
+    The message is one line naming the database; defined here, beside :class:`InputError`, so the
+    command line can report it without importing the store.
+    """
+
+
+class ReadOnlyStore(StoreError):
+    """The database or its folder cannot be written (read-only file system, permissions)."""
+
+
+class WriteRefused(StoreError):
+    """The database refused a write (disk full, read-only, locked too long): the reason says which."""
+
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason or message

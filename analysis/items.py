@@ -10,7 +10,7 @@ native record (``source``, ``pair_id``, ``side``, ``question``). See ``docs/cli.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ import pandas as pd
 from analysis.benchmarks.base import Benchmark
 from analysis.detect import detect
 from analysis.errors import InputError
+from analysis.harness import sniff
 from analysis.table import concat_tables
 
 FIELDS = ("item_id", "benchmark", "model", "task", "category", "gold", "raw_answer", "parsed", "correct",
@@ -27,10 +28,18 @@ FIELDS = ("item_id", "benchmark", "model", "task", "category", "gold", "raw_answ
 
 
 def load_files(bench: Benchmark, files: Sequence[Path], *, gold: Path | None = None,
-               task: str | None = None) -> pd.DataFrame:
-    """Every file as the app reads it: a gold file as gold, a prediction file as one model's run."""
+               task: str | None = None, fmt: str | None = None,
+               mapping: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Every file as the app reads it: a gold file as gold, a prediction file as one model's run.
+
+    A general harness's file (``fmt``, or told by content: :mod:`analysis.harness`) and a file
+    read through ``mapping`` are one model's run of ``bench``: their content names no benchmark.
+    """
     tables = []
     for path in files:
+        if (fmt or sniff(path)) != "native" or mapping:
+            tables.append(bench.load(path, gold=gold, task=task, fmt=fmt, mapping=mapping))
+            continue
         found = detect(path)
         if found.benchmark != bench.NAME:
             raise InputError(path, f"this is a {found.benchmark or found.role} file, not {bench.NAME}")

@@ -36,7 +36,16 @@ def accuracy(correct: Any, zero: float | None = None) -> float | None:
     return ratio(int(arr.sum()), arr.size, zero)
 
 
-def binary_metrics(pred: Any, gold_yes: Any, correct: Any, zero: float | None = None) -> MetricDict:
+def _count(mask: Any, weights: Any) -> int:
+    """How many rows ``mask`` holds: True entries, each counted ``weights`` times when given."""
+    if weights is None:
+        return int(np.count_nonzero(mask))
+    return int(np.asarray(weights, dtype=np.int64)[np.asarray(mask, dtype=bool)].sum())
+
+
+def binary_metrics(
+    pred: Any, gold_yes: Any, correct: Any, zero: float | None = None, weights: Any = None
+) -> MetricDict:
     """Yes/no metrics with positive class yes.
 
     ``pred`` holds reading codes (1 yes, 0 no, -1 unparsed), ``gold_yes`` whether the gold is yes,
@@ -45,20 +54,22 @@ def binary_metrics(pred: Any, gold_yes: Any, correct: Any, zero: float | None = 
 
     Keys: accuracy, precision (TP / predicted yes), recall (TP / gold yes), f1, yes_ratio
     (predicted yes / n), pa (= recall), hr (TN / gold no), n, unparsed.
+
+    ``weights``: how many rows each entry stands for (pre-grouped counts); one each when None.
     """
     p = np.asarray(pred, dtype=np.int8)
     g = np.asarray(gold_yes, dtype=bool)
     c = np.asarray(correct, dtype=bool)
-    n = int(p.size)
+    n = _count(np.ones(p.size, dtype=bool), weights)
     pred_yes = p == YES
-    tp = int(np.count_nonzero(pred_yes & g))
-    tn = int(np.count_nonzero((p == NO) & ~g))
-    n_pred_yes = int(np.count_nonzero(pred_yes))
-    n_gold_yes = int(np.count_nonzero(g))
+    tp = _count(pred_yes & g, weights)
+    tn = _count((p == NO) & ~g, weights)
+    n_pred_yes = _count(pred_yes, weights)
+    n_gold_yes = _count(g, weights)
     prec = ratio(tp, n_pred_yes, zero)
     rec = ratio(tp, n_gold_yes, zero)
     return {
-        "accuracy": ratio(int(np.count_nonzero(c)), n, zero),
+        "accuracy": ratio(_count(c, weights), n, zero),
         "precision": prec,
         "recall": rec,
         "f1": f1(prec, rec, zero),
@@ -66,7 +77,7 @@ def binary_metrics(pred: Any, gold_yes: Any, correct: Any, zero: float | None = 
         "pa": rec,
         "hr": ratio(tn, n - n_gold_yes, zero),
         "n": n,
-        "unparsed": int(np.count_nonzero(p == UNPARSED)),
+        "unparsed": _count(p == UNPARSED, weights),
     }
 
 
@@ -92,23 +103,30 @@ def mcc(pred_yes: Any, gold_yes: Any) -> float:
 
 
 def counterfactual_metrics(
-    cf_correct: Any, cs_correct: Any, cf_commonsense_error: Any
+    cf_correct: Any,
+    cs_correct: Any,
+    cf_commonsense_error: Any,
+    cf_weights: Any = None,
+    cs_weights: Any = None,
 ) -> MetricDict:
     """CDH-Bench metrics of one task (or task and category).
 
     ``cf_correct`` / ``cs_correct``: verdicts on counterfactual / commonsense records;
     ``cf_commonsense_error``: per counterfactual record, wrong *and* equal to the commonsense gold.
     CFAD = CS-Acc - CF-Acc (signed); CCR = commonsense errors / counterfactual errors;
-    RPD = CFAD / CS-Acc. Each is None when undefined.
+    RPD = CFAD / CS-Acc. Each is None when undefined. ``cf_weights`` / ``cs_weights``: rows each
+    entry stands for (pre-grouped counts); one each when None.
     """
     cf = np.asarray(cf_correct, dtype=bool)
     cs = np.asarray(cs_correct, dtype=bool)
     cse = np.asarray(cf_commonsense_error, dtype=bool)
-    cf_acc = accuracy(cf)
-    cs_acc = accuracy(cs)
+    n_cf = _count(np.ones(cf.size, dtype=bool), cf_weights)
+    n_cs = _count(np.ones(cs.size, dtype=bool), cs_weights)
+    cf_acc = ratio(_count(cf, cf_weights), n_cf)
+    cs_acc = ratio(_count(cs, cs_weights), n_cs)
     cfad = None if cf_acc is None or cs_acc is None else cs_acc - cf_acc
-    errors = int(cf.size - np.count_nonzero(cf))
-    ccr = ratio(int(np.count_nonzero(cse & ~cf)), errors)
+    errors = n_cf - _count(cf, cf_weights)
+    ccr = ratio(_count(cse & ~cf, cf_weights), errors)
     rpd = None if cfad is None or not cs_acc else cfad / cs_acc
     return {
         "cf_acc": cf_acc,
@@ -116,8 +134,8 @@ def counterfactual_metrics(
         "cfad": cfad,
         "ccr": ccr,
         "rpd": rpd,
-        "n_cf": int(cf.size),
-        "n_cs": int(cs.size),
+        "n_cf": n_cf,
+        "n_cs": n_cs,
     }
 
 

@@ -16,9 +16,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 
 from analysis._views_spans import SpanPiece, SpanView, span_view
 from analysis.metrics import NO, UNPARSED, YES
+from analysis.table import single_chunks
 
 __all__ = [
     "ALL",
@@ -40,6 +43,7 @@ __all__ = [
     "page_of",
     "page_slice",
     "parsed_spans",
+    "position",
     "prepare",
     "span_view",
     "split_spans",
@@ -72,10 +76,14 @@ _TRUNCATE = {"question": 90, "answer": 60, "gold": 40, "parsed": 30}
 
 
 def prepare(table: pd.DataFrame, flagged: Collection[str] = ()) -> pd.DataFrame:
-    """Add the derived columns filters and charts read; ``flagged`` are item ids the audit named."""
-    out = table.reset_index(drop=True)
-    text = out["question"].fillna("") + "\n" + out["raw_answer"].fillna("") + "\n" + out["item_id"]
-    out["_text"] = (text + "\n" + out["pair_id"].fillna("") + "\n" + out["side"].fillna("")).str.lower()
+    """Add the derived columns filters and charts read; ``flagged`` are item ids the audit named.
+
+    Every text column is made one contiguous Arrow array: taking a page of rows from an array of
+    many chunks (one per file, per block read) first joins the chunks, a cost that grows with the
+    table; from one chunk it costs what the page holds.
+    """
+    out = single_chunks(table.reset_index(drop=True))
+    out["_text"] = _search_text(out)
     out["_flagged"] = out["item_id"].isin(list(flagged)).to_numpy(dtype=bool)
     parsed = out["parsed"].fillna("").str.strip().str.lower()
     out["_pred_code"] = np.select([parsed == "yes", parsed == "no"], [YES, NO], UNPARSED).astype(np.int8)
@@ -85,6 +93,19 @@ def prepare(table: pd.DataFrame, flagged: Collection[str] = ()) -> pd.DataFrame:
     both = out["correct"].notna() & out["alt_correct"].notna()
     out["_differs"] = (both & (out["correct"] != out["alt_correct"])).fillna(False).to_numpy(dtype=bool)
     return out
+
+
+def _search_text(table: pd.DataFrame) -> pd.arrays.ArrowStringArray:
+    """Lower-cased question, answer, item id, pair and side, one line each (what search reads).
+
+    One Arrow join and one lower-casing over whole columns (pandas' ``+`` on text columns makes
+    a new array per operator).
+    """
+    text = pa.large_string()
+    parts = [pc.cast(pa.chunked_array(table[c].array._pa_array), text)
+             for c in ("question", "raw_answer", "item_id", "pair_id", "side")]
+    joined = pc.binary_join_element_wise(*[pc.fill_null(p, "") for p in parts], pa.scalar("\n", text))
+    return pd.arrays.ArrowStringArray(pc.utf8_lower(joined))
 
 
 @dataclass(frozen=True)
@@ -140,9 +161,10 @@ def filter_mask(table: pd.DataFrame, filters: Filters) -> npt.NDArray[np.bool_]:
         mask &= table["_flagged"].to_numpy(dtype=bool)
     needle = filters.search.strip().lower()
     if needle:
-        # Searching only the rows left keeps a search over 100,000 rows cheap.
-        hits = table["_text"].to_numpy()[mask]
-        mask[mask] = pd.Series(hits, dtype="string").str.contains(needle, regex=False).to_numpy(dtype=bool)
+        # Only the rows left are searched, in Arrow (no Python string per row).
+        rows = np.flatnonzero(mask)
+        hits = table["_text"].iloc[rows].str.contains(needle, regex=False)
+        mask[rows] = hits.fillna(False).to_numpy(dtype=bool)
     return mask
 
 
@@ -168,15 +190,28 @@ def page_slice(rows: npt.NDArray[np.intp], page: int, size: int = PAGE_SIZE) -> 
     return rows[(page - 1) * size : page * size]
 
 
+def position(rows: npt.NDArray[np.intp], row: int | None) -> int | None:
+    """Index of ``row`` in the view ``rows`` (ascending, as :func:`filter_rows` gives them); None if absent.
+
+    A binary search: the cost does not grow with the view.
+    """
+    if row is None or rows.size == 0:
+        return None
+    at = int(np.searchsorted(rows, row))
+    return at if at < rows.size and int(rows[at]) == row else None
+
+
 def page_of(rows: npt.NDArray[np.intp], row: int, size: int = PAGE_SIZE) -> int:
     """The page showing ``row`` (1 when it is not in the view)."""
-    hit = np.flatnonzero(rows == row)
-    return int(hit[0]) // size + 1 if hit.size else 1
+    at = position(rows, row)
+    return at // size + 1 if at is not None else 1
 
 
 def display_frame(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> pd.DataFrame:
     """The shown table for ``rows``: short texts, a verdict mark, and the ids to read back."""
-    sub = table.iloc[rows]
+    # The shown columns only: taking rows of every column costs far more than a page needs.
+    sub = table[["item_id", "model", "task", "category", "question", "raw_answer", "parsed", "gold",
+                 "correct", "_flagged"]].iloc[rows]
     frame = pd.DataFrame(
         {
             "row": rows.astype(np.int64),
@@ -235,10 +270,10 @@ def neighbour(rows: npt.NDArray[np.intp], current: int | None, step: int) -> int
     """The row ``step`` places after ``current`` in the view (clamped); the first when none."""
     if rows.size == 0:
         return None
-    hit = np.flatnonzero(rows == current) if current is not None else np.empty(0, dtype=np.intp)
-    if hit.size == 0:
+    at = position(rows, current)
+    if at is None:
         return int(rows[0])
-    return int(rows[min(max(int(hit[0]) + step, 0), rows.size - 1)])
+    return int(rows[min(max(at + step, 0), rows.size - 1)])
 
 
 _LETTERS = re.compile(r"^[A-D](?:[\s,;/]*[A-D])*$")

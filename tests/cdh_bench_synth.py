@@ -104,8 +104,12 @@ def gold_line(i: int, **over: Any) -> dict[str, Any]:
         "commonsense_gt": "yes",
         "counterfactual_gt": "no",
     }
+    # The gold letters point at the counts the pair name gives (as in a consistent release):
+    # the counterfactual letter at n + 1 fingers, the commonsense letter at n, the rest beyond.
+    spare = iter(range(n + 2, n + 6))
+    counts = {L: n + 1 if cf == L else n if cs == L else next(spare) for L in LETTERS}
     mc = {"question": "How many fingers are on the hand?",
-          "options": [f"{L}. {n + k} fingers" for k, L in enumerate(LETTERS)],
+          "options": [f"{L}. {counts[L]} fingers" for L in LETTERS],
           "commonsense_gt": cs, "counterfactual_gt": cf}  # fmt: skip
     line: dict[str, Any] = {
         **fields,

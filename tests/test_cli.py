@@ -65,7 +65,7 @@ BAD_INPUTS = [
     ("cdh-bench", "missing.jsonl", jsonl([{k: v for k, v in CDH_ROW.items() if k != "side"}]), [],
      ["missing.jsonl", "line 1", "'side'"]),
     ("avhbench", "types.json", json.dumps([AVH_ROW, {**AVH_ROW, "text": 3}]), [],
-     ["types.json", "record 1", "'text'"]),
+     ["types.json", "record 2", "'text'"]),
     ("detailverifybench", "types.json", json.dumps([DVB_ROW, {**DVB_ROW, "validation_passed": "yes"}]), [],
      ["types.json", "'validation_passed'"]),
     ("detailverifybench", "trunc.json", json.dumps([DVB_ROW])[:-30], [], ["trunc.json", "line 1"]),
@@ -110,7 +110,7 @@ def test_a_50_mb_field_in_a_json_file_is_refused(tmp_path: Path, capsys: pytest.
     path.write_text(json.dumps([AVH_ROW, {**AVH_ROW, "text": "Is it? " + "x" * 50_000_000}]))
     code, _, err = run(["score", "avhbench", str(path), "--json"], capsys)
     assert code == 2
-    assert_one_line_error(err, "huge.json", "record 1", "'text'", "limit")
+    assert_one_line_error(err, "huge.json", "record 2", "'text'", "limit")
 
 
 @pytest.mark.parametrize(

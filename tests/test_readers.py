@@ -27,7 +27,7 @@ def test_jsonl_and_json_list_read_alike(tmp_path: Path) -> None:
     b = read_records(write(tmp_path, "b.json", '[{"x": 1}, {"x": 2}]'))
     assert a.items == b.items == [{"x": 1}, {"x": 2}]
     assert a.where(1) == "line 3"  # blank line 2 is skipped but counted
-    assert b.where(1) == "record 1"
+    assert b.where(1) == "record 2"
 
 
 def test_truncated_json_names_file_and_line(tmp_path: Path) -> None:
@@ -74,7 +74,7 @@ def test_oversized_line_is_refused_without_parsing(tmp_path: Path) -> None:
 def test_non_object_records(tmp_path: Path) -> None:
     with pytest.raises(InputError) as err:
         read_records(write(tmp_path, "n.json", '[{"x": 1}, 3]'))
-    assert err.value.record == "record 1"
+    assert err.value.record == "record 2"
     with pytest.raises(InputError, match="top level"):
         read_object(write(tmp_path, "o.json", "[1]"))
 
@@ -105,3 +105,31 @@ def test_booleans_are_not_numbers(tmp_path: Path) -> None:
     recs = read_records(write(tmp_path, "b.json", '[{"n": true}]'))
     with pytest.raises(InputError, match="got a boolean"):
         require(recs, 0, "n", (int,))
+
+
+def test_records_count_from_one_in_json_lists_and_jsonl(tmp_path: Path) -> None:
+    # The second object is "line 2" in a JSONL file and "record 2" in a JSON list: a person
+    # counting objects from the top finds the same one in both.
+    jsonl = read_jsonl(write(tmp_path, "a.jsonl", '{"x": 1}\n{"x": "two"}\n'))
+    listed = read_records(write(tmp_path, "b.json", '[{"x": 1}, {"x": "two"}]'))
+    for records, expected in ((jsonl, "line 2"), (listed, "record 2")):
+        with pytest.raises(InputError) as err:
+            require_column(records, "x", (int,))
+        assert err.value.record == expected
+
+
+@pytest.mark.parametrize(
+    ("data", "truncated"),
+    [
+        ('[{"x": 1}, {"x": 2}', True),  # stops early: truncation is the likely cause
+        ('[{"x": 1} {"x": 2}]', False),  # broken in the middle: not truncated
+        ("video_id,question,prediction\n1,a,b\n", False),  # a CSV file, not JSON at all
+    ],
+)
+def test_truncation_is_suggested_only_for_json_that_stops_early(
+    tmp_path: Path, data: str, truncated: bool
+) -> None:
+    with pytest.raises(InputError) as err:
+        read_json(write(tmp_path, "f.json", data))
+    assert ("truncated" in str(err.value)) is truncated
+    assert "\n" not in str(err.value)

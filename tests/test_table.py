@@ -1,9 +1,22 @@
 """The item table schema is defined once and enforced."""
 
+import json
+
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from analysis.table import COLUMN_NAMES, COLUMNS, concat_tables, empty_table, item_key, make_table
+from analysis.table import (
+    COLUMN_NAMES,
+    COLUMNS,
+    concat_tables,
+    empty_table,
+    item_key,
+    json_list,
+    make_table,
+    media_json,
+)
 
 
 def test_every_column_is_documented_and_unique() -> None:
@@ -42,3 +55,19 @@ def test_item_key_is_deterministic() -> None:
     assert item_key(None, "x") == item_key("", "x")
     # pinned: ids are stored by reviewers, so they must never change between versions
     assert item_key("00191", "Is the sleeping man making sound in the audio?") == "5c71a2df0dab86ce"
+
+
+_REF_TEXT = st.text(max_size=12) | st.sampled_from(
+    ['a"b', "a\\b", "tab\there", "new\nline", "\x00", "\x7f", "\u2028", "é/好.mp4", "\ud800", ""]
+)
+
+
+@given(st.lists(st.tuples(_REF_TEXT, _REF_TEXT, _REF_TEXT), max_size=3))
+def test_media_json_is_exactly_json_dumps(refs: list[tuple[str, str, str]]) -> None:
+    expected = json.dumps([{"kind": k, "path": p, "role": r} for k, p, r in refs], ensure_ascii=False)
+    assert media_json(refs) == expected  # type: ignore[arg-type]
+
+
+@given(st.lists(_REF_TEXT, max_size=4))
+def test_json_list_is_exactly_json_dumps(texts: list[str]) -> None:
+    assert json_list(texts) == json.dumps(texts, ensure_ascii=False)

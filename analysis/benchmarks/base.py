@@ -10,7 +10,7 @@ name a benchmark. ``tests/test_registry_conformance.py`` checks every registered
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypedDict
 
@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from analysis.errors import UsageError
 from analysis.metrics import MetricDict
 
 
@@ -62,6 +63,20 @@ class Detected:
     benchmark: str
     task: str | None
     role: Role
+    by_name: bool = field(default=False, compare=False)
+    """The role was told by the file's name alone (content cannot settle it): a guess that a
+    refusal of the wrong kind of file never relies on."""
+
+
+@dataclass(frozen=True)
+class Fix:
+    """One correction a reviewer can apply as it stands: a row of ``halluscope import``."""
+
+    item_id: str
+    field: str
+    """``gold``, ``flag`` or ``note`` (as in a correction row)."""
+    value: str
+    """The native value (``"yes"``, ``"B"``) or the flag name (``invalid-question``...)."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +94,9 @@ class Finding:
     severity: Severity = "warning"
     item_ids: tuple[str, ...] = ()
     """Item-table ids of the rows concerned, so the app can queue them for review."""
+    fix: tuple[Fix, ...] = ()
+    """The suggested correction, applied in one step (all rows or none); empty when the data
+    cannot say what the right value is."""
 
     def as_dict(self) -> dict[str, Any]:
         """Plain-JSON form for ``halluscope audit --json``."""
@@ -88,7 +106,13 @@ class Finding:
             "detail": self.detail,
             "severity": self.severity,
             "item_ids": list(self.item_ids),
+            "fix": [self.fix_row(f) for f in self.fix],
         }
+
+    def fix_row(self, fix: Fix) -> dict[str, str]:
+        """One suggested correction as a ``halluscope import`` row (the reason names the check)."""
+        return {"item_id": fix.item_id, "field": fix.field, "value": fix.value,
+                "reason": f"audit {self.check}: {self.detail}"}
 
 
 class Benchmark(Protocol):
@@ -120,6 +144,9 @@ class Benchmark(Protocol):
     """The extra charts this benchmark's items appear in."""
     DERIVED: Mapping[str, Any]
     """Columns :func:`derive` adds for the charts, with the value other benchmarks' rows get."""
+    FILES: dict[str, str]
+    """``gold`` and ``predictions``: what each kind of file is, in a phrase, for a refusal that
+    says what a file is and what was expected."""
 
     def load(
         self,
@@ -128,8 +155,15 @@ class Benchmark(Protocol):
         gold: Path | None = None,
         task: str | None = None,
         model: str | None = None,
+        fmt: str | None = None,
+        mapping: Mapping[str, str] | None = None,
     ) -> pd.DataFrame:
-        """Read one prediction file (one model) into an item table."""
+        """Read one prediction file (one model) into an item table.
+
+        ``fmt`` names the file's format where content cannot tell (:data:`analysis.harness.FORMATS`)
+        and ``mapping`` renames its fields (``--map``); a benchmark that reads only its own
+        pipeline's files refuses both.
+        """
         ...
 
     def load_gold(self, paths: Sequence[Path]) -> pd.DataFrame:
@@ -196,6 +230,12 @@ def resolve_parser(benchmark: str, parsers: Sequence[str], parser: str | None) -
     if chosen not in parsers:
         raise ValueError(f"unknown parser {chosen!r} for {benchmark} (known: {', '.join(parsers)})")
     return chosen
+
+
+def refuse_harness(benchmark: str, fmt: str | None, mapping: Mapping[str, str] | None) -> None:
+    """Raise ``UsageError`` when ``--format`` / ``--map`` reach a benchmark that reads only its own files."""
+    if (fmt not in (None, "native")) or mapping:
+        raise UsageError(f"{benchmark} reads only its own pipeline's files: --format and --map do not apply")
 
 
 def refuse_task(benchmark: str, task: str | None) -> None:

@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import os
@@ -34,7 +33,7 @@ from analysis.pair_validation.validation import CLIP_CRITERIA, decisions, valida
 from analysis.readers import read_object
 from analysis.store import Store, current_labels
 from analysis.store.corrected import gold_map
-from analysis.store.export import csv_safe
+from analysis.store.export import csv_safe, csv_writer
 
 PAIR_TASKS: tuple[str, ...] = ("bqa", "mcq")
 """Gold files that hold ACH pairs (tsh and sth have none)."""
@@ -98,7 +97,7 @@ def export_pairs_csv(store: Store, catalogue: pd.DataFrame, path: Path, *, requi
     header = [*CSV_HEAD, *(f"{name}_{i}" for i in range(1, width + 1)
                            for name in ("clip", *CLIP_CRITERIA))]
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv_writer(buffer)
     writer.writerow(header)
     rows = 0
     for record in records:

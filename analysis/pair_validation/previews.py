@@ -11,13 +11,15 @@
 Outputs are cached on disk under ``cache_dir`` by content: the key hashes the bytes of the input
 videos (XXH3-128, :func:`analysis.cache.file_digest`), the parameters and :data:`VERSION`, so a
 renamed copy hits the cache and an edited file misses it. Files appear atomically (written
-beside their final name, then renamed). A missing or unreadable video never raises: the result
-has status ``missing`` / ``unreadable`` and a message naming the clip (the benchmark has a few
-such videos, e.g. ``eXMF6Skt2To_clip_3``).
+beside their final name, then renamed). The cache is bounded: after each new output the least
+recently used files beyond :func:`cache_budget` bytes are removed (a hit counts as a use).
+A missing or unreadable video never raises: the result has status ``missing`` / ``unreadable``
+and a message naming the clip (the benchmark has a few such videos, e.g. ``eXMF6Skt2To_clip_3``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
@@ -60,6 +62,52 @@ class MediaResult:
     message: str = ""
 
 
+BUDGET_ENV = "HALLUSCOPE_PREVIEW_MAX_MB"
+DEFAULT_BUDGET_MB = 2048
+
+
+def cache_budget() -> int:
+    """Bytes the preview cache may hold: ``$HALLUSCOPE_PREVIEW_MAX_MB`` (default 2 GB)."""
+    raw = os.environ.get(BUDGET_ENV, "")
+    return int(float(raw) * 1024 * 1024) if raw.strip() else DEFAULT_BUDGET_MB * 1024 * 1024
+
+
+def bound_cache(cache_dir: Path, budget: int | None = None, *, keep: Sequence[Path] = ()) -> int:
+    """Remove least recently used outputs until the cache holds at most ``budget`` bytes.
+
+    ``keep`` (the outputs just made) stay whatever their size. Returns the number removed.
+    """
+    budget = cache_budget() if budget is None else budget
+    files = []
+    for sub in ("previews", "thumbnails"):
+        for path in (cache_dir / sub).glob("*/*"):
+            try:
+                info = path.stat()
+            except FileNotFoundError:  # removed meanwhile
+                continue
+            if path.is_file() and not path.name.startswith("."):  # temporaries are being written
+                files.append((info.st_mtime, info.st_size, path))
+    total = sum(size for _, size, _ in files)
+    kept = {p.resolve() for p in keep}
+    removed = 0
+    for _, size, path in sorted(files):
+        if total <= budget:
+            break
+        if path.resolve() in kept:
+            continue
+        path.unlink(missing_ok=True)
+        total -= size
+        removed += 1
+    return removed
+
+
+def _hit(targets: tuple[Path, ...]) -> MediaResult:
+    for target in targets:  # a use: the least recently used outputs go first
+        with contextlib.suppress(OSError):
+            os.utime(target)
+    return MediaResult("ok", targets, cached=True)
+
+
 def default_preview_dir() -> Path:
     """``$HALLUSCOPE_PREVIEW_DIR``, else ``~/.cache/halluscope/previews``."""
     env = os.environ.get("HALLUSCOPE_PREVIEW_DIR")
@@ -93,13 +141,13 @@ def thumbnails(video: Path, cache_dir: Path, *, width: int = 160) -> MediaResult
     folder = cache_dir / "thumbnails" / key[:2]
     targets = tuple(folder / f"{key}-{name}.jpg" for name in FRAMES)
     if all(t.is_file() for t in targets):
-        return MediaResult("ok", targets, cached=True)
+        return _hit(targets)
     broken = _unusable([video], check=True)
     if broken is not None:
         return broken
     folder.mkdir(parents=True, exist_ok=True)
     temps = [t.with_name(f".{uuid.uuid4().hex}{t.name}") for t in targets]
-    return _publish(lambda: write_thumbnails(video, temps, width), temps, targets)
+    return _publish(lambda: write_thumbnails(video, temps, width), temps, targets, cache_dir)
 
 
 def side_by_side(videos: Sequence[Path], cache_dir: Path, *, height: int = 360, pad: Pad = "hold",
@@ -113,7 +161,7 @@ def side_by_side(videos: Sequence[Path], cache_dir: Path, *, height: int = 360, 
     key = content_key("side_by_side", videos, height=height, pad=pad, fps=fps)
     target = cache_dir / "previews" / key[:2] / f"{key}.mp4"
     if target.is_file():
-        return MediaResult("ok", (target,), cached=True)
+        return _hit((target,))
     broken = _unusable(videos, check=True)
     if broken is not None:
         return broken
@@ -121,11 +169,12 @@ def side_by_side(videos: Sequence[Path], cache_dir: Path, *, height: int = 360, 
     temp = target.with_name(f".{uuid.uuid4().hex}.mp4")  # ffmpeg picks the format by extension
     report = progress or (lambda _: None)
     return _publish(lambda: write_side_by_side(videos, temp, height=height, pad=pad, fps=fps,
-                                               progress=report), [temp], (target,))
+                                               progress=report), [temp], (target,), cache_dir)
 
 
-def _publish(build: Callable[[], None], temps: Sequence[Path], targets: tuple[Path, ...]) -> MediaResult:
-    """Run ``build`` into the temporary files, then move them into place; clean up on failure."""
+def _publish(build: Callable[[], None], temps: Sequence[Path], targets: tuple[Path, ...],
+             cache_dir: Path) -> MediaResult:
+    """Run ``build`` into the temporary files, move them into place, keep the cache in budget."""
     try:
         build()
         for temp, target in zip(temps, targets, strict=True):
@@ -135,6 +184,7 @@ def _publish(build: Callable[[], None], temps: Sequence[Path], targets: tuple[Pa
     finally:
         for temp in temps:
             temp.unlink(missing_ok=True)
+    bound_cache(cache_dir, keep=targets)
     return MediaResult("ok", targets)
 
 
@@ -259,5 +309,6 @@ class MediaJobs:
 
 __all__ = [
     "FRAMES", "VERSION", "JobState", "JobStatus", "MediaInfo", "MediaJobs", "MediaResult", "MediaStatus",
-    "Pad", "content_key", "default_preview_dir", "probe", "side_by_side", "thumbnails",
+    "Pad", "bound_cache", "cache_budget", "content_key", "default_preview_dir", "probe", "side_by_side",
+    "thumbnails",
 ]

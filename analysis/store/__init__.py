@@ -18,10 +18,11 @@ The app and the CLI use this surface; the modules behind it are small and privat
 from __future__ import annotations
 
 from analysis.corrections import rescore_with_gold
+from analysis.errors import ReadOnlyStore, StoreError, WriteRefused
 from analysis.store.agreement import adjudicate, agreement_report, disagreements
 from analysis.store.apply import apply_corrections, corrected_runs, count_corrections, metric_changes
 from analysis.store.connect import open_store
-from analysis.store.db import Store, StoreError, assert_not_served
+from analysis.store.db import Store, assert_not_served
 from analysis.store.events import Event, ItemRef, NoChange, NothingToUndo, relabel, undo
 from analysis.store.export import export_corrections, import_corrections
 from analysis.store.identity import Identity, IdentityMismatch, NotAuthenticated, identity_from
@@ -40,8 +41,10 @@ __all__ = [
     "NoChange",
     "NotAuthenticated",
     "NothingToUndo",
+    "ReadOnlyStore",
     "Store",
     "StoreError",
+    "WriteRefused",
     "adjudicate",
     "agreement_report",
     "apply_corrections",

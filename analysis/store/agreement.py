@@ -135,7 +135,7 @@ class OwnVote(InvalidLabel):
 
 
 def adjudicate(store: Store, item: ItemRef | Mapping[str, Any] | pd.Series, field: str, value: Any,
-               adjudicator: Identity, reason: str) -> Event:
+               adjudicator: Identity, reason: str, *, request_key: str | None = None) -> Event:
     """Set the final corrected value after a disagreement: a ``final`` event that needs a reason.
 
     Refused (:class:`OwnVote`) when the adjudicator holds a current vote on this label: a
@@ -149,4 +149,4 @@ def adjudicate(store: Store, item: ItemRef | Mapping[str, Any] | pd.Series, fiel
         raise OwnVote(f"{adjudicator.name} voted on {field} of {ref.item_id}: "
                       "another adjudicator must settle it")
     return write_label(store, ref, field, value, adjudicator, reason, scope="final",
-                       kind="adjudicate", allow_same=True)
+                       kind="adjudicate", allow_same=True, request_key=request_key)

@@ -20,12 +20,12 @@ import pandas as pd
 from analysis.benchmarks import get
 from analysis.benchmarks.base import Benchmark, ScoreReport
 from analysis.benchmarks.corrected import load_as_shown
-from analysis.errors import InputError, InvalidLabel, UsageError
+from analysis.errors import InputError, InvalidLabel, StoreError, UsageError
 from analysis.readers import read_jsonl
 from analysis.store.apply import apply_corrections, count_corrections
 from analysis.store.connect import open_store
 from analysis.store.corrected import write_native
-from analysis.store.db import Store, StoreError, default_db_path
+from analysis.store.db import Store, default_db_path
 from analysis.store.events import ItemRef, write_label_rows
 from analysis.store.export import export_corrections
 from analysis.store.identity import Identity, NotAuthenticated

@@ -13,11 +13,14 @@ from typing import Any
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from analysis.errors import ReadOnlyStore, StoreError, WriteRefused
 from analysis.store.db import (
     EventSink,
     Store,
     assert_not_served,
     check_identifier,
+    check_sqlite,
+    is_read_only,
     resolve_url,
     sqlite_hooks,
 )
@@ -33,13 +36,21 @@ def open_store(
     media_roots: Sequence[Path] = (),
     migrate: bool = True,
 ) -> Store:
-    """Open (creating if needed) the label store and bring its schema to the latest migration."""
+    """Open (creating if needed) the label store and bring its schema to the latest migration.
+
+    A SQLite file is checked first (:func:`~analysis.store.db.check_sqlite`): a damaged one raises
+    :class:`StoreError`, an unwritable one (or folder) :class:`ReadOnlyStore`, in one line.
+    """
     url, path = resolve_url(target, data_dir)
     if path is not None:
         assert_not_served(path, media_roots)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ReadOnlyStore(f"{path.parent}: cannot create the data folder ({exc.strerror})") from None
         engine = create_engine(url, pool_size=5, max_overflow=30, pool_timeout=60)
         sqlite_hooks(engine)
+        check_sqlite(engine, path)
     else:
         connect_args: dict[str, Any] = {}
         if schema is not None:
@@ -53,5 +64,12 @@ def open_store(
                 conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))
     store = Store(engine, make_url(url).render_as_string(hide_password=True), path, mirror)
     if migrate:
-        run_migrations(store)
+        try:
+            run_migrations(store)
+        except WriteRefused as exc:
+            store.close()
+            where = path if path is not None else store.url
+            if path is not None and is_read_only(exc, path):
+                raise ReadOnlyStore(f"{where}: cannot be written ({exc.reason})") from None
+            raise StoreError(f"{where}: cannot bring the schema up to date ({exc.reason})") from None
     return store

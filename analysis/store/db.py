@@ -11,6 +11,12 @@ One code path serves both dialects. The few places where they differ are here an
 
 The database file must never be reachable through the media server:
 :func:`assert_not_served` refuses a path inside any media root.
+
+Opening a SQLite file checks it first (``PRAGMA integrity_check``): a damaged or foreign file is
+refused with one line naming it (:class:`StoreError`), never served or written to; a folder or
+file that cannot be written gives :class:`ReadOnlyStore` (the app then serves its read-only demo).
+A write the database refuses (disk full, read-only, any ``OperationalError``) raises
+:class:`WriteRefused` saying why, in one line.
 """
 
 from __future__ import annotations
@@ -27,6 +33,9 @@ from typing import IO, Any, Protocol
 
 from sqlalchemy import Connection, Engine, event, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError, OperationalError
+
+from analysis.errors import ReadOnlyStore, StoreError, WriteRefused
 
 try:
     import fcntl
@@ -47,10 +56,6 @@ DEFAULT_DATA_DIR = Path("data")
 DEFAULT_DB_NAME = "halluscope.db"
 BUSY_TIMEOUT_MS = 30_000
 """How long a SQLite writer waits for another one before giving up."""
-
-
-class StoreError(Exception):
-    """The store cannot be opened or used as asked (bad URL, unsafe path)."""
 
 
 @dataclass
@@ -107,6 +112,41 @@ def resolve_url(target: str | Path | None, data_dir: Path | None = None) -> tupl
     return f"sqlite:///{path}", path
 
 
+def reason_of(exc: BaseException) -> str:
+    """The database's own one-line reason for an error (no SQLAlchemy wrapping, no links)."""
+    inner = getattr(exc, "orig", None) or exc
+    text_ = str(inner).strip().splitlines()
+    return text_[0] if text_ else type(inner).__name__
+
+
+def is_read_only(exc: BaseException, path: Path) -> bool:
+    """The error (or the file's folder) says the SQLite file cannot be written."""
+    words = str(getattr(exc, "reason", exc)).lower()
+    if "readonly" in words or "read-only" in words or "unable to open" in words:
+        return True
+    folder_writable = os.access(path.parent, os.W_OK) and (not path.exists() or os.access(path, os.W_OK))
+    return not folder_writable
+
+
+def check_sqlite(engine: Engine, path: Path) -> None:
+    """Refuse a file that is not a healthy SQLite database, in one line naming it."""
+    try:
+        with engine.connect() as conn:
+            found = [str(r) for r in conn.exec_driver_sql("PRAGMA integrity_check").scalars()]
+    except DBAPIError as exc:
+        engine.dispose()
+        reason = reason_of(exc)
+        if is_read_only(exc, path):
+            raise ReadOnlyStore(f"{path}: cannot be opened for writing ({reason})") from None
+        raise StoreError(f"{path}: not a usable SQLite database ({reason}); move it aside, or restore "
+                         "it from a backup or the mirror") from None
+    if found != ["ok"]:
+        engine.dispose()
+        shown = "; ".join(found[:3]) + (f"; and {len(found) - 3} more" if len(found) > 3 else "")
+        raise StoreError(f"{path}: fails PRAGMA integrity_check ({shown}); refusing to serve or write "
+                         "it: restore it from a backup or the mirror") from None
+
+
 def sqlite_hooks(engine: Engine) -> None:
     """WAL, busy timeout, full sync; and transactions begun by us, not by the driver."""
 
@@ -137,10 +177,13 @@ def write_tx(store: Store) -> Iterator[Connection]:
     sleeps (20 processes at once gave a 3.4 s p99 that way). ``BEGIN IMMEDIATE`` and the busy
     timeout still guard against writers that do not take the file lock.
     """
-    with _writer_turn(store), store.engine.connect() as conn:
-        conn = conn.execution_options(halluscope_write=True)
-        with conn.begin():
-            yield conn
+    try:
+        with _writer_turn(store), store.engine.connect() as conn:
+            conn = conn.execution_options(halluscope_write=True)
+            with conn.begin():
+                yield conn
+    except OperationalError as exc:  # disk full, read-only, locked past the busy timeout...
+        raise WriteRefused(f"the label store refused the write: {reason_of(exc)}", reason_of(exc)) from None
 
 
 @contextmanager
@@ -150,7 +193,12 @@ def _writer_turn(store: Store) -> Iterator[None]:
         return
     with store.write_lock:
         if store.lock_file is None:
-            store.lock_file = open(store.path.with_name(store.path.name + ".writelock"), "a+b")  # noqa: SIM115
+            lock_path = store.path.with_name(store.path.name + ".writelock")
+            try:
+                store.lock_file = open(lock_path, "a+b")  # noqa: SIM115
+            except OSError as exc:
+                raise WriteRefused(f"the label store refused the write: {lock_path}: {exc.strerror}",
+                                   str(exc.strerror)) from None
             weakref.finalize(store, store.lock_file.close)
         fcntl.flock(store.lock_file.fileno(), fcntl.LOCK_EX)  # also released if the process dies
         try:

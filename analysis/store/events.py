@@ -8,7 +8,9 @@ reviewer; votes never change the corrected gold until adjudicated).
 Nothing here ever updates or deletes an event (the database refuses it too, see migration
 ``0003_insert_only``). Undo is a new event that restores the value before the event it undoes;
 undoing again steps further back. Each event carries a unique ``event_id`` so a retried write or
-an imported file never adds it twice.
+an imported file never adds it twice. A client that cannot choose the event id gives a
+``request_key`` instead (its idempotency key, unique per reviewer, stored with the event): a retry
+with the same key returns the first event, and a key reused for a different write is refused.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from typing import Any
 
 import pandas as pd
 from sqlalchemy import Connection, insert, select
+from sqlalchemy.exc import IntegrityError
 
-from analysis.store.db import Store, lock_label, write_tx
+from analysis.store.db import Store, lock_label, read_tx, write_tx
 from analysis.store.identity import Identity, as_identity
 from analysis.store.schema import label_events
 from analysis.store.values import MAX_REASON, InvalidLabel, normalize
@@ -70,6 +73,8 @@ class Event:
     kind: str = "set"
     undo_of: str | None = None
     origin: str = ""
+    request_key: str | None = None
+    """The writer's idempotency key (local to this store; see the module docstring)."""
     id: int | None = None
 
     def as_row(self) -> dict[str, Any]:
@@ -94,17 +99,19 @@ def as_item(item: ItemRef | Mapping[str, Any] | pd.Series) -> ItemRef:
 
 def relabel(store: Store, item: ItemRef | Mapping[str, Any] | pd.Series, field: str, new: Any,
             reviewer: Identity, reason: str = "", *, event_id: str | None = None,
-            require_reason: bool = False) -> Event:
+            request_key: str | None = None, require_reason: bool = False) -> Event:
     """Set the corrected value of ``field`` for ``item`` (``None`` clears it); returns the event.
 
     ``require_reason``: a change (not a write of the current value) without a reason is refused.
     """
     return write_label(store, as_item(item), field, new, reviewer, reason, scope="final",
-                       kind="set", event_id=event_id, require_reason=require_reason)
+                       kind="set", event_id=event_id, request_key=request_key,
+                       require_reason=require_reason)
 
 
 def undo(store: Store, item: ItemRef | Mapping[str, Any] | pd.Series, field: str, reviewer: Identity,
-         reason: str = "", *, scope: str = "final", event_id: str | None = None) -> Event:
+         reason: str = "", *, scope: str = "final", event_id: str | None = None,
+         request_key: str | None = None) -> Event:
     """Undo the latest event not yet undone on this label, as a new event restoring its old value.
 
     In the ``vote`` scope a reviewer undoes only their own votes.
@@ -117,12 +124,12 @@ def undo(store: Store, item: ItemRef | Mapping[str, Any] | pd.Series, field: str
             raise NothingToUndo(f"nothing to undo on {field} of {ref.item_id}")
         return target.old_value, history[-1].new_value, target.event_id
 
-    return _write(store, ref, field, who, reason, scope, "undo", event_id, decide)
+    return _write(store, ref, field, who, reason, scope, "undo", event_id, decide, request_key)
 
 
 def write_label(store: Store, ref: ItemRef, field: str, new: Any, reviewer: Identity, reason: str, *,
                 scope: str, kind: str, event_id: str | None = None, allow_same: bool = False,
-                require_reason: bool = False) -> Event:
+                request_key: str | None = None, require_reason: bool = False) -> Event:
     """Write a new value (the shared path of relabel, vote and adjudicate).
 
     A value equal to the current one is refused (:class:`NoChange`) unless ``allow_same``: an
@@ -132,7 +139,8 @@ def write_label(store: Store, ref: ItemRef, field: str, new: Any, reviewer: Iden
     value = normalize(field, new, benchmark=ref.benchmark, task=ref.task, original=ref.gold)
     why = reason.strip() if isinstance(reason, str) else "x"
     return _write(store, ref, field, who, reason, scope, kind, event_id,
-                  _set_to(ref, field, value, scope, allow_same, need_reason=require_reason and not why))
+                  _set_to(ref, field, value, scope, allow_same, need_reason=require_reason and not why),
+                  request_key)
 
 
 def _canonical(field: str, value: str | None, ref: ItemRef) -> str | None:
@@ -147,36 +155,82 @@ Decide = Callable[[list[Event]], tuple[str | None, str | None, str | None]]
 
 
 def _write(store: Store, ref: ItemRef, field: str, who: Identity, reason: str, scope: str, kind: str,
-           event_id: str | None, decide: Decide) -> Event:
+           event_id: str | None, decide: Decide, request_key: str | None = None) -> Event:
     if scope not in SCOPES:
         raise InvalidLabel(f"unknown scope {scope!r}")
     if not isinstance(reason, str) or len(reason) > MAX_REASON:
         raise InvalidLabel(f"reason must be text of at most {MAX_REASON:,} characters")
     eid = _check_event_id(event_id)
-    with write_tx(store) as conn:
-        existing = _by_event_id(conn, eid) if event_id is not None else None
-        if existing is not None:  # a retried write: the first one stands
-            return existing
-        return _insert(conn, store, ref, field, who, reason, scope, kind, eid, decide)
+    key = _check_request_key(request_key)
+    try:
+        with write_tx(store) as conn:
+            return _insert(conn, store, ref, field, who, reason, scope, kind, eid, decide, key,
+                           known_id=event_id is not None)
+    except IntegrityError:
+        # the same key or event id committed by a concurrent attempt (PostgreSQL: both missed it)
+        with read_tx(store) as conn:
+            existing = _retried(conn, eid if event_id is not None else None, who, key)
+        if existing is None:
+            raise
+        return _same_write(existing, ref, field, kind)
+
+
+def _retried(conn: Connection, event_id: str | None, who: Identity, key: str | None) -> Event | None:
+    """The event a previous attempt of this write stored (by event id, or by reviewer and key)."""
+    if event_id is not None:
+        found = _by_event_id(conn, event_id)
+        if found is not None:
+            return found
+    if key is None:
+        return None
+    e = label_events
+    row = conn.execute(select(e).where(e.c.reviewer == who.name, e.c.request_key == key)).first()
+    return None if row is None else Event(**row._asdict())
+
+
+def _same_write(event: Event, ref: ItemRef, field: str, kind: str) -> Event:
+    if (event.benchmark, event.item_key, event.field, event.kind) != (
+            ref.benchmark, ref.item_id, field, kind):
+        raise InvalidLabel(f"request key {event.request_key!r} was already used for another write "
+                           f"({event.kind} of {event.field} on {event.item_key})")
+    return event
+
+
+def _check_request_key(key: str | None) -> str | None:
+    if key is None or key == "":
+        return None
+    if not isinstance(key, str) or len(key) > 128 or not key.isprintable():
+        raise InvalidLabel("a request key must be printable text of at most 128 characters")
+    return key
 
 
 def _insert(conn: Connection, store: Store, ref: ItemRef, field: str, who: Identity, reason: str,
-            scope: str, kind: str, eid: str, decide: Decide) -> Event:
-    """Lock the label, read its history, decide and insert the event (inside a write transaction)."""
+            scope: str, kind: str, eid: str, decide: Decide, request_key: str | None = None, *,
+            known_id: bool = False) -> Event:
+    """Lock the label, read its history, decide and insert the event (inside a write transaction).
+
+    A retried write (``known_id``: the caller chose the event id, or a ``request_key``) is looked
+    up after the lock: a concurrent first attempt has committed by then (on PostgreSQL, looking
+    before the lock let the retry see the first event as the current value and fail as NoChange).
+    """
     owner = who.name if scope == "vote" else ""
     lock_label(conn, ref.benchmark, ref.item_id, field, scope, owner)
+    if known_id or request_key is not None:
+        existing = _retried(conn, eid if known_id else None, who, request_key)
+        if existing is not None:  # a retried write: the first one stands
+            return _same_write(existing, ref, field, kind)
     history = _history(conn, ref.benchmark, ref.item_id, field, scope, owner, latest_only=kind != "undo")
     new, old, undo_of = decide(history)
     event = Event(
         eid, ref.benchmark, ref.item_id, field, old, new, who.name, reason.strip(),
         _time_after(history[-1].created_at if history else None), _scoring_version(ref.benchmark),
-        scope, kind, undo_of, "local",
+        scope, kind, undo_of, "local", request_key,
     )
     result = conn.execute(insert(label_events).values(**event.as_row()))
     key = result.inserted_primary_key
     event = Event(**{**event.as_row(), "id": int(key[0]) if key is not None else None})
     if store.mirror is not None:  # before commit: the mirror may hold more, never less
-        store.mirror.append([event.as_row()])
+        store.mirror.append([{k: v for k, v in event.as_row().items() if k != "request_key"}])
     return event
 
 

@@ -1,18 +1,23 @@
-"""Corrections out and in: CSV, JSONL and Parquet, one row per event (who, when, why, old, new).
+r"""Corrections out and in: CSV, JSONL and Parquet, one row per event (who, when, why, old, new).
 
 Every event is exported, undos included, so a file carries the full history and importing it
 into another store rebuilds the same current labels. Importing is idempotent (events are known
 by ``event_id``): importing a file twice adds it once.
 
 CSV cells are made safe for spreadsheets: a cell that starts with ``=``, ``+``, ``-``, ``@``, a
-tab or a carriage return (which a spreadsheet would run as a formula) gets a leading apostrophe,
+tab or a line break (which a spreadsheet would run as a formula) gets a leading apostrophe,
 and so does a cell that starts with an apostrophe, so the import can take exactly one off again.
+The same guard applies after every line break inside a value (``ok\r@SUM(1)`` is written
+``ok\r'@SUM(1)``), and the file is RFC 4180 CSV (CRLF between rows), so a cell holding a CR, an
+LF, a comma or a quote is always quoted: Python's writer with a bare ``\n`` row end left a lone CR
+unquoted, which split the row for any reader that ends lines at CR.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,22 +37,40 @@ FORMATS: tuple[str, ...] = ("csv", "jsonl", "parquet")
 EXPORT_COLUMNS: tuple[str, ...] = tuple("item_id" if c == "item_key" else c for c in EVENT_COLUMNS)
 """Columns of an exported corrections file (``item_id`` is the item table's id)."""
 
-_DANGEROUS = ("=", "+", "-", "@", "\t", "\r", "'")
+_DANGEROUS = ("=", "+", "-", "@", "\t", "\r", "\n", "'")
+_LINE_BREAK = re.compile(r"(\r\n|\r|\n)")
 
 
 def csv_safe(value: Any) -> str:
-    """A cell a spreadsheet will show as text: formula starters get a leading apostrophe."""
+    """A cell a spreadsheet will show as text: every line of it that starts a formula gets an apostrophe.
+
+    The first line is guarded when the value starts with a formula starter or a line break; each
+    later line when it starts with a formula starter (or an apostrophe, so that one comes off again).
+    """
     if value is None or (isinstance(value, float) and pd.isna(value)):
         return ""
     text = str(value)
-    return "'" + text if text.startswith(_DANGEROUS) else text
+    parts = _LINE_BREAK.split(text)  # line, break, line, break, ..., line
+    first = "'" if text.startswith(_DANGEROUS) else ""
+    lines = [first + parts[0], *("'" + p if p.startswith(_DANGEROUS) else p for p in parts[2::2])]
+    out = [lines[0]]
+    for brk, line in zip(parts[1::2], lines[1:], strict=True):
+        out += [brk, line]
+    return "".join(out)
 
 
 def csv_unsafe(cell: str) -> str | None:
     """The value of a cell written by :func:`csv_safe` (empty means none)."""
     if cell == "":
         return None
-    return cell[1:] if cell.startswith("'") else cell
+    parts = _LINE_BREAK.split(cell)
+    parts[0::2] = [p[1:] if p.startswith("'") else p for p in parts[0::2]]
+    return "".join(parts)
+
+
+def csv_writer(buffer: io.StringIO) -> Any:
+    """A writer of RFC 4180 CSV: CRLF ends a row, so every CR or LF inside a cell is quoted."""
+    return csv.writer(buffer, lineterminator="\r\n")
 
 
 def corrections_frame(store: Store, benchmark: str | None = None) -> pd.DataFrame:
@@ -81,11 +104,11 @@ def write_frame(frame: pd.DataFrame, path: Path, kind: Format) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     if kind == "csv":
         buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
+        writer = csv_writer(buffer)
         writer.writerow(frame.columns)
         for row in frame.itertuples(index=False):
             writer.writerow([csv_safe(v) for v in row])
-        path.write_text(buffer.getvalue(), encoding="utf-8")
+        path.write_text(buffer.getvalue(), encoding="utf-8", newline="")
     elif kind == "jsonl":
         records = frame.astype(object).where(frame.notna(), None).to_dict("records")
         path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
@@ -116,11 +139,11 @@ def read_corrections(path: Path, *, fmt: str | None = None) -> list[tuple[str, d
 
 
 def _read_csv(path: Path) -> list[tuple[str, dict[str, Any]]]:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
+    try:  # bytes, not read_text: universal newlines would turn a quoted CR into LF
+        text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InputError(path, "not valid UTF-8 text") from None
-    reader = csv.DictReader(io.StringIO(text))
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     missing = {"event_id", "item_id", "field"} - set(reader.fieldnames or ())
     if missing:
         raise InputError(path, f"missing columns: {', '.join(sorted(missing))}", record="line 1")

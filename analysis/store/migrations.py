@@ -97,10 +97,20 @@ def _m3_insert_only(conn: Connection) -> None:
         )
 
 
+def _m4_request_key(conn: Connection) -> None:
+    # A client's idempotency key, unique per reviewer: a write retried after a lost answer (a
+    # dropped connection, a killed server) finds the event its first attempt stored. NULLs (writes
+    # without a key, every older row) are distinct under a unique index in SQLite and PostgreSQL.
+    conn.exec_driver_sql("ALTER TABLE label_events ADD COLUMN request_key VARCHAR(128)")
+    conn.exec_driver_sql(
+        "CREATE UNIQUE INDEX ux_label_events_request_key ON label_events (reviewer, request_key)")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_label_events", _m1_label_events),
     Migration("0002_scope_kind_undo", _m2_scope_kind_undo),
     Migration("0003_insert_only", _m3_insert_only),
+    Migration("0004_request_key", _m4_request_key),
 )
 """Every migration, in the order they run."""
 

@@ -40,15 +40,16 @@ def submit(store: Store, payload: Mapping[str, Any], identity: Identity,
         check_item_write(row, field, payload.get("value"))
     value = payload.get("value")
     event_id = payload.get("event_id")
+    key = payload.get("key") or None  # the client's idempotency key: a retry returns the first event
     if action == "relabel":  # every gold change needs a reason (a write of the current value does not)
-        return relabel(store, item, field, value, who, reason, event_id=event_id,
+        return relabel(store, item, field, value, who, reason, event_id=event_id, request_key=key,
                        require_reason=field == "gold")
     if action == "vote":
-        return vote(store, item, field, value, who, reason, event_id=event_id)
+        return vote(store, item, field, value, who, reason, event_id=event_id, request_key=key)
     if action == "adjudicate":
-        return adjudicate(store, item, field, value, who, reason)
+        return adjudicate(store, item, field, value, who, reason, request_key=key)
     scope = "vote" if action == "undo-vote" else "final"
-    return undo(store, item, field, who, reason, scope=scope, event_id=event_id)
+    return undo(store, item, field, who, reason, scope=scope, event_id=event_id, request_key=key)
 
 
 def check_item_write(row: Mapping[str, Any] | pd.Series, field: str, value: Any) -> None:

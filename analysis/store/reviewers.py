@@ -48,10 +48,11 @@ def assign(item_ids: Iterable[str], reviewers: Iterable[str], k: int) -> pd.Data
 
 
 def vote(store: Store, item: ItemRef | Mapping[str, Any] | pd.Series, field: str, value: Any,
-         reviewer: Identity, reason: str = "", *, event_id: str | None = None) -> Event:
+         reviewer: Identity, reason: str = "", *, event_id: str | None = None,
+         request_key: str | None = None) -> Event:
     """Record the signed-in reviewer's own judgement of ``field`` for ``item``."""
     return write_label(store, as_item(item), field, value, reviewer, reason, scope="vote", kind="set",
-                       event_id=event_id)
+                       event_id=event_id, request_key=request_key)
 
 
 def my_unreviewed(store: Store, benchmark: str, assignments: pd.DataFrame, reviewer: Identity) -> list[str]:

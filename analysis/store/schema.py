@@ -31,9 +31,14 @@ label_events = Table(
     Column("kind", String(16), nullable=False, server_default="set"),
     Column("undo_of", String(64), nullable=True),
     Column("origin", String(256), nullable=False, server_default=""),
+    Column("request_key", String(128), nullable=True),
     sqlite_autoincrement=True,
 )
-"""Every label ever written, insert-only. The current value of a label is its latest row."""
+"""Every label ever written, insert-only. The current value of a label is its latest row.
+
+``request_key`` is the writer's idempotency key, unique per reviewer (migration
+``0004_request_key``): a retried write with the same key returns the event the first one stored.
+It stays local (not in :data:`EVENT_COLUMNS`): imports and the mirror carry ``event_id``."""
 
 schema_migrations = Table(
     "schema_migrations",

@@ -12,20 +12,17 @@ from typing import Any
 import gradio as gr
 
 from analysis.catalog import Catalog
-from analysis.views import Filters, neighbour, page_of
+from analysis.views import Filters, neighbour, page_of, position
 from components.browse.page import filters_from, row_from_values, show_page
+from components.browse.render import md_code
 from components.browse.view import ItemView, as_view
 
 
 def _position(rows: Any, row: int | None) -> str:
     if row is None:
         return "No item in this view." if len(rows) == 0 else ""
-    hits = (rows == row).nonzero()[0]
-    where = (
-        f"item {int(hits[0]) + 1:,} of {len(rows):,} in view"
-        if hits.size
-        else "item outside the current view"
-    )
+    at = position(rows, row)
+    where = f"item {at + 1:,} of {len(rows):,} in view" if at is not None else "item outside the current view"
     return f"{where} · row {row}"
 
 
@@ -73,5 +70,5 @@ def find_item(catalog: Catalog | ItemView, item_id: str | None, filter_values: l
     rows = view.rows(filters_from(*filter_values))
     result = view.inspect(row, _position(rows, row))
     if row is None and item_id:
-        result = (f"No item with id `{item_id.strip()}`.", *result[1:])
+        result = (f"No item with id {md_code(item_id.strip())}.", *result[1:])
     return (row, *result)

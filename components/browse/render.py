@@ -24,6 +24,29 @@ FILE_ROUTE = "gradio_api/file="
 SPAN_CLASSES = {"hit": "hs-hit", "false alarm": "hs-fa", "miss": "hs-miss", "not compared": "hs-nc"}
 
 
+_MARKDOWN_MARKUP = re.compile(r"([\\`*\[\]~]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])|:(?=//))")
+"""What turns text into Markdown markup: escapes, code, emphasis, links and images, strike-through,
+autolinks; ``_`` inside a word (``cs_acc``) is left alone, as CommonMark does."""
+
+
+def md_text(value: object) -> str:
+    """Text from a data file or a reviewer, shown as itself inside ``gr.Markdown``.
+
+    HTML is escaped (Gradio's sanitiser still renders ``<b>``, ``<img>``, ``<a>``) and Markdown
+    markup backslash-escaped, so a name like ``[x](http://…)`` or ``**x**`` is not a link or bold.
+    """
+    return _MARKDOWN_MARKUP.sub(r"\\\1", escape(str(value), quote=False))
+
+
+def md_code(value: object) -> str:
+    """:func:`md_text` in a code font.
+
+    A backtick span would end at a backtick in the value; inside an inline ``<code>`` tag
+    Markdown still reads links, so the text is escaped as it is outside one.
+    """
+    return f"<code>{md_text(value)}</code>"
+
+
 def media_url(path: Path) -> str:
     """URL at which the Gradio server serves ``path`` (which must be inside an allowed root)."""
     return FILE_ROUTE + quote(str(path), safe="/")

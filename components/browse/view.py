@@ -15,7 +15,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from analysis.catalog import Catalog
-from analysis.views import Filters, display_frame, filter_rows
+from analysis.views import Filters, display_frame
 
 
 class ItemView:
@@ -25,8 +25,8 @@ class ItemView:
         self.catalog = catalog
 
     def rows(self, filters: Filters) -> npt.NDArray[np.intp]:
-        """Positions of the rows passing ``filters``."""
-        return filter_rows(self.catalog.table, filters)
+        """Positions of the rows passing ``filters`` (the catalog remembers the last few)."""
+        return self.catalog.rows_for(filters)
 
     def frame(self, rows: npt.NDArray[np.intp]) -> pd.DataFrame:
         """The shown table for ``rows``."""

@@ -8,7 +8,6 @@ tests call them directly. Every write takes the identity the tab read from the r
 from __future__ import annotations
 
 import json
-import tempfile
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,8 +34,10 @@ from analysis.pair_validation.validation import (
     progress,
     save_validation,
 )
-from analysis.store import Identity, InvalidLabel, Store
+from analysis.store import Identity, InvalidLabel, Store, StoreError
+from components.browse.render import md_code, md_text
 from components.pairs.sync_player import ClipPanel, player_html
+from components.scratch import fresh_dir
 
 LETTERS = "ABCDEFGH"
 ACH_GOLD_NAMES = ("ach_binaryqa.json", "ach_mcq.json")
@@ -133,7 +134,8 @@ def show_pair(ctx: PairsContext, pair_id: str, me: Identity | None) -> PairScree
     grid = _grid(view, clips)
     if me is not None and me.name in ctx.blind:  # gold and every model's verdict stay on the server
         grid = grid[["task", "clip", "question", "options"]]
-    info = f"**Pair `{pair_id}`** · {len(clips)} clips · models: {', '.join(view.models) or 'none'}"
+    models = ", ".join(md_text(m) for m in view.models) or "none"
+    info = f"**Pair {md_code(pair_id)}** · {len(clips)} clips · models: {models}"
     return PairScreen(pair_id, player_html(panels(ctx, pair_id), view.similarity), info, grid, checks, note)
 
 
@@ -169,7 +171,7 @@ def decision_text(checks: PairChecks) -> str:
     """The live keep / drop line under the form."""
     open_checks = sum(v is None for v in checks.values())
     if checks.decision == "drop":
-        return "**Decision: DROP** — " + "; ".join(checks.failures())
+        return "**Decision: DROP** — " + "; ".join(md_text(f) for f in checks.failures())
     if checks.decision == "keep":
         return "**Decision: KEEP** — every check passes"
     return f"**Decision: undecided** — {open_checks} check(s) open"
@@ -196,7 +198,7 @@ def save(ctx: PairsContext, checks: PairChecks, note: str, me: Identity | None) 
         raise Refused("Sign in to save validations (read-only view).")
     try:
         save_validation(ctx.store, checks, me, note or "")
-    except InvalidLabel as exc:
+    except (InvalidLabel, StoreError) as exc:
         raise Refused(str(exc)) from exc
     queue = my_queue(ctx.store, ctx.assignments(me), me)
     return queue[0] if queue else ""
@@ -212,7 +214,7 @@ def adjudicate(ctx: PairsContext, checks: PairChecks, reason: str, me: Identity 
         raise Refused("An adjudication needs a reason.")
     try:
         adjudicate_pair(ctx.store, checks, me, reason)
-    except InvalidLabel as exc:
+    except (InvalidLabel, StoreError) as exc:
         raise Refused(str(exc)) from exc
 
 
@@ -242,7 +244,7 @@ def team(ctx: PairsContext, me: Identity | None) -> tuple[str, pd.DataFrame, pd.
     mine = ""
     if me is not None:
         queue = my_queue(ctx.store, assignments, me)
-        mine = f" · **my queue: {len(queue)} left**" + (f" (next `{queue[0]}`)" if queue else "")
+        mine = f" · **my queue: {len(queue)} left**" + (f" (next {md_code(queue[0])})" if queue else "")
     line = (f"**{done['done']} / {done['total']}** validations done · "
             f"{done['pairs_done']} / {done['pairs_total']} pairs fully reviewed (k = {ctx.k}){mine}")
     people = pd.DataFrame([(r, v["done"], v["total"]) for r, v in done["reviewers"].items()],
@@ -263,8 +265,9 @@ def team(ctx: PairsContext, me: Identity | None) -> tuple[str, pd.DataFrame, pd.
 
 
 def _out_dir() -> Path:
-    # Gradio serves files handed back from a handler when they sit in the temp folder.
-    return Path(tempfile.mkdtemp(prefix="halluscope-pairs-"))
+    # Gradio serves files handed back from a handler when they sit in the temp folder; the
+    # folder is removed once newer ones replace it (components.scratch).
+    return fresh_dir("halluscope-pairs-")
 
 
 def export_json(ctx: PairsContext) -> str:

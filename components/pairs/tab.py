@@ -11,6 +11,7 @@ ignores keys typed into text fields, so it coexists with the app's own listener
 from __future__ import annotations
 
 from collections.abc import Callable
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from analysis.catalog import Catalog
 from analysis.pair_validation.previews import MediaJobs
 from analysis.pair_validation.validation import SAVE_KEY, PairChecks, check_keys
 from analysis.store import Identity, Store
+from components.browse.render import md_code, md_text
 from components.keys import TYPING_JS
 from components.pairs import handlers as ph
 from components.pairs import media as pm
@@ -197,7 +199,7 @@ def _build_exports(ctx: ph.PairsContext, identity_of: IdentityOf) -> None:
             line = "Built from the current validations."
         except ph.Refused as exc:
             made.append(gr.update(visible=False))
-            line = f"Pair lists built; ⚠ {exc}"
+            line = f"Pair lists built; ⚠ {md_text(exc)}"
         return [line, *made]
 
     build.click(exports, None, [built, *files], concurrency_limit=2, api_visibility="private")
@@ -241,7 +243,7 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
 
     def whoami(request: gr.Request) -> str:
         me = identity_of(request)
-        return f"Signed in as **{me.name}**." if me else "**Read-only**: sign in to validate pairs."
+        return f"Signed in as **{md_text(me.name)}**." if me else "**Read-only**: sign in to validate pairs."
 
     def toggled(state: PairChecks, *values: str | None) -> tuple[PairChecks, str]:
         n = ph.MAX_CLIPS
@@ -263,12 +265,12 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
         try:
             following = ph.save(ctx, state, text, me)
         except ph.Refused as exc:
-            gr.Warning(str(exc))
-            return [f"⚠ {exc}", *[gr.update()] * len(screen_out)]
-        done = f"Saved `{state.pair_id}` ({state.decision})."
+            gr.Warning(escape(str(exc), quote=False))  # toasts render HTML
+            return [f"⚠ {md_text(exc)}", *[gr.update()] * len(screen_out)]
+        done = f"Saved {md_code(state.pair_id)} ({state.decision})."
         if not following:
             return [done + " Your queue is empty.", *[gr.update()] * len(screen_out)]
-        return [done + f" Next: `{following}`.", *screen(following, me)]
+        return [done + f" Next: {md_code(following)}.", *screen(following, me)]
 
     def settled(state: PairChecks | None, why: str, request: gr.Request) -> str:
         if state is None:
@@ -276,9 +278,9 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
         try:
             ph.adjudicate(ctx, state, why, identity_of(request))
         except ph.Refused as exc:
-            gr.Warning(str(exc))
-            return f"⚠ {exc}"
-        return f"Adjudicated `{state.pair_id}`: **{state.decision}**."
+            gr.Warning(escape(str(exc), quote=False))  # toasts render HTML
+            return f"⚠ {md_text(exc)}"
+        return f"Adjudicated {md_code(state.pair_id)}: **{state.decision}**."
 
     def tick(job_id: str, thumbs: dict[str, str]) -> list[Any]:
         line, path, finished = pm.poll_preview(ctx, job_id)
@@ -291,7 +293,7 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
         try:
             job_id = pm.start_preview(ctx, pair_id or "")
         except ph.Refused as exc:
-            return [f"⚠ {exc}", "", gr.update(visible=False), gr.Timer()]
+            return [f"⚠ {md_text(exc)}", "", gr.update(visible=False), gr.Timer()]
         return ["Preview queued…", job_id, gr.update(visible=False), gr.Timer(active=True)]
 
     root = gr.context.Context.root_block

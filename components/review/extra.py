@@ -5,7 +5,6 @@ Plain functions of a :class:`~components.review.panel.ReviewContext`; :mod:`app`
 
 from __future__ import annotations
 
-import tempfile
 import zipfile
 from html import escape
 from pathlib import Path
@@ -35,7 +34,9 @@ from analysis.store.final import final_labels
 from analysis.store.payload import submit
 from analysis.store.visibility import Viewer, shown_votes, visible_events, voted_keys
 from analysis.views import prepare
+from components.browse.render import md_code, md_text
 from components.review.context import Refused, ReviewContext
+from components.scratch import fresh_dir
 
 QUEUES = ("Flagged by the audit", "My unreviewed items", "Disagreements")
 
@@ -68,7 +69,7 @@ def metric_lines(ctx: ReviewContext, benchmark: str | None, limit: int = 12) -> 
                    for p, a, b in metric_changes(run.official, run.corrected)
                    if "/" not in p and not p.rsplit(".", 1)[-1].startswith("n")]
         for path, old, new in changes[:limit]:
-            lines.append(f"- `{escape(who)}` {escape(path)}: {_num(old)} → {_num(new)}"
+            lines.append(f"- {md_code(who)} {md_text(path)}: {_num(old)} → {_num(new)}"
                          f" after {n} correction(s)")
     if len(lines) == 1:
         lines.append("No metric changed.")
@@ -187,8 +188,8 @@ def adjudicate_item(ctx: ReviewContext, row: int | None, who: Identity | None, v
                                    "reason": reason, "item_id": str(item["item_id"])}, who, row=item)
     except InvalidLabel as exc:
         raise Refused(f"Not adjudicated: {exc}") from exc
-    return (f"Adjudicated `{escape(str(item['item_id']))}` by {escape(who.name)}: "
-            f"gold = {escape(str(event.new_value))}")
+    return (f"Adjudicated {md_code(item['item_id'])} by {md_text(who.name)}: "
+            f"gold = {md_text(event.new_value)}")
 
 
 def agreement_markdown(ctx: ReviewContext, benchmark: str | None, who: Identity | None = None) -> str:
@@ -212,7 +213,7 @@ def agreement_markdown(ctx: ReviewContext, benchmark: str | None, who: Identity 
              f" · Krippendorff's alpha {_num(report['krippendorff_alpha'])}"]
     for pair in report["pairs"]:
         cells = " · ".join(f"{k} {_num(v)}" for k, v in pair.items())
-        lines.append(f"- {escape(cells)}")
+        lines.append(f"- {md_text(cells)}")
     return "\n".join(lines)
 
 
@@ -224,7 +225,7 @@ def build_exports(ctx: ReviewContext, benchmark: str | None, who: Identity | Non
     """
     if ctx.store is None or who is None:
         raise Refused("Refused: sign in to export.")
-    out = Path(tempfile.mkdtemp(prefix="halluscope-export-"))
+    out = fresh_dir("halluscope-export-")  # removed once newer exports replace it
     seen = _viewer(ctx, who)
     stem = benchmark or "all"
     events = corrections_frame(ctx.store, benchmark or None)

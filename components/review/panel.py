@@ -25,6 +25,7 @@ from analysis.store.identity import IdentityMismatch
 from analysis.store.payload import submit
 from analysis.store.values import gold_kind, normalize_gold, option_count
 from analysis.store.visibility import Viewer, visible_events
+from components.browse.render import md_text
 from components.review.context import Refused, ReviewContext
 from components.review.span_picker import build_picker
 
@@ -234,7 +235,7 @@ def panel(ctx: ReviewContext, row: int | None, who: Identity | None, blind: bool
         note = READ_ONLY if ctx.store is not None else "**Read-only:** no label store is open."
         return (note, *keep, "", hidden)
     role = "adjudicator" if ctx.is_adjudicator(who) else "reviewer"
-    head = f"Signed in as **{escape(who.name)}** ({role}{', blind' if blind else ''})"
+    head = f"Signed in as **{md_text(who.name)}** ({role}{', blind' if blind else ''})"
     if row is None:
         return (head, *keep, "", hidden)
     item = ctx.row(row)
@@ -304,14 +305,14 @@ def save(ctx: ReviewContext, row: int | None, who: Identity | None, blind: bool 
         done.append(_change(name, event.old_value, event.new_value))
     if not done:
         return "Nothing changed."
-    return f"Saved as {escape(who.name)}: " + "; ".join(done)
+    return f"Saved as {md_text(who.name)}: " + "; ".join(done)
 
 
 def _change(name: str, old: str | None, new: str | None) -> str:
     """``gold no → yes`` for a message shown as Markdown: values escaped, notes not echoed."""
     if name == "note":
         return "note updated" if new else "note cleared"
-    return f"{name} {escape(_show(old)) or '∅'} → {escape(_show(new)) or '∅'}"
+    return f"{name} {md_text(_show(old)) or '∅'} → {md_text(_show(new)) or '∅'}"
 
 
 def _open_events(events: pd.DataFrame, scope: str, who: Identity, blind: bool) -> pd.DataFrame:
@@ -343,4 +344,4 @@ def undo_last(ctx: ReviewContext, row: int | None, who: Identity | None, blind: 
         except (NothingToUndo, NoChange) as exc:
             raise Refused(f"Nothing to undo: {exc}") from exc
         done.append(_change(name, event.old_value, event.new_value))
-    return f"Undone by {escape(who.name)}: " + "; ".join(done)
+    return f"Undone by {md_text(who.name)}: " + "; ".join(done)

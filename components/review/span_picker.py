@@ -138,7 +138,7 @@ def wire_picker(ctx: ReviewContext, picker: SpanPicker, current: gr.State, gold_
         try:
             return picked(ctx, row, selection)
         except NotTagged as exc:
-            raise gr.Error(str(exc), print_exception=False) from exc
+            raise gr.Error(escape(str(exc), quote=False), print_exception=False) from exc  # toasts show HTML
 
     picker.selection.change(from_chips, [current, picker.selection], gold_text, trigger_mode="always_last",
                            **PRIVATE)

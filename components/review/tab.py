@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from html import escape
 from typing import Any
 
 import gradio as gr
 
-from analysis.store import Identity
+from analysis.store import Identity, StoreError
 from analysis.views import Filters
 from components.browse import charts, navigate
 from components.browse import page as browse
@@ -75,7 +76,9 @@ def with_identity(fn: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return fn(identity_of(request, profile), *args)
         except Refused as exc:
-            raise gr.Error(str(exc), print_exception=False) from exc
+            raise gr.Error(escape(str(exc), quote=False), print_exception=False) from exc  # toasts show HTML
+        except StoreError as exc:  # the database refused: say why (it was {"error": null})
+            raise gr.Error(escape(f"Not saved: {exc}", quote=False), print_exception=False) from exc
 
     return handler
 
@@ -241,10 +244,15 @@ def _wire_tab(ctx: ReviewContext, current: gr.State, f: browse.BrowseWidgets, in
 
 
 def _api(ctx: ReviewContext) -> None:
-    """``/relabel``: one label by item id, as the signed-in user (for scripts and load tests)."""
+    """``/relabel``: one label by item id, as the signed-in user (for scripts and load tests).
+
+    Its last argument ``key`` is an idempotency key: a client that lost the answer retries with the
+    same key and gets the first event's id back, never a second event.
+    """
 
     def relabel(request: gr.Request, profile: gr.OAuthProfile | None, item_id: str, field: str,
-                value: str, reason: str) -> str:
+                value: str, reason: str, key: str = "") -> str:
+        """Relabel; ``key`` (optional) is the client's idempotency key: a retry returns the first event id."""
         from analysis.store import InvalidLabel, NoChange
         from analysis.store.payload import submit
 
@@ -253,15 +261,15 @@ def _api(ctx: ReviewContext) -> None:
             raise gr.Error("Refused: sign in to write labels.", print_exception=False)
         found = ctx.catalog.rows_of(str(item_id))
         if not found.size:
-            raise gr.Error(f"No item {item_id!r}.", print_exception=False)
+            raise gr.Error(escape(f"No item {item_id!r}.", quote=False), print_exception=False)
         row = ctx.catalog.table.iloc[int(found[0])]
         action = "vote" if ctx.is_blind(who) and field == "gold" else "relabel"  # blind: my vote
         payload = {"action": action, "item_id": item_id, "field": field, "value": value or None,
-                   "reason": reason}
+                   "reason": reason, "key": key or None}
         try:
             event = submit(ctx.store, payload, who, row=row)
-        except (InvalidLabel, NoChange, PermissionError) as exc:
-            raise gr.Error(f"Not saved: {exc}", print_exception=False) from exc
+        except (InvalidLabel, NoChange, PermissionError, StoreError) as exc:
+            raise gr.Error(escape(f"Not saved: {exc}", quote=False), print_exception=False) from exc
         return event.event_id
 
     # writes are serialised by the store, not by the queue

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from analysis import catalog, cli
+from analysis.cache import default_cache_dir
 from components.identity import Roles
 
 
@@ -52,6 +53,7 @@ def test_serve_passes_files_gold_and_media_roots(tmp_path: Path, monkeypatch: py
     assert kw == {
         "gold": [Path("g.json")],
         "media_roots": {"cmm": [tmp_path / "cmm"], "cdh-bench": [tmp_path]},
+        "cache_dir": default_cache_dir(),
     }
     roles = Roles(adjudicators=frozenset({"carol", "dave", "erin"}), blind=frozenset({"bob"}))
     assert served == ("serve", "the catalog", {"host": "127.0.0.1", "port": 7999, "roles": roles})

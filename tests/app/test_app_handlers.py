@@ -84,7 +84,7 @@ def test_find_item_by_id(cat: Catalog) -> None:
     current, status, *_ = navigate.find_item(cat, "tsh-0", _filters())
     assert current == _row(cat, "tsh-0")
     current, status, *_ = navigate.find_item(cat, "nope", _filters())
-    assert current is None and "No item with id `nope`" in status
+    assert current is None and "No item with id <code>nope</code>" in status
 
 
 def test_inspector_escapes_answers_and_marks_the_reading(cat: Catalog) -> None:

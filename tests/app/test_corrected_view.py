@@ -62,7 +62,7 @@ def test_corrected_view_works_for_vidhalluc_tasks(catalog: Catalog, tmp_path: Pa
     _fix_one_wrong_answer(ctx, "vidhalluc", task)
     lines = metric_lines(ctx, "vidhalluc")  # raised ValueError: vidhalluc needs a task
     assert "**vidhalluc: 1 gold correction(s)**" in lines
-    assert f"· {task}` accuracy" in lines  # per model and task
+    assert f"· {task}</code> accuracy" in lines  # per model and task (names in an escaped code span)
     updates = corrected_charts(ctx, Filters(benchmark="vidhalluc"))
     assert len(updates) == 5
 

@@ -55,7 +55,7 @@ def test_csv_cells_that_start_a_formula_are_neutralised(store: Store, tmp_path: 
     cells = [cell for row in rows[1:] for cell in row]
     assert "'=HYPERLINK(\"http://x\")" in cells and "'+1 blurry, -2 dark, @here" in cells
     assert "'-1 for this gold" in cells and "''quoted' reason" in cells
-    assert csv_safe("\tcmd") == "'\tcmd" and csv_safe("\r=1") == "'\r=1"
+    assert csv_safe("\tcmd") == "'\tcmd" and csv_safe("\r=1") == "'\r'=1"
     assert csv_safe("@SUM(A1)") == "'@SUM(A1)" and csv_safe("plain") == "plain"
     assert not any(cell.startswith(("=", "+", "-", "@", "\t", "\r")) for cell in cells)
 

@@ -30,8 +30,14 @@ Card
   scores as corrected). ``id: "<video_id>.mp4"`` gives the video id.
 - Corrections: gold is yes/no (captioning references: text); corrected copies rewrite ``label``
   (or ``ground_truth`` / ``answer``) of QA.json and of prediction files that carry gold.
-- Scoring VERSION 2. Changelog: 1 (2025) first version; 2 (2026) a given gold file wins over
-  labels inside prediction records (before, the records' labels won and ``--gold`` was ignored).
+- Other pipelines (``docs/formats.md``): MAD's list (``prediction = "ERROR: ..."`` is a failed
+  inference: kept, not scored, counted in ``n_skipped``), AVCD's JSONL, lmms-eval samples joined
+  to ``--gold`` by ``doc_id``, VLMEvalKit and LLaVA files, ``--map``. A trailing answer
+  instruction in the question (``" Answer yes or no."``) is not part of the item.
+- Scoring VERSION 3. Changelog: 1 (2025) first version; 2 (2026) a given gold file wins over
+  labels inside prediction records (before, the records' labels won and ``--gold`` was ignored);
+  3 (2026) failed inferences (``ERROR: ...``) are skipped, not scored as unparsed; the prompt
+  suffix is dropped from the item key (MAD / AVCD items join QA.json).
 """
 
 from __future__ import annotations
@@ -65,7 +71,7 @@ from analysis.table import concat_tables
 from analysis.yesno import first_word, negation_aware, read_column
 
 NAME = "avhbench"
-VERSION = "2"
+VERSION = "3"
 TASKS: tuple[str, ...] = ()
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("first-word", "negation-aware", "substring")
@@ -76,6 +82,12 @@ NEEDS_GOLD: frozenset[str | None] = frozenset()
 TRY_EACH_GOLD = False
 CHARTS: frozenset[ChartKind] = frozenset()
 DERIVED: Mapping[str, Any] = {}
+FILES: dict[str, str] = {
+    "gold": "QA.json, the questions and labels with no model answers",
+    "predictions": "QA records with the model's answer in pred / prediction / response, "
+    "or a method repository's output (MAD, AVCD)",
+}
+"""What a gold file and a prediction file of this benchmark are, for refusals of the wrong kind."""
 
 CAPTIONING = _avh_table.CAPTIONING
 BOTH = 2
@@ -100,10 +112,13 @@ def load(
     gold: Path | None = None,
     task: str | None = None,
     model: str | None = None,
+    fmt: str | None = None,
+    mapping: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Read one model's AVHBench answers (any of the three shapes) into an item table."""
     refuse_task(NAME, task)
-    parsed = read(Path(predictions), need_pred=True, gold=None if gold is None else Path(gold))
+    parsed = read(Path(predictions), need_pred=True, gold=None if gold is None else Path(gold),
+                  fmt=fmt, mapping=mapping)
     return _avh_table.build(parsed, name=NAME, model=model, readers=(first_word, READERS[ALT_PARSER]),
                             alt_parser=ALT_PARSER)
 

@@ -59,10 +59,12 @@ def _repeats(rows: list[tuple[str, Record]]) -> list[Finding]:
             continue
         name, places = f"{video_id} {text!r}", ", ".join(w for w, _ in group)
         ids = (_id(group[0][1]),)
-        labels = sorted({r[3] for _, r in group})
         if len({r[3].strip().lower() for _, r in group}) > 1:
+            # Each label beside the record that carries it, in file order, so the first one named
+            # is the one scored (sorted labels beside file-ordered records read the wrong way).
+            said = ", ".join(f"{r[3]} at {w}" for w, r in group)
             out.append(Finding("conflicting-duplicate", name,
-                               f"labelled {' and '.join(labels)} ({places}); the first is scored",
+                               f"labelled {said}; the first ({group[0][1][3]}) is scored",
                                "error", ids))
             continue
         exact = len({r for _, r in group}) == 1

@@ -5,9 +5,16 @@ Shapes (field aliases in order of preference):
 - the gold records plus the answer: ``video_id, task, text, label`` + ``pred`` / ``prediction`` /
   ``response``;
 - ``{id: "<video_id>.mp4", question, answer, pred}`` (JSONL), no task;
-- ``{video_id, task, question, ground_truth, prediction}`` (a JSON list).
+- ``{video_id, task, question, ground_truth, prediction}`` (a JSON list; MAD writes it, with
+  ``prediction = "ERROR: ..."`` where inference failed: such a record is kept but not scored);
+- AVCD's ``{id: "<video_id>.mp4", question, answer, pred}`` JSONL (under a ``.json`` name), no task;
+- a general harness's file (:mod:`analysis.harness`): lmms-eval ``--log_samples``, joined to
+  ``--gold`` by ``doc_id`` = row index of QA.json; VLMEvalKit and LLaVA-style files, and any file
+  with fields renamed by ``--map``.
 
-With a gold file, every record takes its label from the gold file's first record with the same
+Method repositories keep the prompt suffix in the question (``" Answer only 'Yes' or 'No'."``,
+``" Answer yes or no."``): the question is the text before it, so the item is the same as in
+QA.json. With a gold file, every record takes its label from the gold file's first record with the same
 (``video_id``, stripped ``text``), and its task where it has none: a given gold file wins over
 labels inside the prediction records. A record that matches nothing keeps its own label; one
 without a label that matches nothing is an input error naming it.
@@ -15,21 +22,31 @@ without a label that matches nothing is an input error naming it.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analysis import readers
+from analysis import harness, readers
 from analysis.errors import InputError
 
 VIDEO_KEYS = ("video_id", "id")
 TEXT_KEYS = ("text", "question")
 LABEL_KEYS = ("label", "answer", "ground_truth")
-PRED_KEYS = ("pred", "prediction", "response")
+PRED_KEYS = ("pred", harness.ANSWER, "response")
 TASK_KEYS = ("task",)
 
 Lookup = dict[tuple[str, str], tuple[str, str]]
 """(video_id, stripped text) -> (task, label) of the first gold record with that key."""
+
+PROMPT_SUFFIX = re.compile(r"(?<=[?.])\s+(?:please\s+)?answer\b[^?]*$", re.IGNORECASE | re.DOTALL)
+"""An instruction after the question (``? Answer only 'Yes' or 'No'.``): not part of the item."""
+
+
+def question_of(text: str) -> str:
+    """The question without a trailing answer instruction (``text`` itself when it has none)."""
+    return PROMPT_SUFFIX.sub("", text).strip() if PROMPT_SUFFIX.search(text) else text
 
 
 @dataclass
@@ -46,28 +63,35 @@ class Parsed:
     """``line 3`` / ``record 3``: how to find the record in its file."""
     extra: list[dict[str, Any]] = field(default_factory=list)
     """Fields of each record that were not read into a column."""
+    failed: list[bool] = field(default_factory=list)
+    """The answer records a failed inference (``ERROR: ...``): not scored, counted as skipped."""
 
     def __len__(self) -> int:
         return len(self.video_id)
 
 
-def read(path: Path, *, need_pred: bool, gold: Path | None = None) -> Parsed:
-    """Read an AVHBench file (JSON list or JSONL); fill a missing task or label from ``gold``."""
-    records = readers.read_records(Path(path))
+def read(path: Path, *, need_pred: bool, gold: Path | None = None, fmt: str | None = None,
+         mapping: Mapping[str, str] | None = None) -> Parsed:
+    """Read an AVHBench file (JSON list, JSONL or a harness's file); fill task or label from ``gold``."""
+    found = harness.read(Path(path), fmt=fmt, mapping=mapping) if need_pred else None
+    if found is not None and found.format == "lmms-eval":
+        return _from_doc_ids(found, gold)
+    records = found.records if found is not None else readers.read_records(Path(path))
     if len(records) == 0:
         raise InputError(path, "no records")
     out = Parsed(Path(path))
     lookup: Lookup | None = None
     for i in range(len(records)):
-        video_id, text = _video_id(records, i), _pick(records, i, TEXT_KEYS)
+        video_id, asked = _video_id(records, i), _pick(records, i, TEXT_KEYS)
+        text = question_of(asked)
         task = _pick(records, i, TASK_KEYS, optional=True)
         label = _pick(records, i, LABEL_KEYS, optional=True)
         if need_pred and gold is not None:  # a given gold file wins over labels inside the records
             if lookup is None:
                 lookup = _gold_lookup(records, i, gold, "label")
-            found = lookup.get((video_id, text.strip()))
-            if found is not None:
-                task, label = (task if task is not None else found[0]), found[1]
+            hit = lookup.get((video_id, text.strip()))
+            if hit is not None:
+                task, label = (task if task is not None else hit[0]), hit[1]
         if task is None or label is None:
             if lookup is None:
                 missing = "task" if task is None else "label"
@@ -85,7 +109,36 @@ def read(path: Path, *, need_pred: bool, gold: Path | None = None) -> Parsed:
         out.label.append(label)
         out.pred.append(pred)
         out.where.append(records.where(i))
-        out.extra.append(_rest(records.items[i], need_pred))
+        prompt = {"prompt": asked} if asked != text else {}
+        out.extra.append(_rest(records.items[i], need_pred) | prompt)
+        out.failed.append(need_pred and harness.failed_inference(pred))
+    return out
+
+
+_HARNESS_ANSWER_KEYS = ("resps", "filtered_resps", harness.ANSWER)
+
+
+def _from_doc_ids(found: harness.Harnessed, gold: Path | None) -> Parsed:
+    """lmms-eval samples: each ``doc_id`` is a row of QA.json (the task's data file), from 0."""
+    records = found.records
+    if gold is None:
+        raise InputError(records.path, "lmms-eval samples link to gold only by doc_id: "
+                                       "pass --gold QA.json (the task's data file)")
+    rows = read(gold, need_pred=False)
+    out = Parsed(records.path)
+    for i, item in enumerate(records.items):
+        doc = item["doc_id"]
+        if doc >= len(rows):
+            end = f"past the end of {Path(gold).name} ({len(rows)} rows, from 0)"
+            raise records.error(i, f"row {doc} is {end}", "doc_id")
+        out.video_id.append(rows.video_id[doc])
+        out.task.append(rows.task[doc])
+        out.text.append(rows.text[doc])
+        out.label.append(rows.label[doc])
+        out.pred.append(item[harness.ANSWER])
+        out.where.append(records.where(i))
+        out.extra.append({k: v for k, v in item.items() if k not in _HARNESS_ANSWER_KEYS})
+        out.failed.append(found.failed[i])
     return out
 
 

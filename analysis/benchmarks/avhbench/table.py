@@ -58,9 +58,12 @@ def _scored(parsed: Parsed, keys: list[tuple[str, str]]) -> tuple[npt.NDArray[np
     first: dict[tuple[str, str], str] = {}
     scored = np.ones(len(keys), dtype=bool)
     reasons = [""] * len(keys)
+    failed = parsed.failed or [False] * len(keys)
     for i, (key, task, label) in enumerate(zip(keys, parsed.task, parsed.label, strict=True)):
         if task == CAPTIONING:
             scored[i], reasons[i] = False, CAPTION_REASON
+        elif failed[i]:  # a failed inference, not an answer; a later retry of the key still counts
+            scored[i], reasons[i] = False, "failed inference (ERROR: ...)"
         elif key in first:
             scored[i], reasons[i] = False, f"repeated key: first asked at {first[key]}"
         else:

@@ -81,7 +81,15 @@ import numpy.typing as npt
 import orjson
 import pandas as pd
 
-from analysis.benchmarks.base import Bools, ChartKind, Finding, GoldKind, ScoreReport, resolve_parser
+from analysis.benchmarks.base import (
+    Bools,
+    ChartKind,
+    Finding,
+    GoldKind,
+    ScoreReport,
+    refuse_harness,
+    resolve_parser,
+)
 from analysis.benchmarks.cdh_bench import auditing as _cdh_audit
 from analysis.benchmarks.cdh_bench import gold as _gold
 from analysis.benchmarks.cdh_bench import native as _native
@@ -106,6 +114,11 @@ TRY_EACH_GOLD = False
 CHARTS: frozenset[ChartKind] = frozenset({"counterfactual"})
 DERIVED: Mapping[str, Any] = {"_cs_error": False}
 """``_cs_error``: a wrong counterfactual answer equal to the commonsense gold (the official flag)."""
+FILES: dict[str, str] = {
+    "gold": "benchmark.jsonl, the pairs' questions and gold with no model answers",
+    "predictions": "results.jsonl as written by the official evaluation script",
+}
+"""What a gold file and a prediction file of this benchmark are, for refusals of the wrong kind."""
 
 BoolArray = npt.NDArray[np.bool_]
 
@@ -116,8 +129,11 @@ def load(
     gold: Path | None = None,
     task: str | None = None,
     model: str | None = None,
+    fmt: str | None = None,
+    mapping: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Read one official ``results.jsonl`` into an item table (every record, in file order)."""
+    refuse_harness(NAME, fmt, mapping)
     if gold is not None:
         raise InputError(gold, "cdh-bench takes no --gold: results.jsonl carries its own gold (gt, cs_gt)")
     records, cols = _cdh_load.read_results(predictions)
@@ -218,6 +234,20 @@ def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = 
     )
 
 
+def _stored_commonsense_error(extra: pd.Series) -> BoolArray:
+    """Per row, whether the record's ``commonsense_error`` is ``true`` (kept in ``extra``).
+
+    Only texts where ``"commonsense_error"`` is followed by ``true`` can hold it, so only those
+    are parsed (the others, most rows, are False without parsing a JSON object each).
+    """
+    text = extra.fillna("").astype("string")
+    maybe = text.str.contains(r'"commonsense_error"\s*:\s*true', regex=True).to_numpy(dtype=bool)
+    out = np.zeros(len(text), dtype=bool)
+    candidates = np.flatnonzero(maybe)
+    out[candidates] = [orjson.loads(t).get("commonsense_error") is True for t in text.iloc[candidates]]
+    return out
+
+
 def verdicts(rows: pd.DataFrame, parser: str) -> tuple[BoolArray, BoolArray]:
     """Per row: correct, and (counterfactual rows) commonsense error, under ``parser``.
 
@@ -225,10 +255,10 @@ def verdicts(rows: pd.DataFrame, parser: str) -> tuple[BoolArray, BoolArray]:
     ``is True`` does); the others re-read ``raw_answer`` against ``gold`` and, for wrong
     counterfactual answers, against the record's ``cs_gt``.
     """
-    extras = [orjson.loads(e) if e else {} for e in rows["extra"].astype(str)]
     if parser == "official":
         correct = rows["correct"].fillna(False).to_numpy(dtype=bool)
-        return correct, np.array([e.get("commonsense_error") is True for e in extras], dtype=bool)
+        return correct, _stored_commonsense_error(rows["extra"])
+    extras = [orjson.loads(e) if e else {} for e in rows["extra"].astype(str)]
     reader = _cdh_parse.READERS[parser]
     tasks = rows["task"].astype(str).tolist()
     texts = rows["raw_answer"].tolist()

@@ -1,9 +1,11 @@
 """CDH-Bench gold audit: data problems found from the data itself, never from a list of pairs.
 
-Checks: repeated pair ids; yes/no gold whose polarity is the reverse of the set's majority; the
-same gold on both sides; golds the official scorer can never match; malformed and duplicate
-options; questions sharing no content word with the rest of their pair (a heuristic, so only a
-warning); missing or unreadable images.
+Checks: repeated pair ids; yes/no gold the wrong way round for its question (told by the pair
+name where it can, else by the set's majority); the same gold on both sides; golds the official
+scorer can never match; malformed and duplicate options; the pair's own words against each other
+(:mod:`~analysis.benchmarks.cdh_bench.wording`: name against gold, broken questions, questions
+about another subject); missing or unreadable images. Each finding carries its suggested
+correction where the data says what it is.
 """
 
 from __future__ import annotations
@@ -13,27 +15,14 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from analysis.benchmarks.base import Finding
+from analysis.benchmarks.base import Finding, Fix
 from analysis.benchmarks.cdh_bench.read import SIDES, TASKS, GoldPair, image_path, item_id
+from analysis.benchmarks.cdh_bench.wording import audit_wording, question_order
 
 _LETTERS = "ABCD"
 _PREFIX = re.compile(r"^\s*[A-Da-d]\s*[.)]\s*")
 _MARKER = re.compile(r"(?:^|\s)[A-D][.)]\s")
-_WORD = re.compile(r"[a-z]+")
 _MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")
-# Words that say nothing about what a pair shows: a question made only of these fits any pair.
-_STOPWORDS = frozenset(
-    """
-a an the and or not no nor but of in on at to by for from with without into onto over under as is
-are was were be been being do does did have has had this that these those there here it its they
-them their his her he she you your what which who whom whose how many much why where when
-image picture photo scene shown show shows showing depicted depict visible see seen select choose
-pick identify count number option options best describe describes described unusual about
-relationship relation causal cause caused causing according correct true false one two three
-four five six seven eight nine ten each both all any other than then compare compared comparison
-size sizes scale happening happen happens kind type way look looks like same different normal
-""".split()  # noqa: SIM905 - a word list reads better as text
-)
 
 
 def audit_pairs(pairs: Sequence[GoldPair], media_root: Path | None) -> list[Finding]:
@@ -43,7 +32,7 @@ def audit_pairs(pairs: Sequence[GoldPair], media_root: Path | None) -> list[Find
         *_inverted_polarity(pairs),
         *_gold_problems(pairs),
         *_option_problems(pairs),
-        *_question_mismatch(pairs),
+        *audit_wording(pairs),
     ]
     if media_root is not None:
         findings.extend(_media_problems(pairs, media_root))
@@ -71,21 +60,42 @@ def _qa_polarity(pair: GoldPair) -> tuple[str, str]:
 
 
 def _inverted_polarity(pairs: Sequence[GoldPair]) -> Iterator[Finding]:
-    # The set's own majority says which way round CF/CS yes/no runs; the minority is suspect.
+    """Yes/no gold the wrong way round for its question, with the swap of both sides as the fix.
+
+    The question states one side first ("<commonsense> and not <counterfactual>?"), so that side's
+    gold is yes. Where the pair name tells which side comes first (:func:`question_order`), a gold
+    that disagrees is an error; where it cannot tell, the set's own majority decides and a
+    minority pair is a warning.
+    """
     counts = Counter(_qa_polarity(p) for p in pairs)
     normal, inverted = ("no", "yes"), ("yes", "no")
-    if counts[normal] == counts[inverted]:
-        return
-    majority, minority = (normal, inverted) if counts[normal] > counts[inverted] else (inverted, normal)
+    majority = normal if counts[normal] >= counts[inverted] else inverted
     for pair in pairs:
-        if _qa_polarity(pair) == minority:
-            yield Finding(
-                "inverted-polarity", pair.pair_id,
-                f"direct_qa gold is counterfactual {minority[0]!r} / commonsense {minority[1]!r}, the "
-                f"reverse of {counts[majority]} other pairs; check the labels against the question "
-                f"{pair.questions['qa']!r}",
-                "warning", _ids(pair, ("qa",)),
-            )  # fmt: skip
+        polarity = _qa_polarity(pair)
+        if polarity not in (normal, inverted):
+            continue
+        first = question_order(pair)
+        expected = {"commonsense": normal, "counterfactual": inverted}.get(first or "", majority)
+        if polarity == expected or (first is None and counts[normal] == counts[inverted]):
+            continue
+        reason = (f"the question states the {first} side first, so that side should be 'yes'"
+                  if first else f"the reverse of {counts[majority]} other pairs")
+        yield Finding(
+            "inverted-polarity", pair.pair_id,
+            f"direct_qa gold is counterfactual {polarity[0]!r} / commonsense {polarity[1]!r} for "
+            f"{pair.questions['qa']!r} and the pair {pair.pair_name!r}: {reason}; swap the two sides' gold",
+            "error" if first else "warning", _ids(pair, ("qa",)), _swap(pair),
+        )  # fmt: skip
+
+
+def _flag(pair: GoldPair, task: str, flag: str) -> tuple[Fix, ...]:
+    return tuple(Fix(i, "flag", flag) for i in _ids(pair, (task,)))
+
+
+def _swap(pair: GoldPair) -> tuple[Fix, ...]:
+    cf, cs = pair.golds["qa", "counterfactual"], pair.golds["qa", "commonsense"]
+    return (Fix(item_id(pair.pair_id, "qa", "counterfactual"), "gold", cs.strip().lower()),
+            Fix(item_id(pair.pair_id, "qa", "commonsense"), "gold", cf.strip().lower()))
 
 
 def _gold_problems(pairs: Sequence[GoldPair]) -> Iterator[Finding]:
@@ -96,7 +106,8 @@ def _gold_problems(pairs: Sequence[GoldPair]) -> Iterator[Finding]:
             if cf == cs:
                 yield Finding("same-gold-both-sides", pair.pair_id,
                               f"{block} gold is {pair.golds[task, 'counterfactual']!r} on both sides, "
-                              "so the pair cannot tell the images apart", "error", _ids(pair, (task,)))
+                              "so the pair cannot tell the images apart", "error", _ids(pair, (task,)),
+                              _flag(pair, task, "ambiguous"))
             for side, gold in (("counterfactual", cf), ("commonsense", cs)):
                 if (task == "mc" and gold not in _LETTERS) or not gold:
                     yield Finding("invalid-gold", f"{pair.pair_id} {side}",
@@ -110,12 +121,12 @@ def _option_problems(pairs: Sequence[GoldPair]) -> Iterator[Finding]:
         reasons = _malformed(pair.options)
         if reasons:
             yield Finding("malformed-options", pair.pair_id, "; ".join(reasons), "error",
-                          _ids(pair, ("mc",)))
+                          _ids(pair, ("mc",)), _flag(pair, "mc", "wrong-options"))
         if isinstance(pair.options, list) and len(pair.options) > 1:
             duplicates = _duplicates(pair.options)
             if duplicates:
                 yield Finding("duplicate-options", pair.pair_id, "; ".join(duplicates), "error",
-                              _ids(pair, ("mc",)))
+                              _ids(pair, ("mc",)), _flag(pair, "mc", "wrong-options"))
 
 
 def _malformed(options: list[str] | str) -> list[str]:
@@ -142,32 +153,6 @@ def _duplicates(options: list[str]) -> list[str]:
         seen.setdefault(text, []).append(label)
     return [f"{' and '.join(labels)} are the same option {text!r}" for text, labels in seen.items()
             if len(labels) > 1]
-
-
-def _content_words(text: str) -> set[str]:
-    words = set()
-    for word in _WORD.findall(text.lower()):
-        if len(word) < 3 or word in _STOPWORDS:
-            continue
-        # A crude plural fold ("wheels" ~ "wheel"); enough for a heuristic.
-        words.add(word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word)
-    return words
-
-
-def _question_mismatch(pairs: Sequence[GoldPair]) -> Iterator[Finding]:
-    for pair in pairs:
-        options = pair.options if isinstance(pair.options, str) else " ".join(pair.options)
-        for task, other in (("qa", "mc"), ("mc", "qa")):
-            own = _content_words(pair.questions[task])
-            context = _content_words(" ".join((pair.pair_name, pair.questions[other], options)))
-            if own and not own & context:
-                block = "direct_qa" if task == "qa" else "multiple_choice"
-                yield Finding(
-                    "question-mismatch", pair.pair_id,
-                    f"{block} question {pair.questions[task]!r} shares no content word with the pair "
-                    f"name {pair.pair_name!r}, the other question or the options (heuristic)",
-                    "warning", _ids(pair, (task,)),
-                )  # fmt: skip
 
 
 def _media_problems(pairs: Sequence[GoldPair], media_root: Path) -> Iterator[Finding]:

@@ -39,6 +39,10 @@ Card
   ``"None"`` (no video); for ``visual+audio`` rows the mp4 is silent and the wav in
   ``audio_path`` is the sound, so media lists a ``silent video`` and an ``audio track``.
 - Changelog: 1 (2025) first version.
+- Other pipelines (``docs/formats.md``): lmms-eval samples joined to ``--gold`` (the rows file)
+  by ``doc_id``; VLMEvalKit files (the CMM columns plus ``prediction``); a failed inference
+  (``ERROR: ...``) is kept, not scored, counted in ``n_skipped``. The Hugging Face copy of
+  ``all_data_final_reorg.json`` is a JSON array of the same rows.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from analysis import harness
 from analysis.benchmarks.base import (
     Bools,
     ChartKind,
@@ -60,7 +65,9 @@ from analysis.benchmarks.base import (
     refuse_task,
     resolve_parser,
 )
+from analysis.benchmarks.cmm import fast as _cmm_fast
 from analysis.benchmarks.cmm import gold as _gold
+from analysis.benchmarks.cmm import harnessed as _harnessed
 from analysis.benchmarks.cmm import native as _native
 from analysis.benchmarks.cmm import table as _cmm_table
 from analysis.benchmarks.cmm.auditing import audit_rows
@@ -85,6 +92,11 @@ NEEDS_GOLD: frozenset[str | None] = frozenset()
 TRY_EACH_GOLD = False
 CHARTS: frozenset[ChartKind] = frozenset()
 DERIVED: Mapping[str, Any] = {}
+FILES: dict[str, str] = {
+    "gold": "the CMM rows as released, all_data_final_reorg.json, with no model answers",
+    "predictions": "the CMM rows plus the model's answer in pred, final_output.json",
+}
+"""What a gold file and a prediction file of this benchmark are, for refusals of the wrong kind."""
 
 SPELLINGS = ("raw_files", "reorg_raw_files")
 """The two names of the media folder: the template's and the released zip's."""
@@ -92,6 +104,7 @@ SPELLINGS = ("raw_files", "reorg_raw_files")
 __all__ = [
     "ALT_PARSER", "NAME", "PARSERS", "TASKS", "TASK_REQUIRED", "VERSION",
     "audit", "candidate_paths", "granularity_by_sub_category", "item_id", "load", "load_gold", "score",
+    "score_file",
 ]
 
 
@@ -101,16 +114,29 @@ def load(
     gold: Path | None = None,
     task: str | None = None,
     model: str | None = None,
+    fmt: str | None = None,
+    mapping: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
-    """Read a CMM prediction file (the official scorer's input) into an item table."""
-    if gold is not None:
-        raise InputError(gold, "cmm takes no --gold: the answers are in the prediction file")
+    """Read a CMM prediction file (the official scorer's input, or a harness's file) into an item table."""
+    found = harness.read(Path(predictions), fmt=fmt, mapping=mapping)
+    if found is None:
+        if gold is not None:
+            raise InputError(gold, "cmm takes no --gold: the answers are in the prediction file")
+        rows = read_rows(Path(predictions), need_pred=True)
+    else:
+        rows = _harnessed.rows(found, None if gold is None else Path(gold))
     refuse_task(NAME, task)
-    rows = read_rows(Path(predictions), need_pred=True)
-    return _cmm_table.build(
+    table = _cmm_table.build(
         rows, name=NAME, model=model or _model_name(rows) or rows.path.stem, alt_parser=ALT_PARSER,
         with_pred=True,
     )
+    if found is not None and any(found.failed):
+        failed = np.array(found.failed, dtype=bool)
+        table.loc[failed, "scored"] = False
+        table.loc[failed, "skip_reason"] = "failed inference (ERROR: ...)"
+        for column in ("correct", "alt_correct"):
+            table.loc[failed, column] = pd.NA
+    return table
 
 
 def load_gold(paths: Sequence[Path]) -> pd.DataFrame:
@@ -134,6 +160,38 @@ def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = 
         "parser": parser,
         "n_scored": int(overall["n"] or 0),
         "n_skipped": n_skipped,
+        "overall": overall,
+        "groups": groups,
+    }
+
+
+def score_file(
+    predictions: Path,
+    *,
+    gold: Path | None = None,
+    task: str | None = None,
+    parser: str | None = None,
+) -> ScoreReport | None:
+    """``score(load(predictions))`` without building the item table; None when the file needs ``load``.
+
+    For ``halluscope score``: the same report, read at DuckDB's speed (see :mod:`.fast`).
+    None (the caller then loads the file, which names any error) for a gold file argument, or a
+    file the fast reader cannot vouch for.
+    """
+    refuse_task(NAME, task)
+    parser = resolve_parser(NAME, PARSERS, parser)
+    if gold is not None:
+        return None
+    frame = _cmm_fast.counts(Path(predictions))
+    if frame is None:
+        return None
+    overall, groups = _cmm_fast.score_counts(frame, parser, ALT_PARSER)
+    return {
+        "benchmark": NAME,
+        "task": None,
+        "parser": parser,
+        "n_scored": int(overall["n"] or 0),
+        "n_skipped": 0,
         "overall": overall,
         "groups": groups,
     }

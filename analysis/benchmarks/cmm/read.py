@@ -167,14 +167,19 @@ def _read_slow(path: Path, required: tuple[str, ...]) -> Rows:
     # A JSON list is read whole; anything else is JSONL, so errors name lines even in a file of
     # one line (which read_records would take for a single JSON document).
     records = readers.read_records(path) if _first_byte(path) == b"[" else readers.read_jsonl(path)
+    return rows_of(records, required)
+
+
+def rows_of(records: readers.Records, required: tuple[str, ...]) -> Rows:
+    """Rows of records already read (a harness's file joined to gold), every field checked."""
     columns = {
         name: pa.chunked_array(
             [pa.array(readers.require_column(records, name, optional=name not in required), pa.string())]
         )
         for name in FIELDS
     }
-    labels = records.labels or [f"record {i}" for i in range(len(records))]
+    labels = records.labels or [readers.record_name(i) for i in range(len(records))]
     unknown = [
         {k: v for k, v in item.items() if k not in FIELDS and v is not None} for item in records.items
     ]
-    return Rows(path, columns, len(records), labels, unknown if any(unknown) else None)
+    return Rows(records.path, columns, len(records), labels, unknown if any(unknown) else None)

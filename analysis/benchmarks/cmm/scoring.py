@@ -81,11 +81,27 @@ def _codes(words: pd.Series) -> npt.NDArray[np.int8]:
     return code
 
 
-def tally(keys: Ints, size: int, f: Flags) -> npt.NDArray[np.int64]:
-    """Counts per group: rows, correct, predicted yes, gold yes, gold no, TP, HR hits."""
-    counts = [np.bincount(keys, minlength=size)]
-    counts += [np.bincount(keys, weights=flag, minlength=size) for flag in f.columns()]
-    return np.stack(counts, axis=1).astype(np.int64)
+def tally(
+    keys: Ints, size: int, f: Flags, weights: npt.NDArray[np.int64] | None = None
+) -> npt.NDArray[np.int64]:
+    """Counts per group: rows, correct, predicted yes, gold yes, gold no, TP, HR hits.
+
+    ``weights``: how many rows each entry stands for (distinct rows with their counts); 1 each
+    when None. Counts stay exact: float64 holds every integer below 2**53.
+    """
+    columns = f.columns()
+    # One integer bincount of (group, flag pattern) instead of a float bincount per flag: the
+    # six flags make 64 patterns, and each count is the sum over the patterns holding its bit.
+    patterns = 1 << len(columns)
+    pattern = np.zeros(len(keys), dtype=np.int64)
+    for bit, flag in enumerate(columns):
+        pattern |= flag.astype(np.int64) << bit
+    per_pattern = np.bincount(
+        keys.astype(np.int64) * patterns + pattern, weights=weights, minlength=size * patterns
+    )
+    per_pattern = per_pattern.reshape(size, patterns).astype(np.int64)
+    bits = (np.arange(patterns)[:, None] >> np.arange(len(columns))[None, :]) & 1
+    return np.concatenate([per_pattern.sum(axis=1, keepdims=True), per_pattern @ bits], axis=1)
 
 
 def metrics(counts: npt.NDArray[np.int64]) -> MetricDict:
@@ -106,20 +122,22 @@ def metrics(counts: npt.NDArray[np.int64]) -> MetricDict:
 
 
 def grouped(
-    table: pd.DataFrame, f: Flags, *, detail: bool
+    table: pd.DataFrame, f: Flags, *, detail: bool, weights: npt.NDArray[np.int64] | None = None
 ) -> tuple[MetricDict, dict[str, dict[str, MetricDict]]]:
     """Overall metrics and the groups ``sub_category`` and ``granularity``.
 
     With ``detail``, also :data:`DETAIL_GROUP`, keyed ``"<granularity>/<sub_category>"``.
+    ``weights``: rows each table row stands for (see :func:`tally`).
     """
     n = len(table)
-    overall = metrics(tally(np.zeros(n, dtype=np.intp), 1, f)[0])
+    overall = metrics(tally(np.zeros(n, dtype=np.intp), 1, f, weights)[0])
     # factorize keeps the order of first appearance, as the official script's dicts do.
     s_codes, s_names = pd.factorize(table["category"])
     g_codes, g_names = pd.factorize(table["subcategory"])
-    s_counts = tally(s_codes, len(s_names), f)
-    g_counts = tally(g_codes, len(g_names), f)
-    gs_counts = tally(g_codes * len(s_names) + s_codes, len(g_names) * len(s_names), f) if detail else None
+    s_counts = tally(s_codes, len(s_names), f, weights)
+    g_counts = tally(g_codes, len(g_names), f, weights)
+    gs_keys = g_codes * len(s_names) + s_codes
+    gs_counts = tally(gs_keys, len(g_names) * len(s_names), f, weights) if detail else None
     g_index = {str(name): i for i, name in enumerate(g_names)}
     by_sub = {str(name): metrics(s_counts[i]) for i, name in enumerate(s_names)}
     by_gran: dict[str, MetricDict] = {}

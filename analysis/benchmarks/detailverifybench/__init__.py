@@ -87,7 +87,15 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from analysis.benchmarks.base import Bools, ChartKind, Finding, GoldKind, ScoreReport, resolve_parser
+from analysis.benchmarks.base import (
+    Bools,
+    ChartKind,
+    Finding,
+    GoldKind,
+    ScoreReport,
+    refuse_harness,
+    resolve_parser,
+)
 from analysis.benchmarks.corrected import load_as_shown
 from analysis.benchmarks.detailverifybench import gold as _gold
 from analysis.benchmarks.detailverifybench import native as _native
@@ -122,6 +130,11 @@ TRY_EACH_GOLD = True
 CHARTS: frozenset[ChartKind] = frozenset({"spans"})
 DERIVED: Mapping[str, Any] = {"_token_f1": np.nan, "_labels": None}
 """``_token_f1``: the official per-item token F1; ``_labels``: the gold label entries, if loaded."""
+FILES: dict[str, str] = {
+    "gold": "real_test.jsonl or synthetic_test.jsonl, the tagged gold captions with no model answers",
+    "predictions": "tested_model_output_seed_N.json as written by the official pipeline",
+}
+"""What a gold file and a prediction file of this benchmark are, for refusals of the wrong kind."""
 OFFICIAL_PARSERS = frozenset({"official"})
 """Parsers that reproduce the official scorer; ``aligned`` is a halluscope addition."""
 
@@ -135,8 +148,11 @@ def load(
     gold: Path | None = None,
     task: str | None = None,
     model: str | None = None,
+    fmt: str | None = None,
+    mapping: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Read one pipeline output into an item table (``gold``: a gold JSONL, for label types)."""
+    refuse_harness(NAME, fmt, mapping)
     del task  # no tasks
     pf = dvb_io.read_pipeline(predictions)
     scored, reasons = _scored(pf)

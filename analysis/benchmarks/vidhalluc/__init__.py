@@ -80,7 +80,8 @@ sth -- gold ``sth.json`` (``--gold``, required) ``{id: {"Scene change", "Locatio
   ``description_score`` and ``score`` are null only when some side needs an embedding and none is
   available; the reason is logged as a warning (logger ``halluscope.vidhalluc``, one line on
   stderr from the CLI) so the JSON keeps exactly the documented keys. With ``n`` = 0 the official
-  script stops; here every metric is null. Each sentence is embedded alone (no padding) and cosine
+  script stops; here MCC is 0 as cli.md states (so classification 0.25, description 0, score
+  0.15). Each sentence is embedded alone (no padding) and cosine
   is taken in float32, as scikit-learn does on the official float32 vectors.
   Lenient: scene from a "scene change ... yes/no" label anywhere (any case or separator), else the
   first word yes/no, else yes when a "from X to Y" is described; locations = the first "from X to
@@ -102,7 +103,11 @@ choices not exactly A-D, repeated choice texts, a Correct Answer with no A-D let
 the choices; tsh Correct Answer not AB/BA; sth Scene change not Yes/No, or Yes with Locations that
 do not read "from X to Y."; missing or unplayable clips under the media root.
 
+- Other pipelines (``docs/formats.md``): the VLMEvalKit fork's ``VideoHalluc_BQA|_MCQ|_TSH|_STH``
+  prediction files, rows put back into the official files' shape (no ``--gold``: rows carry gold).
+
 Changelog: 1.0 -- first version: four official scorers, lenient parsers, pluggable STH embedder.
+1.1 -- STH with nothing to score gives MCC 0 (and the scores that follow from it), not null.
 """
 
 from __future__ import annotations
@@ -115,10 +120,12 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from analysis import harness
 from analysis.benchmarks.base import Bools, ChartKind, Finding, GoldKind, ScoreReport, resolve_parser
 from analysis.benchmarks.vidhalluc import auditing as gold_files
 from analysis.benchmarks.vidhalluc import bqa, mcq, sth, tsh
 from analysis.benchmarks.vidhalluc import gold as _gold
+from analysis.benchmarks.vidhalluc import harnessed as _harnessed
 from analysis.benchmarks.vidhalluc import native as _native
 from analysis.benchmarks.vidhalluc.common import ALT, model_name
 from analysis.benchmarks.vidhalluc.detect import recognise as recognise
@@ -129,7 +136,7 @@ from analysis.readers import read_object
 from analysis.table import concat_tables
 
 NAME = "vidhalluc"
-VERSION = "1.0"
+VERSION = "1.1"
 TASKS: tuple[str, ...] = ("bqa", "mcq", "tsh", "sth")
 TASK_REQUIRED = True
 PARSERS: tuple[str, ...] = ("official", ALT)
@@ -140,6 +147,11 @@ NEEDS_GOLD: frozenset[str | None] = frozenset({"bqa", "sth"})
 TRY_EACH_GOLD = False
 CHARTS: frozenset[ChartKind] = frozenset()
 DERIVED: Mapping[str, Any] = {}
+FILES: dict[str, str] = {
+    "gold": "an annotation file, ach_binaryqa.json, ach_mcq.json, tsh.json or sth.json, no model answers",
+    "predictions": "a results file of the task: a Model Answer per clip, or the model's text per clip or id",
+}
+"""What a gold file and a prediction file of this benchmark are, for refusals of the wrong kind."""
 
 _GOLD_FILE = {"bqa": "ach_binaryqa.json", "sth": "sth.json"}
 _GOLD_LOADERS = {"bqa": bqa.load_gold, "mcq": mcq.load_gold, "tsh": tsh.load_gold, "sth": sth.load_gold}
@@ -151,10 +163,24 @@ def load(
     gold: Path | None = None,
     task: str | None = None,
     model: str | None = None,
+    fmt: str | None = None,
+    mapping: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
-    """Read one model's output for one task (bqa and sth need the gold file)."""
+    """Read one model's output for one task (bqa and sth need the gold file).
+
+    A VLMEvalKit prediction file of the fork's ``VideoHalluc_*`` datasets carries its gold and is
+    read without ``--gold`` (:mod:`~analysis.benchmarks.vidhalluc.harnessed`).
+    """
     task = _task(task)
     who = model_name(predictions, model)
+    found = harness.read(Path(predictions), fmt=fmt, mapping=mapping)
+    if found is not None:
+        if found.format == "lmms-eval":
+            raise InputError(predictions, "vidhalluc does not read lmms-eval samples: a doc_id cannot be "
+                             "joined to the nested annotation files (use the VLMEvalKit or official files)")
+        if gold is not None:
+            raise InputError(gold, "a VLMEvalKit VidHalluc file carries its gold: --gold does not apply")
+        return _harnessed.load(found, task, who)
     if task in _GOLD_FILE and gold is None:
         raise InputError(predictions, f"vidhalluc {task} needs --gold {_GOLD_FILE[task]}: "
                          "the prediction file holds no gold answers")

@@ -31,7 +31,7 @@ def recognise(path: Path, content: Content) -> Detected | None:
         return Detected("vidhalluc", "sth", "predictions")
     if isinstance(first, list) and first and isinstance(first[0], dict) and {"q", "a"} <= set(first[0]):
         role: Role = "gold" if path.stem == GOLD_BQA_NAME else "predictions"
-        return Detected("vidhalluc", "bqa", role)
+        return Detected("vidhalluc", "bqa", role, by_name=True)
     if isinstance(first, dict):
         if "Scene change" in first:
             return Detected("vidhalluc", "sth", "gold")

@@ -21,12 +21,12 @@ from analysis.benchmarks.vidhalluc.common import (
     make_id,
     mask_unscored,
     nullable,
-    read_extra,
     table,
     video,
 )
 from analysis.metrics import MetricDict, accuracy
 from analysis.readers import read_object
+from analysis.table import json_list
 
 TASK = "mcq"
 _LETTER = re.compile(r"\b[A-D]\b")
@@ -135,20 +135,28 @@ def letters_text(letters: frozenset[str]) -> str | None:
 def verdicts(frame: pd.DataFrame, parser: str) -> tuple[list[str | None], list[bool]]:
     """Letters read under ``parser`` and the official set comparison with the gold letters."""
     parse = PARSE[parser]
-    extras = read_extra(frame)
+    # Each distinct extra text (it holds the choices) is decoded once, each distinct (answer,
+    # extra) parsed once and each gold read once: a million rows repeat them a great deal.
+    extras: dict[str, dict[str, Any]] = {}
     cache: dict[tuple[str | None, str], frozenset[str]] = {}
+    golds: dict[str, frozenset[str]] = {}
     parsed: list[str | None] = []
     correct: list[bool] = []
-    for raw, gold, extra in zip(nullable(frame["raw_answer"].tolist()), frame["gold"].astype(str), extras,
-                                strict=True):
-        choices = extra.get("Choices") or {}
-        key = (raw, json.dumps(choices))
+    texts = frame["extra"].astype(str).tolist()
+    for raw, gold, text in zip(nullable(frame["raw_answer"].tolist()), frame["gold"].astype(str).tolist(),
+                               texts, strict=True):
+        extra = extras.get(text)
+        if extra is None:
+            extra = extras[text] = json.loads(text) if text else {}
+        key = (raw, text)
         if key not in cache:
-            cache[key] = parse(raw, choices)
+            cache[key] = parse(raw, extra.get("Choices") or {})
         letters = cache[key]
+        if gold not in golds:
+            golds[gold] = gold_letters(gold)
         parsed.append(letters_text(letters))
         # A clip missing from the predictions counts, and is wrong even against an empty gold set.
-        correct.append(not extra.get("missing_prediction") and letters == gold_letters(gold))
+        correct.append(not extra.get("missing_prediction") and letters == golds[gold])
     return parsed, correct
 
 
@@ -158,8 +166,9 @@ _KNOWN = ("Question", "Choices", "Correct Answer", "Model Answer")
 def check_choices(path: Path, record: dict[str, Any], where: str) -> Choices | None:
     """The ``Choices`` object (texts must be strings), or None when absent."""
     choices: Choices | None = field(path, record, "Choices", (dict,), record=where, optional=True)
-    for key, value in (choices or {}).items():
-        expect(path, value, (str,), record=where, field=f"Choices.{key}")
+    if choices and not all(type(value) is str for value in choices.values()):  # else nothing to name
+        for key, value in choices.items():
+            expect(path, value, (str,), record=where, field=f"Choices.{key}")
     return choices
 
 
@@ -246,7 +255,7 @@ def _row(
     source = pred_path if pred_path is not None and not reason else gold_path
     return {
         "item_id": item_id(group, clip), "pair_id": group, "side": clip, "question": question,
-        "options": json.dumps([f"{k}. {v}" for k, v in (shown or {}).items()], ensure_ascii=False),
+        "options": json_list([f"{k}. {v}" for k, v in (shown or {}).items()]),
         "gold": gold, "raw_answer": raw, "scored": not reason, "skip_reason": reason,
         "media": video(clip), "source": f"{source.name}:{where}",
         "extra": json.dumps({"Choices": choices or {}, **extra}, ensure_ascii=False),

@@ -263,9 +263,8 @@ def overall(
     golds = [gold_yes(g, parser) for g in rows["gold"].astype(str)]
     n = len(golds)
     skipped = int((~scored).sum())
-    if n == 0:  # the official script stops on empty input; nothing here is defined
-        keys = ("mcc", "classification_score", "description_score", "score")
-        return {**dict.fromkeys(keys), "n": 0}, 0, skipped
+    # n == 0 (the official script stops there) follows the stated conventions: MCC 0 when
+    # undefined (cli.md), so classification 0.25; description 0 with no both-yes id; score 0.15.
     corr = mcc(pred_yes, golds)
     classification = ((corr + 1) / 2) ** 2
     gold_locations = [e.get("gold_locations") or "" for e in read_extra(rows)]

@@ -174,7 +174,9 @@ def test_audit_reports_duplicates_and_conflicts(tmp_path: Path) -> None:
     checks = sorted((f.check, f.severity) for f in findings)
     assert checks == [("conflicting-duplicate", "error")] * 2 + [("duplicate-record", "warning")] * 5
     conflict = next(f for f in findings if f.where == "00001 'Question 1?'")
-    assert conflict.item_ids == (item_key("00001", "Question 1?"),) and "No and Yes" in conflict.detail
+    # labels beside their records, in file order: the first named is the one scored
+    expected = "labelled Yes at QA.json:record 2, No at QA.json:record 9; the first (Yes) is scored"
+    assert conflict.item_ids == (item_key("00001", "Question 1?"),) and expected in conflict.detail
 
 
 def test_audit_gold_tasks_and_media(tmp_path: Path) -> None:
@@ -192,8 +194,8 @@ def test_audit_gold_tasks_and_media(tmp_path: Path) -> None:
     findings = avhbench.audit([write(tmp_path / "QA.json", gold)], media_root=media)
     got = {(f.check, f.where) for f in findings}
     assert got == {
-        ("gold-not-yes-no", "QA.json:record 1"),
-        ("unknown-task", "QA.json:record 2"),
+        ("gold-not-yes-no", "QA.json:record 2"),
+        ("unknown-task", "QA.json:record 3"),
         ("unreadable-media", "00002.mp4"),
         ("unreadable-media", "00003.mp4"),
         ("missing-media", "00004.mp4"),
@@ -246,7 +248,7 @@ def test_three_prediction_shapes_agree(tmp_path: Path) -> None:
     reports = [avhbench.score(t) for t in tables]
     assert reports[0] == reports[1] == reports[2]
     assert reports[0]["overall"]["accuracy"] == 1.0 and reports[0]["n_scored"] == 3
-    assert tables[1]["source"][0] == "b.jsonl:line 1" and tables[0]["source"][0] == "a.json:record 0"
+    assert tables[1]["source"][0] == "b.jsonl:line 1" and tables[0]["source"][0] == "a.json:record 1"
     assert json.loads(tables[0]["media"][0]) == [
         {"kind": "video", "path": "00191.mp4", "role": "video+audio"}
     ]
@@ -294,20 +296,21 @@ def test_other_table_details(tmp_path: Path) -> None:
 GOOD = rec("00001", A2V, "Q?", "Yes", pred="Yes")
 BAD: list[tuple[str, bytes, str]] = [
     ("truncated", json.dumps([GOOD, GOOD]).encode()[:-20], "invalid JSON"),
-    ("label-number", json.dumps([GOOD, dict(GOOD, label=1)]).encode(), "record 1: field 'label'"),
+    ("label-number", json.dumps([GOOD, dict(GOOD, label=1)]).encode(), "record 2: field 'label'"),
     (
         "text-missing",
         json.dumps([{k: v for k, v in GOOD.items() if k != "text"}]).encode(),
-        "record 0: field 'text'",
+        "record 1: field 'text'",
     ),
     (
         "pred-missing",
-        json.dumps([{k: v for k, v in GOOD.items() if k != "pred"}]).encode(),
-        "record 0: field 'pred'",
+        # one record has an answer, so this is a prediction file (none: a gold file, refused as such)
+        json.dumps([GOOD, {k: v for k, v in GOOD.items() if k != "pred"}]).encode(),
+        "record 2: field 'pred'",
     ),
-    ("video-id-number", json.dumps([dict(GOOD, video_id=191)]).encode(), "record 0: field 'video_id'"),
+    ("video-id-number", json.dumps([dict(GOOD, video_id=191)]).encode(), "record 1: field 'video_id'"),
     ("not-a-list", b'"QA"', "expected a JSON list"),
-    ("list-of-numbers", b"[1, 2]", "record 0"),
+    ("list-of-numbers", b"[1, 2]", "record 1"),
     ("empty", b"", "file is empty"),
     ("empty-list", b"[]", "no records"),
     ("not-utf8", json.dumps([GOOD]).encode().replace(b"Q?", b"Q\xff"), "UTF-8"),

@@ -31,7 +31,9 @@ def test_load_gold_300_pairs(tmp_path: Path) -> None:
     )
     assert (rows.loc[("mc", "counterfactual"), "gold"], rows.loc[("mc", "commonsense"), "gold"]) == ("B", "C")
     assert rows.loc[("mc", "commonsense"), "question"] == "How many fingers are on the hand?"
-    assert json.loads(rows.loc[("mc", "commonsense"), "options"])[0] == "A. 3 fingers"
+    # n = 3: the counterfactual gold B says 4 fingers, the commonsense gold C says 3, A the spare 5
+    options = json.loads(rows.loc[("mc", "commonsense"), "options"])
+    assert options[:3] == ["A. 5 fingers", "B. 4 fingers", "C. 3 fingers"]
     assert rows.loc[("qa", "commonsense"), "options"] == ""
     media = json.loads(rows.loc[("qa", "counterfactual"), "media"])
     assert media == [
@@ -148,6 +150,7 @@ def _problem_set() -> list[dict[str, Any]]:
         gold_line(
             15,
             pair_id="Pair 222",
+            pair_name="a cube moon vs a round moon",  # no count: the name cannot be compared
             multiple_choice={
                 **mc,
                 "options": ["A. 5 fingers", "B. 6 fingers", "C. 4 fingers", "D. 7 fingers"],
@@ -236,10 +239,14 @@ def test_audit_finds_each_planted_problem_and_nothing_else(tmp_path: Path) -> No
     assert "run together" in by_where["Pair 56"].detail
     assert "one string" in by_where["Pair 57"].detail
     assert "5 entries" in by_where["Pair 171"].detail and "'bed is tiny'" in by_where["Pair 171"].detail
-    assert by_where["Pair 77"].severity == "warning" and "heuristic" in by_where["Pair 77"].detail
+    assert by_where["Pair 77"].severity == "warning" and "never mention" in by_where["Pair 77"].detail
     assert by_where["Pair 222"].severity == "error"
-    assert by_where["Pair 236"].severity == "warning" and "Is the ice cold" in by_where["Pair 236"].detail
-    assert len(by_where["Pair 236"].item_ids) == 2  # the two qa rows
+    # the name ("hot ice vs cold ice") says the question states the commonsense side first, so
+    # commonsense should be yes: an error, and the fix swaps the two sides' gold
+    inverted = by_where["Pair 236"]
+    assert inverted.severity == "error" and "Is the ice cold" in inverted.detail
+    assert len(inverted.item_ids) == 2  # the two qa rows
+    assert sorted((f.field, f.value) for f in inverted.fix) == [("gold", "no"), ("gold", "yes")]
     gold_ids = set(cdh_bench.load_gold([tmp_path / "benchmark.jsonl"])["item_id"])
     assert all(set(f.item_ids) <= gold_ids and f.item_ids for f in findings)
 

@@ -68,7 +68,7 @@ def test_load_fills_the_item_table(tmp_path: Path) -> None:
     )
     assert table["correct"].tolist()[:2] == [True, False]
     assert json.loads(table["media"][0]) == [{"kind": "image", "path": "./test/Chart/a.png", "role": "image"}]
-    assert table["source"][2] == "tested_model_output_seed_42.json:record 2"
+    assert table["source"][2] == "tested_model_output_seed_42.json:record 3"
     extra = json.loads(table["extra"][0])
     assert {
         "id",
@@ -105,7 +105,7 @@ def test_repeated_id_keeps_the_last_record(tmp_path: Path) -> None:
     ]
     table = dvb.load(write(tmp_path / "run.json", records))
     assert table["scored"].tolist() == [False, True]
-    assert "repeated id 'x.png'" in table["skip_reason"][0] and "record 1" in table["skip_reason"][0]
+    assert "repeated id 'x.png'" in table["skip_reason"][0] and "record 2" in table["skip_reason"][0]
     assert dvb.score(table)["overall"]["token_f1"] == 1.0
 
 
@@ -242,7 +242,7 @@ BAD_FILES = [
     (b'[{"id": "a"', "is the file truncated", None),
     (b"\xff\xfe[]", "not valid UTF-8", None),
     (b'{"a": 1}\n{"b": 2}\n', "field 'id'", "line 1"),
-    (b"[1, 2]", "expected a JSON object", "record 0"),
+    (b"[1, 2]", "expected a JSON object", "record 1"),
 ]
 
 
@@ -260,13 +260,13 @@ def test_bad_files(tmp_path: Path, content: bytes, message: str, record: str | N
 @pytest.mark.parametrize(
     ("change", "record", "field"),
     [
-        ({"validation_passed": "yes"}, "record 1", "validation_passed"),
-        ({"gt_hallucinated_caption_with_tags": None}, "record 1", "gt_hallucinated_caption_with_tags"),
-        ({"hallucinated_caption_with_tags": 3}, "record 1", "hallucinated_caption_with_tags"),
-        ({"hallucinated_caption_with_tags": None}, "record 1", "hallucinated_caption_with_tags"),
-        ({"image_path": ["x"]}, "record 1", "image_path"),
-        ({"id": None}, "record 1", "id"),
-        ({"is_use_original": "no"}, "record 1", "is_use_original"),
+        ({"validation_passed": "yes"}, "record 2", "validation_passed"),
+        ({"gt_hallucinated_caption_with_tags": None}, "record 2", "gt_hallucinated_caption_with_tags"),
+        ({"hallucinated_caption_with_tags": 3}, "record 2", "hallucinated_caption_with_tags"),
+        ({"hallucinated_caption_with_tags": None}, "record 2", "hallucinated_caption_with_tags"),
+        ({"image_path": ["x"]}, "record 2", "image_path"),
+        ({"id": None}, "record 2", "id"),
+        ({"is_use_original": "no"}, "record 2", "is_use_original"),
     ],
 )
 def test_wrong_fields_are_named(tmp_path: Path, change: dict[str, Any], record: str, field: str) -> None:
@@ -279,7 +279,7 @@ def test_wrong_fields_are_named(tmp_path: Path, change: dict[str, Any], record: 
 def test_missing_key_is_named(tmp_path: Path) -> None:
     record = pipeline_record(GOLD_A, GOLD_A)
     del record["validation_passed"]
-    with pytest.raises(InputError, match=r"run\.json: record 0: field .validation_passed.: missing"):
+    with pytest.raises(InputError, match=r"run\.json: record 1: field .validation_passed.: missing"):
         dvb.load(write(tmp_path / "run.json", [record]))
 
 
@@ -374,7 +374,7 @@ def test_cli_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["score", "detailverifybench", str(path)]) == 2
     err = capsys.readouterr().err
     assert (
-        err == f"halluscope: {path}: record 1: field 'validation_passed': expected a boolean, got a string\n"
+        err == f"halluscope: {path}: record 2: field 'validation_passed': expected a boolean, got a string\n"
     )
 
 

@@ -136,7 +136,7 @@ def test_description_needs_no_embedder_when_nothing_to_embed(tmp_path: Path) -> 
                                  "score": 0.6, "n": 2}
 
 
-def test_mcc_zero_when_undefined_and_all_null_when_empty(tmp_path: Path) -> None:
+def test_mcc_zero_when_undefined_and_when_empty(tmp_path: Path) -> None:
     gold = write(tmp_path, "sth.json", {"a": {"Scene change": "No", "Locations": "None"}})
     pred = write(tmp_path, "p.json", {"a": "Scene change: No"})
     report = vidhalluc.score(vidhalluc.load(pred, gold=gold, task="sth"), task="sth", embedder=None)
@@ -144,8 +144,10 @@ def test_mcc_zero_when_undefined_and_all_null_when_empty(tmp_path: Path) -> None
     assert report["overall"] == {"mcc": 0.0, "classification_score": 0.25, "description_score": 0.0,
                                  "score": 0.15, "n": 1}
     empty = vidhalluc.score(vidhalluc.load(write(tmp_path, "e.json", {}), gold=gold, task="sth"), task="sth")
-    assert empty["overall"] == {"mcc": None, "classification_score": None, "description_score": None,
-                                "score": None, "n": 0}
+    # nothing to score: MCC 0 by the contract (was null), so ((0 + 1) / 2)^2 = 0.25; no both-yes -> 0;
+    # 0.6 x 0.25 + 0.4 x 0 = 0.15
+    assert empty["overall"] == {"mcc": 0.0, "classification_score": 0.25, "description_score": 0.0,
+                                "score": 0.15, "n": 0}
     assert empty["n_skipped"] == 1
 
 

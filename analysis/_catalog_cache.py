@@ -1,0 +1,178 @@
+"""The app's loaded table on disk, keyed by the content of every file it was read from.
+
+A restart with the same files costs a hash of their bytes and one memory-mapped Arrow read instead
+of parsing them again. The entry is an Arrow IPC file without compression
+(:func:`analysis.cache.write_frame`): reading it maps the file and wraps its buffers (strings stay
+in Arrow, as the item table keeps them), so a million rows open in well under a second and take
+no private memory until a column is copied.
+
+The key covers the catalog format, the item-table schema, and per source its benchmark and that
+benchmark's scoring ``VERSION``, its role, task, model and the bytes of the file (and of a gold
+file named for it). Audit findings are not cached: audits read the gold files and the media
+folders, which may change without the files changing, so they run at every start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import xxhash
+
+from analysis import benchmarks
+from analysis.cache import file_digest, read_frame, write_frame
+from analysis.detect import Detected
+from analysis.detect import detect as _detect
+from analysis.table import COLUMN_NAMES
+
+FORMAT = "catalog-3"
+"""Bumped when what the catalog derives from the item tables changes."""
+DETECT_FORMAT = "detect-1"
+"""Bumped when file detection changes."""
+KEEP = 3
+"""Catalog entries kept in the cache folder (the most recently used); older ones are removed."""
+KEEP_FILES = 64
+"""Per-file entries kept (the tables of single prediction files, see :func:`file_entry`)."""
+_OBJECT_JSON = ("_labels",)
+"""Object columns stored as JSON text (null stays null)."""
+
+
+class Digests:
+    """Content digests of files, each file hashed once per load (detection and key share them)."""
+
+    def __init__(self) -> None:
+        self._known: dict[Path, str] = {}
+
+    def of(self, path: Path) -> str:
+        """XXH3-128 of the file's bytes; ``missing:<path>`` when it is not a file."""
+        if path not in self._known:
+            self._known[path] = file_digest(path) if path.is_file() else f"missing:{path}"
+        return self._known[path]
+
+
+def catalog_key(sources: Sequence[Any], digests: Digests | None = None) -> str:
+    """The key of the table loaded from ``sources`` (:class:`analysis.catalog.Source` values)."""
+    digests = digests or Digests()
+    parts = [FORMAT, ",".join(COLUMN_NAMES)]
+    for s in sources:
+        version = benchmarks.get(s.benchmark).VERSION
+        gold = digests.of(s.gold) if s.gold is not None else ""
+        digest = digests.of(s.path)
+        parts.append(
+            "|".join(
+                [
+                    s.benchmark,
+                    version,
+                    s.role,
+                    s.task or "",
+                    s.model or "",
+                    str(s.find_gold),
+                    str(s.path),
+                    digest,
+                    gold,
+                ]
+            )
+        )
+    return xxhash.xxh3_128_hexdigest("\x1f".join(parts).encode("utf-8"))
+
+
+def detect(path: Path, folder: Path, digests: Digests) -> Detected:
+    """:func:`analysis.detect.detect`, remembered by content in ``folder/detected.json``.
+
+    Telling a JSON file's kind parses the whole file (seconds for a large one): on a restart the
+    answer is read back instead. Errors are not remembered (a bad file says why every time).
+    """
+    index = folder / "detected.json"
+    digest = digests.of(path)
+    try:
+        known = json.loads(index.read_text(encoding="utf-8"))
+        hit = known.get(f"{DETECT_FORMAT}:{digest}")
+        if isinstance(hit, list) and len(hit) == 3:
+            return Detected(hit[0], hit[1], hit[2])
+    except (OSError, ValueError, AttributeError):
+        known = {}
+    found = _detect(path)
+    known = known if isinstance(known, dict) else {}
+    known[f"{DETECT_FORMAT}:{digest}"] = [found.benchmark, found.task, found.role]
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(dict(list(known.items())[-1000:]), out)
+        os.replace(tmp, index)
+    except OSError:
+        pass  # not remembered: detected again next time
+    return found
+
+
+def entry_path(folder: Path, key: str) -> Path:
+    """Where the entry of ``key`` lives."""
+    return folder / f"catalog-{key}.arrow"
+
+
+def save(entry: Path, table: pd.DataFrame, errors: list[str]) -> Path | None:
+    """Write ``entry`` atomically (:func:`analysis.cache.write_frame`); None when that fails."""
+    frame = table.copy(deep=False)
+    for name in _OBJECT_JSON:
+        if name in frame:
+            texts = [None if v is None else json.dumps(v) for v in frame[name].tolist()]
+            frame[name] = pd.Series(texts, index=frame.index, dtype="string")
+    if not write_frame(entry, frame, {"catalog": FORMAT, "errors": errors}):
+        return None
+    _prune(entry.parent)
+    return entry
+
+
+def restore(entry: Path) -> tuple[pd.DataFrame, list[str]] | None:
+    """The table and load errors of an entry; None when it is missing, torn or foreign."""
+    restored = read_frame(entry)
+    if restored is None or restored[1].get("catalog") != FORMAT:
+        return None
+    frame, meta = restored
+    for name in _OBJECT_JSON:
+        if name in frame:
+            frame[name] = _from_json(frame[name])
+    return frame, list(meta.get("errors", []))
+
+
+def file_entry(folder: Path, source: Any, gold: Sequence[Any], digests: Digests) -> Path:
+    """The per-file entry of one prediction file: its content, its benchmark, and its possible gold.
+
+    ``gold``: the gold sources of the same benchmark the catalog was given (the loader may pick
+    one of them), so a new gold file means a new entry.
+    """
+    key = catalog_key([source, *gold], digests)
+    return folder / f"file-{key}.arrow"
+
+
+def save_file(entry: Path, table: pd.DataFrame) -> bool:
+    """Write one prediction file's item table (:func:`analysis.cache.write_frame`)."""
+    if not write_frame(entry, table, {"file": FORMAT}):
+        return False
+    _prune(entry.parent, "file-*.arrow", KEEP_FILES)
+    return True
+
+
+def _from_json(column: pd.Series) -> pd.Series:
+    """Decode the JSON texts of a column (only the rows that have one: most are null)."""
+    values = np.full(len(column), None, dtype=object)
+    present = np.flatnonzero(column.notna().to_numpy(dtype=bool))
+    values[present] = [json.loads(t) for t in column.iloc[present].tolist()]
+    return pd.Series(values, index=column.index, dtype=object)
+
+
+def _prune(folder: Path, pattern: str = "catalog-*.arrow", keep: int = KEEP) -> None:
+    entries = []
+    for path in folder.glob(pattern):
+        try:
+            entries.append((path.stat().st_mtime, path))
+        except OSError:
+            continue  # removed by another process meanwhile
+    for _, old in sorted(entries, reverse=True)[keep:]:
+        old.unlink(missing_ok=True)

@@ -1,0 +1,116 @@
+"""Uploads and sign-in against the real app server (``components.gate``), over plain HTTP.
+
+Issue 8's findings: a 200 MB upload to ``/gradio_api/upload`` was accepted from anonymous visitors
+and served back to anyone; 200 wrong passwords took 0.7 s with no slowdown.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+import pytest
+from app_data import GRADIO_LOOP_WARNINGS
+from http_app import launched
+
+from components.gate import MAX_UPLOAD, SignInThrottle
+
+pytestmark = [*GRADIO_LOOP_WARNINGS, pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning")]
+USERS = [("alice", "right-pw"), ("bob", "bob-pw")]
+MB = 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Any:
+    from analysis.catalog import SAMPLE_MANIFEST, load_manifest
+
+    if not SAMPLE_MANIFEST.exists():
+        pytest.skip("samples not generated (python samples/generate.py)")
+    return load_manifest(SAMPLE_MANIFEST)
+
+
+@contextmanager
+def serving(catalog: Any, throttle: SignInThrottle | None = None, **launch: Any) -> Iterator[str]:
+    """The real app (``app.build_app`` + ``app.launch_kwargs``), optionally with a test throttle."""
+    import app
+    from components import gate
+
+    kwargs = {**app.launch_kwargs(catalog), **(gate.launch_kwargs(throttle) if throttle else {}), **launch}
+    with launched(app.build_app(catalog), **kwargs) as url:
+        yield url
+
+
+def _upload(client: httpx.Client, url: str, size: int) -> httpx.Response:
+    return client.post(f"{url}/gradio_api/upload", files={"files": ("x.bin", b"\0" * size)})
+
+
+def _sign_in(client: httpx.Client, url: str, user: str, password: str) -> httpx.Response:
+    return client.post(f"{url}/login", data={"username": user, "password": password})
+
+
+def test_the_read_only_demo_refuses_every_upload(catalog: Any) -> None:
+    with serving(catalog) as url, httpx.Client(timeout=60) as client:
+        reply = _upload(client, url, 2 * MB)
+        assert reply.status_code == 403, reply.text
+        assert "sign in" in reply.json()["detail"]
+        assert client.get(f"{url}/config").status_code == 200  # the demo itself still answers
+
+
+def test_signed_in_uploads_are_capped_and_anonymous_ones_refused(catalog: Any) -> None:
+    assert MAX_UPLOAD == "10mb"
+    with serving(catalog, auth=USERS) as url, httpx.Client(timeout=60) as client:
+        assert _upload(client, url, 1024).status_code in (401, 403)  # not signed in
+        assert _sign_in(client, url, *USERS[0]).status_code == 200
+        small = _upload(client, url, 1024)
+        assert small.status_code == 200 and len(small.json()) == 1
+        big = _upload(client, url, 11 * MB)
+        assert big.status_code == 413, big.text
+
+
+def test_two_hundred_wrong_passwords_are_mostly_refused_unchecked(catalog: Any) -> None:
+    throttle = SignInThrottle()  # the app's default: 5 free failures, then 1 s, 2 s, 4 s ...
+    with serving(catalog, throttle, auth=USERS) as url, httpx.Client(timeout=60) as client:
+        codes = [_sign_in(client, url, "alice", f"guess-{n}").status_code for n in range(200)]
+    assert codes[:5] == [400] * 5
+    checked = codes.count(400)
+    assert checked <= 7, f"{checked} of 200 passwords were checked"  # 5 free, one more per passed delay
+    assert codes.count(429) == 200 - checked
+
+
+def test_a_right_password_signs_in_once_the_delay_has_passed(catalog: Any) -> None:
+    throttle = SignInThrottle(free=3, base_s=0.5, cap_s=2.0)
+    with serving(catalog, throttle, auth=USERS) as url, httpx.Client(timeout=60) as client:
+        for n in range(3):
+            assert _sign_in(client, url, "alice", f"guess-{n}").status_code == 400
+        locked = _sign_in(client, url, "alice", "right-pw")  # right, but during the delay: not checked
+        assert locked.status_code == 429 and int(locked.headers["retry-after"]) >= 1
+        assert "try again" in locked.json()["detail"]
+        # the delay is per client too: another username from this client waits as well
+        assert _sign_in(client, url, "bob", "bob-pw").status_code == 429
+        # and per username: alice from another address (127.0.0.2 is loopback too) waits as well,
+        # while bob from there signs in
+        other = httpx.Client(timeout=60, transport=httpx.HTTPTransport(local_address="127.0.0.2"))
+        with other:
+            assert _sign_in(other, url, "alice", "right-pw").status_code == 429
+            assert _sign_in(other, url, "bob", "bob-pw").status_code == 200
+        time.sleep(throttle.wait_s("user:alice", "client:127.0.0.1") + 0.05)
+        assert _sign_in(client, url, "alice", "right-pw").status_code == 200
+        assert client.get(f"{url}/config").status_code == 200  # signed in
+        assert throttle.wait_s("user:alice") == 0  # a success clears the username's count
+
+
+def test_the_throttle_doubles_the_delay_and_caps_it() -> None:
+    now = [100.0]
+    throttle = SignInThrottle(free=2, base_s=1.0, cap_s=5.0, clock=lambda: now[0])
+    throttle.failed("k")
+    assert throttle.wait_s("k") == 0
+    delays = []
+    for _ in range(5):
+        throttle.failed("k")
+        delays.append(throttle.wait_s("k"))
+    assert delays == [1.0, 2.0, 4.0, 5.0, 5.0]
+    now[0] += 5.0
+    assert throttle.wait_s("k") == 0

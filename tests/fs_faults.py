@@ -1,0 +1,73 @@
+"""Real file-system faults for store tests: a read-only folder and a full disk.
+
+A small ``tmpfs`` is mounted (as root; CI and this machine run the suite as root), read-only or
+of a few hundred kilobytes, so SQLite meets the kernel's own EROFS / ENOSPC. Without root, a
+read-only folder is made with ``chmod`` instead and a full disk cannot be made (skipped, saying so).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+
+def _mount(folder: Path, options: str) -> bool:
+    folder.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)],
+                          capture_output=True, check=False)
+    return done.returncode == 0
+
+
+def _unmount(folder: Path) -> None:
+    subprocess.run(["umount", "-l", str(folder)], capture_output=True, check=False)
+
+
+@contextmanager
+def read_only_folder(folder: Path) -> Iterator[Path]:
+    """``folder`` as a folder nobody can write in (a read-only mount, or mode 0555 when not root)."""
+    if os.geteuid() != 0:
+        folder.mkdir(parents=True, exist_ok=True)
+        folder.chmod(0o555)
+        try:
+            yield folder
+        finally:
+            folder.chmod(0o755)
+        return
+    if not _mount(folder, "ro,size=1m"):
+        pytest.skip("cannot mount a read-only tmpfs here")
+    try:
+        yield folder
+    finally:
+        _unmount(folder)
+
+
+@contextmanager
+def small_disk(folder: Path, size: str = "2m") -> Iterator[Path]:
+    """``folder`` as a file system of ``size`` that :func:`fill` can fill to the last block."""
+    if os.geteuid() != 0 or not _mount(folder, f"size={size}"):
+        pytest.skip("a full disk needs root to mount a small tmpfs")
+    try:
+        yield folder
+    finally:
+        _unmount(folder)
+
+
+def fill(folder: Path) -> Path:
+    """Write a file in ``folder`` until the file system has no block left."""
+    filler = folder / "filler.bin"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        for size in (65536, 4096, 512, 1):
+            try:
+                while os.write(fd, b"\0" * size):
+                    pass
+            except OSError:  # ENOSPC: try smaller pieces, down to one byte
+                continue
+    finally:
+        os.close(fd)
+    return filler

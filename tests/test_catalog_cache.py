@@ -1,0 +1,137 @@
+"""The app's content-keyed table cache: a restart gives the same catalog, a changed file misses."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from analysis import _catalog_cache
+from analysis.catalog import load_manifest, load_paths, start_loading
+
+SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "manifest.json"
+
+
+def _rows(n: int, pred: str) -> str:
+    rows = [
+        {
+            "category": "c",
+            "sub_category": "visual-language",
+            "modality": "visual",
+            "granularity": "object-level",
+            "correlation_type": "g",
+            "video_path": f"./raw_files/{i}.mp4",
+            "audio_path": None,
+            "question": f"Did you see {i}?",
+            "answer": "yes" if i % 2 else "no",
+            "pred": pred,
+        }
+        for i in range(n)
+    ]
+    return "\n".join(json.dumps(r) for r in rows) + "\n"
+
+
+def test_restart_from_cache_equals_a_fresh_load(tmp_path: Path) -> None:
+    messages: list[str] = []
+    fresh = load_manifest(SAMPLES)
+    first = load_manifest(SAMPLES, cache_dir=tmp_path, progress=messages.append)
+    again = load_manifest(SAMPLES, cache_dir=tmp_path, progress=messages.append)
+    assert first.cache_entry is not None and first.cache_entry == again.cache_entry
+    assert any("from the cache" in m for m in messages)
+    for loaded in (first, again):
+        pd.testing.assert_frame_equal(loaded.table, fresh.table)
+        assert loaded.errors == fresh.errors
+        assert loaded.findings == fresh.findings
+    # Flags come from the audits, which run at every start: some sample items are flagged.
+    assert again.table["_flagged"].any()
+
+
+def test_changed_bytes_miss_the_cache(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    path = data / "m.jsonl"
+    path.write_text(_rows(4, "Yes"))
+    cache = tmp_path / "cache"
+    before = load_paths([path], cache_dir=cache)
+    path.write_text(_rows(4, "No!"))
+    after = load_paths([path], cache_dir=cache)
+    assert before.cache_entry != after.cache_entry
+    assert set(after.table["parsed"]) == {"no"} and set(before.table["parsed"]) == {"yes"}
+
+
+def test_torn_entry_is_rebuilt(tmp_path: Path) -> None:
+    path = tmp_path / "m.jsonl"
+    path.write_text(_rows(3, "Yes"))
+    cache = tmp_path / "cache"
+    first = load_paths([path], cache_dir=cache)
+    assert first.cache_entry is not None
+    first.cache_entry.write_bytes(first.cache_entry.read_bytes()[:100])
+    assert _catalog_cache.restore(first.cache_entry) is None
+    again = load_paths([path], cache_dir=cache)
+    pd.testing.assert_frame_equal(again.table, first.table)
+
+
+def test_load_errors_are_kept_with_the_entry(tmp_path: Path) -> None:
+    good = tmp_path / "good.jsonl"
+    good.write_text(_rows(2, "Yes"))
+    bad = tmp_path / "bad.json"
+    bad.write_text("[")
+    cache = tmp_path / "cache"
+    first = load_paths([good, bad], cache_dir=cache)
+    again = load_paths([good, bad], cache_dir=cache)
+    assert again.errors == first.errors and len(first.errors) == 1
+
+
+def test_unwritable_cache_still_loads(tmp_path: Path) -> None:
+    path = tmp_path / "m.jsonl"
+    path.write_text(_rows(2, "Yes"))
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    loaded = load_paths([path], cache_dir=blocker / "cache")
+    assert loaded.cache_entry is None and len(loaded.table) == 2
+
+
+def test_only_the_newest_entries_are_kept(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    for k in range(_catalog_cache.KEEP + 2):
+        path = tmp_path / f"m{k}.jsonl"
+        path.write_text(_rows(k + 1, "Yes"))
+        load_paths([path], cache_dir=cache)
+    assert len(list(cache.glob("catalog-*.arrow"))) == _catalog_cache.KEEP
+
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_start_loading_hands_the_table_over(tmp_path: Path, cached: bool) -> None:
+    data = tmp_path / "data"
+    shutil.copytree(SAMPLES.parent, data, ignore=shutil.ignore_patterns("media"))
+    manifest = data / "manifest.json"
+    cache = tmp_path / "cache" if cached else None
+    loaded = start_loading([manifest], cache_dir=cache)()
+    fresh = load_manifest(manifest)
+    pd.testing.assert_frame_equal(loaded.table, fresh.table)
+    assert (loaded.cache_entry is not None) == cached
+
+
+def test_files_load_in_workers_and_are_reused_in_another_set(tmp_path: Path) -> None:
+    paths = []
+    for k in range(3):
+        path = tmp_path / f"model{k}.jsonl"
+        path.write_text(_rows(5 + k, ["Yes", "No", "Nothing"][k]))
+        paths.append(path)
+    bad = tmp_path / "bad.jsonl"  # told apart as CMM predictions, refused at line 3 by the loader
+    lines = _rows(2, "Yes").splitlines()
+    bad.write_text("\n".join([*lines, lines[0].replace('"pred": "Yes"', '"pred": 5')]) + "\n")
+    cache = tmp_path / "cache"
+    messages: list[str] = []
+    two = load_paths([paths[0], bad, paths[1]], cache_dir=cache, progress=messages.append)
+    plain = load_paths([paths[0], bad, paths[1]])
+    pd.testing.assert_frame_equal(two.table, plain.table)
+    assert two.errors == plain.errors and len(two.errors) == 1 and "line 3" in two.errors[0]
+    assert any("processes" in m for m in messages)
+    assert len(list(cache.glob("file-*.arrow"))) == 2
+    three = load_paths(paths, cache_dir=cache)
+    assert len(list(cache.glob("file-*.arrow"))) == 3  # the first two were reused, one added
+    pd.testing.assert_frame_equal(three.table, load_paths(paths).table)

@@ -1,0 +1,117 @@
+"""The wrong kind of file is refused with what it is and what was expected; serve loads what it can."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from analysis.catalog import load_paths
+from analysis.cli import main
+
+SAMPLES = Path(__file__).resolve().parents[1] / "samples"
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(args)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+GOLD_AS_PREDICTIONS = [
+    (["cdh-bench", "cdh-bench/benchmark.jsonl"], "cdh-bench gold", "results.jsonl"),
+    (["cmm", "cmm/all_data_final_reorg.json"], "cmm gold", "pred"),
+    (["avhbench", "avhbench/QA.json"], "avhbench gold", "pred"),
+    (["detailverifybench", "detailverifybench/real_test.jsonl"], "detailverifybench gold",
+     "tested_model_output"),
+    (["vidhalluc", "vidhalluc/tsh.json", "--task", "tsh"], "vidhalluc gold", "Model Answer"),
+    (["vidhalluc", "vidhalluc/ach_mcq.json", "--task", "mcq"], "vidhalluc gold", "Model Answer"),
+]
+
+
+@pytest.mark.parametrize(("args", "what", "expected"), GOLD_AS_PREDICTIONS)
+def test_gold_passed_as_predictions_is_refused(
+    args: list[str], what: str, expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before: `score cdh-bench benchmark.jsonl` exited 0 with every record skipped.
+    code, out, err = run(["score", args[0], str(SAMPLES / args[1]), *args[2:], "--json"], capsys)
+    assert (code, out) == (2, "")
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert f"this is {what}" in err and "expected" in err and expected in err
+
+
+def test_predictions_passed_as_gold_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    preds = str(SAMPLES / "avhbench/predictions/balanced.json")
+    code, _, err = run(["score", "avhbench", preds, "--gold", preds], capsys)
+    assert code == 2 and "--gold" not in err and "this is avhbench predictions" in err
+    assert "expected avhbench gold" in err
+
+
+def test_audit_refuses_a_prediction_file(capsys: pytest.CaptureFixture[str]) -> None:
+    results = str(SAMPLES / "cdh-bench/predictions/balanced.jsonl")
+    code, out, err = run(["audit", "cdh-bench", results], capsys)
+    assert (code, out) == (2, "")
+    assert "this is cdh-bench predictions" in err and "expected cdh-bench gold: benchmark.jsonl" in err
+
+
+def test_another_benchmarks_file_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["score", "cmm", str(SAMPLES / "avhbench/predictions/balanced.json")], capsys)
+    assert code == 2 and "looks like avhbench predictions, not cmm" in err
+
+
+def test_a_task_file_of_another_task_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(SAMPLES / "vidhalluc/predictions/tsh/balanced.json")
+    code, _, err = run(["score", "vidhalluc", path, "--task", "mcq"], capsys)
+    assert code == 2 and "vidhalluc tsh file, but --task is mcq" in err
+
+
+def test_binary_qa_gold_under_another_name_is_not_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Binary-QA gold and predictions have the same shape; only the name ach_binaryqa.json tells
+    # them apart, so a corrected copy under another name must still be accepted as --gold.
+    gold = tmp_path / "ach_binaryqa_corrected.json"
+    shutil.copy(SAMPLES / "vidhalluc/ach_binaryqa.json", gold)
+    preds = str(SAMPLES / "vidhalluc/predictions/bqa/balanced.json")
+    code, _, err = run(["score", "vidhalluc", preds, "--task", "bqa", "--gold", str(gold)], capsys)
+    assert (code, err) == (0, "")
+
+
+def test_serve_lists_a_folder_and_a_missing_path_and_loads_the_rest(tmp_path: Path) -> None:
+    # Before: IsADirectoryError from detection stopped the whole app.
+    good = SAMPLES / "cmm/predictions/balanced.jsonl"
+    catalog = load_paths([SAMPLES / "cmm", tmp_path / "nope.json", good])
+    assert catalog.errors == [f"{SAMPLES / 'cmm'}: is a folder, expected a file",
+                              f"{tmp_path / 'nope.json'}: no such file"]
+    assert set(catalog.table["model"].astype(str)) == {"balanced"} and len(catalog.table) > 0
+
+
+def test_one_bad_gold_file_drops_only_itself(tmp_path: Path) -> None:
+    # Before: the benchmark's gold files loaded together, so one bad file dropped all of them.
+    bad = tmp_path / "broken.jsonl"
+    line = '{"pair_id": "Pair 1", "direct_qa": {"question": 3}, "multiple_choice": {}}\n'
+    bad.write_text(line * 2)
+    catalog = load_paths([SAMPLES / "cdh-bench/benchmark.jsonl", bad])
+    assert len(catalog.errors) == 1 and catalog.errors[0].startswith(f"{bad}: line 1")
+    assert len(catalog.table) > 0 and (catalog.table["benchmark"] == "cdh-bench").all()
+    assert catalog.findings.get("cdh-bench")  # the good file is still audited
+
+
+def test_a_tsh_prediction_served_with_its_annotation_file_loads(tmp_path: Path) -> None:
+    # Before: tsh.json was handed to the TSH results as --gold and blamed ("takes no --gold").
+    tsh = SAMPLES / "vidhalluc"
+    catalog = load_paths([tsh / "predictions/tsh/balanced.json", tsh / "tsh.json"])
+    assert catalog.errors == []
+    assert set(catalog.table["model"].astype(str)) == {"balanced"}
+
+
+def test_a_one_record_file_is_left_to_the_reader_asked_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # One JSONL line is also a JSON object of text values, the shape of VidHalluc STH results:
+    # content cannot tell, so the CMM reader names the field at fault instead of a refusal.
+    path = tmp_path / "one.jsonl"
+    path.write_text('{"question": "Did you see a dog?", "answer": "yes", "pred": "Yes"}\n')
+    code, _, err = run(["score", "cmm", str(path)], capsys)
+    assert code == 2 and "vidhalluc" not in err and "line 1" in err
