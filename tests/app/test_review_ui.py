@@ -200,7 +200,7 @@ def test_adjudication_needs_a_reason_and_settles_the_disagreement(catalog: Catal
     with pytest.raises(Refused, match=r"alice voted on gold .*another adjudicator must settle it"):
         adjudicate_item(ctx, row, ALICE, "yes", "mine is right")  # her own disagreement
     assert adjudicate_item(ctx, row, CAROL, "yes", "checked the image") == \
-        f"Adjudicated `{PAIR_11_QA_CS}` by carol: gold = yes"
+        f"Adjudicated <code>{PAIR_11_QA_CS}</code> by carol: gold = yes"
     assert queue_frame(ctx, "Disagreements", "cdh-bench", CAROL).empty
     assert "1 gold correction(s)" in metric_lines(ctx, "cdh-bench")
 
