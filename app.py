@@ -26,9 +26,10 @@ from components import gate, keys, overview, url_state
 from components.browse import charts, navigate
 from components.browse import page as browse
 from components.browse.inspector import build_inspector
-from components.identity import auth_from, identity_of, on_spaces
+from components.identity import Roles, auth_from, identity_of, on_spaces, roles_from
 from components.pairs.tab import build_pairs_tab
 from components.review.context import ReviewContext
+from components.review.gold import ReviewerView
 from components.review.panel import build_review
 from components.review.tab import build_review_tab, wire_review
 from components.style import CSS
@@ -76,25 +77,32 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                 if ctx.store is not None and PAIR_BENCHMARK in catalog.benchmarks():
                     with gr.Tab("Pair validation", id="pairs-tab"):
                         build_pairs_tab(catalog, ctx.store, identity_of, k=ctx.k,
-                                        preview_dir=default_preview_dir(), reviewers=ctx.reviewers)
+                                        preview_dir=default_preview_dir(), reviewers=ctx.reviewers,
+                                        adjudicators=ctx.adjudicators, blind=ctx.blind)
                 with gr.Tab("Data problems", id="problems-tab"):
-                    _problems(catalog)
+                    _problems(ctx, demo)
         url_item = gr.Textbox(visible=False, elem_id="url-item")
-        refresh, refresh_out = _wire(catalog, demo, current, f, t, ins, ch, jump, tabs, url_item)
+        refresh, refresh_out = _wire(ctx, demo, current, f, t, ins, ch, jump, tabs, url_item)
         charts_folder = Path(tempfile.mkdtemp(prefix="halluscope-charts-"))
-        csv_make.click(lambda *v: charts.chart_csv(catalog, browse.filters_from(*v), charts_folder),
-                       f.inputs(), csv_file, api_visibility="private", concurrency_limit=None)
+
+        def chart_csv(request: gr.Request, profile: gr.OAuthProfile | None, *values: Any) -> Any:
+            if ctx.is_blind(identity_of(request, profile)):  # charts are metrics over gold
+                raise gr.Error("Charts are hidden while you review blind.")
+            return charts.chart_csv(catalog, browse.filters_from(*values), charts_folder)
+
+        csv_make.click(chart_csv, f.inputs(), csv_file, api_visibility="private", concurrency_limit=None)
         # an item asked for by id is shown where items are: in the Items tab
         jump.submit(lambda: gr.Tabs(selected="items-tab"), None, tabs, api_visibility="private",
                     concurrency_limit=None)
         boards_of = overview.board_cache(catalog)
-        overview.wire(ov, demo, f, tabs, boards_of, _corrected_of(ctx), refresh, refresh_out)
+        overview.wire(ov, demo, f, tabs, boards_of, _corrected_of(ctx), refresh, refresh_out,
+                      hidden=lambda request, profile: ctx.is_blind(identity_of(request, profile)))
         wire_review(ctx, demo, current, f, t, ins, ch, rv, rt, gold_mode, changes, tabs)
     return demo
 
 
 def _wire(
-    catalog: Catalog,
+    ctx: ReviewContext,
     demo: gr.Blocks,
     current: gr.State,
     f: browse.BrowseWidgets,
@@ -105,31 +113,58 @@ def _wire(
     tabs: gr.Tabs,
     url_item: gr.Textbox,
 ) -> tuple[Any, list[Any]]:
+    """Browse handlers; each builds the view of the request's reviewer (blind: no gold), API too."""
     fin = f.inputs()
 
     table_out = [t.table, t.page, t.info]
     free: dict[str, Any] = {"concurrency_limit": None}  # read-only handlers: no queue serialising
 
-    def refresh(*values: Any) -> tuple[Any, ...]:
+    def view(request: gr.Request | None, profile: gr.OAuthProfile | None) -> ReviewerView:
+        return ReviewerView(ctx, identity_of(request, profile))
+
+    def refresh(request: gr.Request, profile: gr.OAuthProfile | None, *values: Any) -> tuple[Any, ...]:
         filters = browse.filters_from(*values)
-        rows = catalog.rows_for(filters)
-        return (*browse.show_page(catalog, filters, 1, rows), *charts.chart_updates(catalog, filters, rows))
+        shown = view(request, profile)
+        rows = shown.rows(filters)
+        return (*browse.show_page(shown, filters, 1, rows), *shown.charts(filters, rows))
 
-    def go_page(delta: int, page: float | None, *values: Any) -> tuple[Any, ...]:
-        return browse.show_page(catalog, browse.filters_from(*values), int(page or 1) + delta)
+    def go_page(delta: int, request: gr.Request, profile: gr.OAuthProfile | None, page: float | None,
+                *values: Any) -> tuple[Any, ...]:
+        return browse.show_page(view(request, profile), browse.filters_from(*values), int(page or 1) + delta)
 
-    def on_select(evt: gr.SelectData, *values: Any) -> tuple[Any, ...]:
-        return navigate.select_row(catalog, evt.row_value, list(values))
+    def on_select(evt: gr.SelectData, request: gr.Request, profile: gr.OAuthProfile | None,
+                  *values: Any) -> tuple[Any, ...]:
+        return navigate.select_row(view(request, profile), evt.row_value, list(values))
 
-    def step(delta: int, row: int | None, page: float | None, *values: Any) -> tuple[Any, ...]:
-        return navigate.step_item(catalog, delta, row, page, list(values))
+    def step(delta: int, request: gr.Request, profile: gr.OAuthProfile | None, row: int | None,
+             page: float | None, *values: Any) -> tuple[Any, ...]:
+        return navigate.step_item(view(request, profile), delta, row, page, list(values))
+
+    def find(request: gr.Request, profile: gr.OAuthProfile | None, item_id: str | None,
+             *values: Any) -> tuple[Any, ...]:
+        return navigate.find_item(view(request, profile), item_id, list(values))
+
+    def paging(delta: int) -> Any:
+        def handler(request: gr.Request, profile: gr.OAuthProfile | None, p: float | None,
+                    *v: Any) -> tuple[Any, ...]:
+            return go_page(delta, request, profile, p, *v)
+        return handler
+
+    def stepping(delta: int) -> Any:
+        def handler(request: gr.Request, profile: gr.OAuthProfile | None, r: int | None, p: float | None,
+                    *v: Any) -> tuple[Any, ...]:
+            return step(delta, request, profile, r, p, *v)
+        return handler
 
     refresh_out = [*table_out, *ch.outputs()]
     item_out = [current, *ins.outputs()]
-    def restore_item(item_id: str | None, *values: Any) -> tuple[Any, ...]:
+    catalog = ctx.catalog
+
+    def restore_item(request: gr.Request, profile: gr.OAuthProfile | None, item_id: str | None,
+                     *values: Any) -> tuple[Any, ...]:
         if not item_id:
             return tuple(gr.skip() for _ in item_out)
-        return navigate.find_item(catalog, item_id, list(values))
+        return find(request, profile, item_id, *values)
 
     def restore_view(request: gr.Request) -> tuple[Any, ...]:
         return url_state.restore_updates(catalog, request)
@@ -148,7 +183,7 @@ def _wire(
     for widget in (url_item, *fin):
         widget.change(None, [url_item, *fin], None, js=url_state.PUSH_JS, api_visibility="private")
     f.benchmark.input(
-        lambda b: browse.on_benchmark(catalog, b),
+        lambda b: browse.on_benchmark(ctx.catalog, b),
         f.benchmark,
         [f.models, f.task, f.category],
         api_visibility="private",
@@ -157,28 +192,14 @@ def _wire(
     for widget in (f.models, f.task, f.category, f.wrong_only, f.parser_dependent, f.flagged_only):
         widget.input(refresh, fin, refresh_out, trigger_mode="always_last", api_visibility="private", **free)
     f.search.submit(refresh, fin, refresh_out, api_visibility="private", **free)
-    t.page.submit(lambda p, *v: go_page(0, p, *v), [t.page, *fin], table_out, api_name="page", **free)
-    t.prev_page.click(
-        lambda p, *v: go_page(-1, p, *v), [t.page, *fin], table_out, api_visibility="private", **free
-    )
-    t.next_page.click(
-        lambda p, *v: go_page(1, p, *v), [t.page, *fin], table_out, api_visibility="private", **free
-    )
+    t.page.submit(paging(0), [t.page, *fin], table_out, api_name="page", **free)
+    t.prev_page.click(paging(-1), [t.page, *fin], table_out, api_visibility="private", **free)
+    t.next_page.click(paging(1), [t.page, *fin], table_out, api_visibility="private", **free)
     t.table.select(on_select, fin, item_out, api_visibility="private", **free)
     step_in = [current, t.page, *fin]
-    ins.next_item.click(
-        lambda r, p, *v: step(1, r, p, *v), step_in, [*item_out, *table_out], api_name="next_item", **free
-    )
-    ins.prev_item.click(
-        lambda r, p, *v: step(-1, r, p, *v),
-        step_in,
-        [*item_out, *table_out],
-        api_name="previous_item",
-        **free,
-    )
-    jump.submit(
-        lambda i, *v: navigate.find_item(catalog, i, list(v)), [jump, *fin], item_out, api_name="item", **free
-    )
+    ins.next_item.click(stepping(1), step_in, [*item_out, *table_out], api_name="next_item", **free)
+    ins.prev_item.click(stepping(-1), step_in, [*item_out, *table_out], api_name="previous_item", **free)
+    jump.submit(find, [jump, *fin], item_out, api_name="item", **free)
     return refresh, refresh_out
 
 
@@ -219,26 +240,31 @@ def _errors_html(errors: list[str]) -> str:
     return f'<div class="hs-errors">{head}<ul>{lines}</ul></div>'
 
 
-def _problems(catalog: Catalog) -> None:
+FINDING_COLUMNS = ["benchmark", "severity", "check", "where", "detail", "items"]
+
+
+def findings_frame(catalog: Catalog) -> pd.DataFrame:
+    """Every audit finding of the loaded gold files, one row each."""
     records = [
-        {
-            "benchmark": b,
-            "severity": x.severity,
-            "check": x.check,
-            "where": x.where,
-            "detail": x.detail,
-            "items": len(x.item_ids),
-        }
+        {"benchmark": b, "severity": x.severity, "check": x.check, "where": x.where, "detail": x.detail,
+         "items": len(x.item_ids)}
         for b, found in catalog.findings.items()
         for x in found
     ]
-    gr.Markdown(
-        f"{len(records)} audit finding(s). Tick *Flagged by the audit* to browse the items they name."
-    )
-    gr.Dataframe(
-        pd.DataFrame.from_records(
-            records, columns=["benchmark", "severity", "check", "where", "detail", "items"]
-        ),
+    return pd.DataFrame.from_records(records, columns=FINDING_COLUMNS)
+
+
+def _problems(ctx: ReviewContext, demo: gr.Blocks) -> None:
+    """The audit findings, sent per request (a blind reviewer gets none).
+
+    Findings quote gold ("gold is 'A' on both sides"), so they are not part of the page itself.
+    """
+    catalog = ctx.catalog
+    n = sum(len(found) for found in catalog.findings.values())
+    line = gr.Markdown(f"{n} audit finding(s). Tick *Flagged by the audit* to browse the items they name.",
+                       elem_id="findings-line")
+    table = gr.Dataframe(
+        pd.DataFrame(columns=FINDING_COLUMNS),
         interactive=False,
         max_height=500,
         wrap=True,
@@ -247,6 +273,14 @@ def _problems(catalog: Catalog) -> None:
     )
     if catalog.errors:
         gr.HTML(_errors_html(catalog.errors), js_on_load=None)
+
+    def shown(request: gr.Request, profile: gr.OAuthProfile | None) -> tuple[Any, Any]:
+        if ctx.is_blind(identity_of(request, profile)):
+            return ("Audit findings are hidden in blind mode: they quote the gold.",
+                    pd.DataFrame(columns=FINDING_COLUMNS))
+        return gr.skip(), findings_frame(catalog)
+
+    demo.load(shown, None, [line, table], api_visibility="private", concurrency_limit=None)
 
 
 def launch_kwargs(catalog: Catalog) -> dict[str, Any]:
@@ -268,7 +302,7 @@ def default_filters(catalog: Catalog) -> Filters:
 
 
 def open_review(catalog: Catalog, *, db: str | None = None, data_dir: Path | None = None,
-                users: list[tuple[str, str]] | None = None) -> ReviewContext:
+                users: list[tuple[str, str]] | None = None, roles: Roles | None = None) -> ReviewContext:
     """The label store (mirrored to a HF dataset when ``HALLUSCOPE_HF_DATASET`` is set) and reviewers.
 
     The database file must not lie under a served media root (checked before anything is served).
@@ -294,16 +328,18 @@ def open_review(catalog: Catalog, *, db: str | None = None, data_dir: Path | Non
         return ReviewContext(catalog, None, oauth=on_spaces())
     if store.path is not None:
         assert_not_served(store.path, roots)
-    return ReviewContext(catalog, store, tuple(u for u, _ in users or ()), oauth=on_spaces())
+    roles = roles if roles is not None else roles_from()
+    return ReviewContext(catalog, store, tuple(u for u, _ in users or ()), oauth=on_spaces(),
+                         adjudicators=roles.adjudicators, blind=roles.blind)
 
 
 def serve(catalog: Catalog, *, host: str | None = None, port: int | None = None,
           users: list[tuple[str, str]] | None = None, db: str | None = None,
-          data_dir: Path | None = None) -> None:
+          data_dir: Path | None = None, roles: Roles | None = None) -> None:
     """Serve the app over a loaded catalog until interrupted (read-only without users or a Space)."""
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     users = users if users is not None else auth_from()
-    ctx = open_review(catalog, db=db, data_dir=data_dir, users=users)
+    ctx = open_review(catalog, db=db, data_dir=data_dir, users=users, roles=roles)
     build_app(catalog, ctx).launch(server_name=host, server_port=port, auth=users or None,
                                    **launch_kwargs(catalog))
 

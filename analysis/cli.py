@@ -164,6 +164,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--auth", action="append", default=[], metavar="USER:PASS",
                        help="a reviewer who may sign in (repeatable; also $HALLUSCOPE_AUTH)")
     serve.add_argument("--auth-file", type=Path, default=None, help="a file of USER:PASS lines")
+    serve.add_argument("--adjudicator", action="append", default=[], metavar="NAME",
+                       help="a signed-in user who may settle disagreements (repeatable; also "
+                            "$HALLUSCOPE_ADJUDICATORS, comma-separated; on Spaces the HF username)")
+    serve.add_argument("--blind", action="append", default=[], metavar="NAME",
+                       help="a reviewer who reviews blind: no gold, verdict, metric or other reviewer's "
+                            "vote reaches them (repeatable; also $HALLUSCOPE_BLIND)")
     return parser
 
 
@@ -421,7 +427,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 users = auth_from(extra=args.auth, auth_file=args.auth_file)
             except (AuthError, OSError) as exc:
                 raise UsageError(f"--auth: {exc}") from exc
-            review = {"users": users or None, "db": args.db, "data_dir": args.data_dir}
+            from components.identity import roles_from
+
+            review = {"users": users or None, "db": args.db, "data_dir": args.data_dir,
+                      "roles": roles_from(adjudicators=args.adjudicator, blind=args.blind)}
             app.serve(wait(), host=args.host, port=args.port,
                       **{k: v for k, v in review.items() if v is not None})
         _flush()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,31 @@ from analysis.store import Identity, NotAuthenticated, identity_from
 
 AUTH_ENV = "HALLUSCOPE_AUTH"
 """``alice:pw1,bob:pw2``: password users for ``python app.py`` (none set: read-only demo)."""
+
+
+ADJUDICATORS_ENV = "HALLUSCOPE_ADJUDICATORS"
+"""``carol,dave``: who may adjudicate (password users or, on a Space, Hugging Face usernames)."""
+BLIND_ENV = "HALLUSCOPE_BLIND"
+"""``bob``: reviewers who review blind (set as a Space secret or variable on Spaces)."""
+
+
+@dataclass(frozen=True)
+class Roles:
+    """Who adjudicates and who reviews blind (everyone else signed in is a reviewer)."""
+
+    adjudicators: frozenset[str] = frozenset()
+    blind: frozenset[str] = frozenset()
+
+
+def _names(*entries: str) -> frozenset[str]:
+    return frozenset(n.strip() for e in entries for n in e.split(",") if n.strip())
+
+
+def roles_from(env: Mapping[str, str] | None = None, *, adjudicators: Sequence[str] = (),
+               blind: Sequence[str] = ()) -> Roles:
+    """Roles from ``$HALLUSCOPE_ADJUDICATORS`` / ``$HALLUSCOPE_BLIND`` and the serve options."""
+    env = os.environ if env is None else env
+    return Roles(_names(env.get(ADJUDICATORS_ENV, ""), *adjudicators), _names(env.get(BLIND_ENV, ""), *blind))
 
 
 class AuthError(ValueError):

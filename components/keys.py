@@ -20,51 +20,85 @@ KEYS: tuple[tuple[str, str], ...] = (
 )
 
 REVIEW_KEYS: tuple[tuple[str, str], ...] = (
-    ("y / n", "gold yes / no"),
-    ("a-d / 1-4", "gold letter"),
+    ("y / n", "gold yes / no (STH: scene change)"),
+    ("a-d / 1-4", "gold letter (MCQ: toggle a letter; TSH: a or 1 = AB, b or 2 = BA)"),
+    ("l", "STH locations"),
+    ("enter", "save"),
     ("s", "save and next"),
-    ("u", "undo"),
+    ("u", "undo the last save"),
     ("f", "flags"),
 )
 """Keys active only while the review panel is shown (then ``n`` means *no*; ``j`` / ``k`` move)."""
+
+TYPING_JS = """(el) => !!el && (el.isContentEditable || /^(TEXTAREA|SELECT)$/.test(el.tagName)
+    || (el.tagName === 'INPUT' && !['radio', 'checkbox', 'range', 'button', 'submit', 'reset', 'color',
+                                     'file'].includes(el.type)))"""
+"""The one rule of every tab: only a field one types into swallows keys (a clicked radio, checkbox
+or button does not)."""
 
 HEAD = f"""
 <script>
 (() => {{
   const clickers = {{n: "{NEXT_ID}", j: "{NEXT_ID}", p: "{PREV_ID}", k: "{PREV_ID}"}};
-  const typing = (el) => !!el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+  const typing = {TYPING_JS};
+  const visible = (el) => !!el && (el.checkVisibility ? el.checkVisibility() : el.offsetParent !== null);
   const button = (id) => {{
     const el = document.getElementById(id);
     return el && el.tagName !== "BUTTON" ? el.querySelector("button") : el;
   }};
-  const radios = () => [...document.querySelectorAll("#rv-gold input[type=radio]")];
-  const pick = (value) => {{
-    const r = radios().find((x) => x.value.toLowerCase() === value.toLowerCase());
+  const press = (id) => {{ const b = button(id); if (b) b.click(); return !!b; }};
+  const inputs = (id) => {{
+    const box = document.getElementById(id);
+    return visible(box) ? [...box.querySelectorAll("input")] : [];
+  }};
+  const pick = (id, value) => {{
+    // radios carry their choice as value, Gradio's checkbox groups as name
+    const choice = (x) => (x.type === "checkbox" ? x.name : x.value).toLowerCase();
+    const r = inputs(id).find((x) => choice(x) === value.toLowerCase());
     if (r) {{ r.click(); return true; }}
     return false;
   }};
+  const nth = (id, k) => {{
+    const r = inputs(id)[Number(k) - 1];
+    if (r) r.click();
+    return !!r;
+  }};
   const reviewKey = (e) => {{
     const k = e.key;
-    if (k === "y") return pick("yes");
-    if (k === "n") return pick("no");
-    if (/^[1-9]$/.test(k)) {{
-      const r = radios()[Number(k) - 1];
-      if (r) r.click();
-      return !!r;
-    }}
-    if (/^[a-e]$/.test(k)) return pick(k.toUpperCase());
-    if (k === "s") {{ const b = button("rv-save"); if (b) b.click(); return !!b; }}
-    if (k === "u") {{ const b = button("rv-undo"); if (b) b.click(); return !!b; }}
+    if (k === "Enter") return press("rv-save-only");
+    if (k === "s") return press("rv-save");
+    if (k === "u") return press("rv-undo");
     if (k === "f") {{ const c = document.querySelector("#rv-flags input"); if (c) c.focus(); return !!c; }}
+    if (k === "l") {{
+      const box = document.querySelector("#rv-locations input, #rv-locations textarea");
+      if (visible(box)) {{ box.focus(); return true; }}
+      return false;
+    }}
+    if (k === "y" || k === "n") {{
+      const word = k === "y" ? "yes" : "no";
+      return pick("rv-gold", word) || pick("rv-scene", word);
+    }}
+    if (inputs("rv-letters").length) {{
+      if (/^[a-z]$/.test(k)) return pick("rv-letters", k.toUpperCase());
+      if (/^[1-9]$/.test(k)) return nth("rv-letters", k);
+    }}
+    if (/^[1-9]$/.test(k)) return nth("rv-gold", k);
+    if (/^[a-z]$/.test(k)) return pick("rv-gold", k.toUpperCase()) || (k === "a" && pick("rv-gold", "AB"))
+      || (k === "b" && pick("rv-gold", "BA"));
     return false;
   }};
   document.addEventListener("keydown", (e) => {{
-    if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target) || typing(document.activeElement)) return;
-    const id = clickers[e.key];
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
     const panel = document.getElementById("rv-panel");
-    if (panel && panel.offsetParent !== null && reviewKey(e)) {{ e.preventDefault(); return; }}
+    const shown = visible(panel);
+    // Enter in a one-line field of the review panel saves too (a multi-line field takes the newline)
+    if (e.key === "Enter" && shown && e.target instanceof HTMLInputElement && panel.contains(e.target)
+        && typing(e.target)) {{ e.preventDefault(); press("rv-save-only"); return; }}
+    if (typing(e.target) || typing(document.activeElement)) return;
+    if (shown && reviewKey(e)) {{ e.preventDefault(); return; }}
+    const id = clickers[e.key];
     if (id) {{ const b = button(id); if (b) {{ b.click(); e.preventDefault(); }} return; }}
-    if (e.key === " ") {{
+    if (e.key === " " && !(e.target instanceof HTMLInputElement)) {{
       const media = document.querySelector("#{MEDIA_ID} video, #{MEDIA_ID} audio");
       if (!media) return;
       e.preventDefault();

@@ -120,6 +120,10 @@ def failure_filters(
             gr.Tabs(selected="items-tab"))
 
 
+BLIND_NOTE = "<p><em>Leaderboards are hidden while you review blind: they are metrics over gold.</em></p>"
+"""What a blind reviewer's overview says instead of the boards."""
+
+
 def wire(
     ov: OverviewWidgets,
     demo: gr.Blocks,
@@ -129,14 +133,26 @@ def wire(
     corrected: Callable[[str], Any] | None,
     refresh: Callable[..., Any],
     refresh_out: list[Any],
+    hidden: Callable[[gr.Request, gr.OAuthProfile | None], bool] | None = None,
 ) -> None:
-    """Boards on load and when the benchmark changes; the failure button sets filters and tab."""
+    """Boards on load and when the benchmark changes; the failure button sets filters and tab.
+
+    ``hidden(request, profile)`` says the requester may see no metric (a blind reviewer): then
+    no board, chart or CSV is sent, only a line saying why.
+    """
     free: dict[str, Any] = {"concurrency_limit": None}
     out = [ov.boards, ov.target, ov.chart, ov.csv]
     folder = Path(tempfile.mkdtemp(prefix="halluscope-boards-"))
-    demo.load(lambda b: show(boards_of, b, corrected, folder), f.benchmark, out, api_name="overview", **free)
-    f.benchmark.change(lambda b: show(boards_of, b, corrected, folder), f.benchmark, out,
-                       api_visibility="private", **free)
+
+    def boards(request: gr.Request, profile: gr.OAuthProfile | None,
+               benchmark: str | None) -> tuple[Any, ...]:
+        if hidden is not None and hidden(request, profile):
+            return (BLIND_NOTE, gr.update(choices=[], value=None), None,
+                    gr.update(value=None, interactive=False))
+        return show(boards_of, benchmark, corrected, folder)
+
+    demo.load(boards, f.benchmark, out, api_name="overview", **free)
+    f.benchmark.change(boards, f.benchmark, out, api_visibility="private", **free)
     ov.open_failures.click(
         lambda b, t: failure_filters(boards_of, b, t), [f.benchmark, ov.target],
         [f.models, f.task, f.wrong_only, tabs], api_visibility="private", **free,

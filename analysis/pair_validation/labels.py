@@ -20,6 +20,7 @@ from analysis.pair_validation.checks import (
     split_key,
 )
 from analysis.store import Event, Identity, InvalidLabel, ItemRef, Store, current_labels
+from analysis.store.agreement import OwnVote
 from analysis.store.events import write_labels
 
 VALIDATION_COLUMNS: tuple[str, ...] = (
@@ -58,7 +59,12 @@ def adjudicate_pair(store: Store, checks: PairChecks, adjudicator: Identity, rea
     """Settle a pair: every check and the decision as ``final`` adjudication events, with a reason."""
     if not isinstance(reason, str) or not reason.strip():
         raise InvalidLabel("an adjudication needs a reason")
-    return write_labels(store, _writes(checks, note), adjudicator, reason, scope="final",
+    writes = _writes(checks, note)
+    mine = current_labels(store, BENCHMARK, scope="vote", reviewer=adjudicator.name)
+    if mine["item_id"].isin({ref.item_id for ref, _, _ in writes}).any():
+        raise OwnVote(f"{adjudicator.name} validated pair {checks.pair_id}: "
+                      "another adjudicator must settle it")
+    return write_labels(store, writes, adjudicator, reason, scope="final",
                         kind="adjudicate", allow_same=True)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import importlib
 import itertools
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import numpy as np
@@ -31,10 +31,16 @@ from analysis.store.labels import current_labels, events_frame
 from analysis.store.values import InvalidLabel
 
 
-def votes_matrix(store: Store, benchmark: str, field: str = "gold") -> pd.DataFrame:
-    """Current votes as a table: one row per item, one column per reviewer, None where no vote."""
+def votes_matrix(store: Store, benchmark: str, field: str = "gold",
+                 items: Collection[str] | None = None) -> pd.DataFrame:
+    """Current votes as a table: one row per item, one column per reviewer, None where no vote.
+
+    ``items``: only these items (what one reviewer may see), else all.
+    """
     votes = current_labels(store, benchmark, scope="vote")
     votes = votes[votes["field"] == field]
+    if items is not None:
+        votes = votes[votes["item_id"].isin(list(items))]
     if votes.empty:
         return pd.DataFrame(index=pd.Index([], name="item_id"))
     wide = votes.pivot(index="item_id", columns="reviewer", values="value")
@@ -87,9 +93,10 @@ def raw_agreement(matrix: pd.DataFrame) -> float | None:
     return unanimous / counted if counted else None
 
 
-def agreement_report(store: Store, benchmark: str, field: str = "gold") -> dict[str, Any]:
-    """Every agreement figure for one field, as plain JSON-ready values."""
-    matrix = votes_matrix(store, benchmark, field)
+def agreement_report(store: Store, benchmark: str, field: str = "gold",
+                     items: Collection[str] | None = None) -> dict[str, Any]:
+    """Every agreement figure for one field (over ``items`` only, when given), JSON-ready."""
+    matrix = votes_matrix(store, benchmark, field, items)
     return {
         "benchmark": benchmark,
         "field": field,
@@ -123,10 +130,23 @@ def disagreements(store: Store, benchmark: str, field: str = "gold") -> pd.DataF
     return pd.DataFrame(rows, columns=["item_id", "votes", "n_votes"])
 
 
+class OwnVote(InvalidLabel):
+    """An adjudicator tried to settle a disagreement in which they hold a vote."""
+
+
 def adjudicate(store: Store, item: ItemRef | Mapping[str, Any] | pd.Series, field: str, value: Any,
                adjudicator: Identity, reason: str, *, request_key: str | None = None) -> Event:
-    """Set the final corrected value after a disagreement: a ``final`` event that needs a reason."""
+    """Set the final corrected value after a disagreement: a ``final`` event that needs a reason.
+
+    Refused (:class:`OwnVote`) when the adjudicator holds a current vote on this label: a
+    disagreement is settled by someone who is not part of it.
+    """
     if not isinstance(reason, str) or not reason.strip():
         raise InvalidLabel("an adjudication needs a reason")
-    return write_label(store, as_item(item), field, value, adjudicator, reason, scope="final",
+    ref = as_item(item)
+    votes = current_labels(store, ref.benchmark, scope="vote", reviewer=adjudicator.name)
+    if ((votes["item_id"] == ref.item_id) & (votes["field"] == field)).any():
+        raise OwnVote(f"{adjudicator.name} voted on {field} of {ref.item_id}: "
+                      "another adjudicator must settle it")
+    return write_label(store, ref, field, value, adjudicator, reason, scope="final",
                        kind="adjudicate", allow_same=True, request_key=request_key)

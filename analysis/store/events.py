@@ -99,10 +99,14 @@ def as_item(item: ItemRef | Mapping[str, Any] | pd.Series) -> ItemRef:
 
 def relabel(store: Store, item: ItemRef | Mapping[str, Any] | pd.Series, field: str, new: Any,
             reviewer: Identity, reason: str = "", *, event_id: str | None = None,
-            request_key: str | None = None) -> Event:
-    """Set the corrected value of ``field`` for ``item`` (``None`` clears it); returns the event."""
+            request_key: str | None = None, require_reason: bool = False) -> Event:
+    """Set the corrected value of ``field`` for ``item`` (``None`` clears it); returns the event.
+
+    ``require_reason``: a change (not a write of the current value) without a reason is refused.
+    """
     return write_label(store, as_item(item), field, new, reviewer, reason, scope="final",
-                       kind="set", event_id=event_id, request_key=request_key)
+                       kind="set", event_id=event_id, request_key=request_key,
+                       require_reason=require_reason)
 
 
 def undo(store: Store, item: ItemRef | Mapping[str, Any] | pd.Series, field: str, reviewer: Identity,
@@ -125,7 +129,7 @@ def undo(store: Store, item: ItemRef | Mapping[str, Any] | pd.Series, field: str
 
 def write_label(store: Store, ref: ItemRef, field: str, new: Any, reviewer: Identity, reason: str, *,
                 scope: str, kind: str, event_id: str | None = None, allow_same: bool = False,
-                request_key: str | None = None) -> Event:
+                request_key: str | None = None, require_reason: bool = False) -> Event:
     """Write a new value (the shared path of relabel, vote and adjudicate).
 
     A value equal to the current one is refused (:class:`NoChange`) unless ``allow_same``: an
@@ -133,8 +137,10 @@ def write_label(store: Store, ref: ItemRef, field: str, new: Any, reviewer: Iden
     """
     who = as_identity(reviewer)
     value = normalize(field, new, benchmark=ref.benchmark, task=ref.task, original=ref.gold)
+    why = reason.strip() if isinstance(reason, str) else "x"
     return _write(store, ref, field, who, reason, scope, kind, event_id,
-                  _set_to(ref, field, value, scope, allow_same), request_key)
+                  _set_to(ref, field, value, scope, allow_same, need_reason=require_reason and not why),
+                  request_key)
 
 
 def _canonical(field: str, value: str | None, ref: ItemRef) -> str | None:
@@ -263,13 +269,16 @@ def write_label_rows(store: Store, writes: Sequence[tuple[ItemRef, str, Any, str
     return events
 
 
-def _set_to(ref: ItemRef, field: str, value: str | None, scope: str, allow_same: bool) -> Decide:
+def _set_to(ref: ItemRef, field: str, value: str | None, scope: str, allow_same: bool,
+            *, need_reason: bool = False) -> Decide:
     """The decision of a plain write: the new value, and the current one as the old value."""
     def decide(history: list[Event]) -> tuple[str | None, str | None, str | None]:
         official = ref.gold if field == "gold" and scope == "final" else None
         old = history[-1].new_value if history else official
         if _canonical(field, old, ref) == value and not allow_same:
             raise NoChange(f"{field} of {ref.item_id} is already {value!r}")
+        if need_reason:
+            raise InvalidLabel(f"a {field} change needs a reason ({ref.item_id})")
         return value, old, None
 
     return decide

@@ -89,15 +89,23 @@ def guess_format(path: Path, fmt: str | None) -> Format:
 
 
 def export_corrections(store: Store, path: Path, *, fmt: str | None = None,
-                       benchmark: str | None = None) -> int:
-    """Write every event (of one benchmark) to ``path``; returns the number of rows."""
-    frame = corrections_frame(store, benchmark)
-    kind = guess_format(path, fmt)
+                       benchmark: str | None = None, frame: pd.DataFrame | None = None) -> int:
+    """Write every event (of one benchmark) to ``path``; returns the number of rows.
+
+    ``frame``: the events to write instead (a subset of :func:`corrections_frame`, e.g. what one
+    reviewer may see).
+    """
+    frame = corrections_frame(store, benchmark) if frame is None else frame
+    return write_frame(frame[list(EXPORT_COLUMNS)], path, guess_format(path, fmt))
+
+
+def write_frame(frame: pd.DataFrame, path: Path, kind: Format) -> int:
+    """``frame`` as CSV (formula-safe cells), JSONL or Parquet (text columns); returns its rows."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if kind == "csv":
         buffer = io.StringIO()
         writer = csv_writer(buffer)
-        writer.writerow(EXPORT_COLUMNS)
+        writer.writerow(frame.columns)
         for row in frame.itertuples(index=False):
             writer.writerow([csv_safe(v) for v in row])
         path.write_text(buffer.getvalue(), encoding="utf-8", newline="")
@@ -105,7 +113,7 @@ def export_corrections(store: Store, path: Path, *, fmt: str | None = None,
         records = frame.astype(object).where(frame.notna(), None).to_dict("records")
         path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
     else:
-        frame.astype({c: "string" for c in EXPORT_COLUMNS}).to_parquet(path, index=False)
+        frame.astype({c: "string" for c in frame.columns if c != "id"}).to_parquet(path, index=False)
     return len(frame)
 
 

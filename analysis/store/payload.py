@@ -18,7 +18,7 @@ from analysis.store.db import Store
 from analysis.store.events import Event, ItemRef, as_item, relabel, undo
 from analysis.store.identity import Identity, as_identity, check_payload
 from analysis.store.reviewers import vote
-from analysis.store.values import InvalidLabel
+from analysis.store.values import FIELDS, InvalidLabel, gold_kind, option_count
 
 ACTIONS = ("relabel", "undo", "vote", "undo-vote", "adjudicate")
 
@@ -36,17 +36,38 @@ def submit(store: Store, payload: Mapping[str, Any], identity: Identity,
         raise InvalidLabel("the payload's item_id is not the row's")
     field = str(payload.get("field") or "gold")
     reason = str(payload.get("reason") or "")
+    if row is not None and action != "undo-vote" and action != "undo":
+        check_item_write(row, field, payload.get("value"))
     value = payload.get("value")
     event_id = payload.get("event_id")
     key = payload.get("key") or None  # the client's idempotency key: a retry returns the first event
-    if action == "relabel":
-        return relabel(store, item, field, value, who, reason, event_id=event_id, request_key=key)
+    if action == "relabel":  # every gold change needs a reason (a write of the current value does not)
+        return relabel(store, item, field, value, who, reason, event_id=event_id, request_key=key,
+                       require_reason=field == "gold")
     if action == "vote":
         return vote(store, item, field, value, who, reason, event_id=event_id, request_key=key)
     if action == "adjudicate":
         return adjudicate(store, item, field, value, who, reason, request_key=key)
     scope = "vote" if action == "undo-vote" else "final"
     return undo(store, item, field, who, reason, scope=scope, event_id=event_id, request_key=key)
+
+
+def check_item_write(row: Mapping[str, Any] | pd.Series, field: str, value: Any) -> None:
+    """Refuse a field the item does not have, or an option letter beyond the item's options."""
+    item = as_item(row)
+    if field not in FIELDS:
+        raise InvalidLabel(f"{item.benchmark} item {item.item_id} has no field {field!r} "
+                           f"(its fields: {', '.join(FIELDS)})")
+    if field != "gold" or not isinstance(value, str):
+        return
+    kind = gold_kind(item.benchmark, item.task, item.gold)
+    n = option_count(row.get("options"))
+    if kind in ("letter", "letters") and n:
+        allowed = {chr(ord("A") + i) for i in range(n)}
+        extra = sorted({c for c in value.upper() if c.isalpha()} - allowed)
+        if extra:
+            raise InvalidLabel(f"{item.item_id} has options {', '.join(sorted(allowed))}, "
+                               f"not {', '.join(extra)}")
 
 
 def _item(payload: Mapping[str, Any]) -> ItemRef:

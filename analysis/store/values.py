@@ -62,6 +62,16 @@ def gold_kind(benchmark: str, task: str = "", original: str | None = None) -> Go
     return bench.gold_kind(task, original)
 
 
+def option_count(options: Any) -> int:
+    """How many answer options an item has (``options`` is a JSON list as text, or a list); 0: none."""
+    if isinstance(options, str) and options.strip().startswith("["):
+        try:
+            options = json.loads(options)
+        except ValueError:
+            return 0
+    return len(options) if isinstance(options, (list, tuple)) else 0
+
+
 def normalize(field: str, value: Any, *, benchmark: str = "", task: str = "",
               original: str | None = None) -> str | None:
     """The canonical spelling of ``value`` for ``field``; :class:`InvalidLabel` when it does not fit."""

@@ -61,11 +61,15 @@ def build_inspector() -> InspectWidgets:
     return InspectWidgets(status, media, item, spans, others, prev_item, next_item)
 
 
-def inspect_row(catalog: Catalog, row: int | None, position: str = "") -> tuple[str, str, str, Any, str]:
-    """Status line, media, item, span view (tagged gold only) and other answers of ``row``."""
+def inspect_row(catalog: Catalog, row: int | None, position: str = "",
+                *, detail: ItemDetail | None = None) -> tuple[str, str, str, Any, str]:
+    """Status line, media, item, span view (tagged gold only) and other answers of ``row``.
+
+    ``detail``: the item as the viewer may see it (corrected gold), instead of the catalog's.
+    """
     if row is None or not 0 <= row < len(catalog.table):
         return position, "", EMPTY, gr.update(value="", visible=False), ""
-    detail = catalog.detail(row)
+    detail = detail or catalog.detail(row)
     bench = str(detail.fields["benchmark"])
     gold = detail.fields.get("gold")
     kind = benchmarks.get(bench).gold_kind(str(detail.fields.get("task") or ""),

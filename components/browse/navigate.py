@@ -14,9 +14,9 @@ import numpy as np
 
 from analysis.catalog import Catalog
 from analysis.views import Filters, neighbour, page_of, position
-from components.browse.inspector import inspect_row
 from components.browse.page import filters_from, row_from_values, show_page
 from components.browse.render import md_code
+from components.browse.view import ItemView, as_view
 
 
 def _position(rows: Any, row: int | None) -> str:
@@ -27,29 +27,33 @@ def _position(rows: Any, row: int | None) -> str:
     return f"{where} · row {row}"
 
 
-def select_row(catalog: Catalog, values: list[Any] | None, filter_values: list[Any]) -> tuple[Any, ...]:
+def select_row(
+    catalog: Catalog | ItemView, values: list[Any] | None, filter_values: list[Any]
+) -> tuple[Any, ...]:
     """The inspector for the table row whose values were clicked (read ``row``, not the position)."""
+    view = as_view(catalog)
     row = row_from_values(values)
-    rows = catalog.rows_for(filters_from(*filter_values))
-    return (row, *inspect_row(catalog, row, _position(rows, row)))
+    rows = view.rows(filters_from(*filter_values))
+    return (row, *view.inspect(row, _position(rows, row)))
 
 
 def step_item(
-    catalog: Catalog, step: int, current: int | None, page: float | None, filter_values: list[Any]
+    catalog: Catalog | ItemView, step: int, current: int | None, page: float | None, filter_values: list[Any]
 ) -> tuple[Any, ...]:
     """Go ``step`` items forward or back in the filtered view; follow with the table's page."""
+    view = as_view(catalog)
     filters = filters_from(*filter_values)
-    rows = catalog.rows_for(filters)
+    rows = view.rows(filters)
     row = neighbour(rows, current, step)
     return (
         row,
-        *inspect_row(catalog, row, _position(rows, row)),
-        *_page_update(catalog, filters, rows, row, page),
+        *view.inspect(row, _position(rows, row)),
+        *_page_update(view, filters, rows, row, page),
     )
 
 
 def _page_update(
-    catalog: Catalog, filters: Filters, rows: Any, row: int | None, page: float | None
+    catalog: ItemView, filters: Filters, rows: Any, row: int | None, page: float | None
 ) -> tuple[Any, ...]:
     if row is None:
         return gr.skip(), gr.skip(), gr.skip()
@@ -59,16 +63,17 @@ def _page_update(
     return show_page(catalog, filters, wanted)
 
 
-def find_item(catalog: Catalog, item_id: str | None, filter_values: list[Any]) -> tuple[Any, ...]:
+def find_item(catalog: Catalog | ItemView, item_id: str | None, filter_values: list[Any]) -> tuple[Any, ...]:
     """The inspector for an item id typed by the reviewer.
 
     Its row in the view (the model filtered on), else its first row (any model).
     """
-    found = catalog.rows_of((item_id or "").strip())
-    rows = catalog.rows_for(filters_from(*filter_values))
+    view = as_view(catalog)
+    found = view.catalog.rows_of((item_id or "").strip())
+    rows = view.rows(filters_from(*filter_values))
     in_view = found[np.isin(found, rows)]
     row = int(in_view[0]) if in_view.size else int(found[0]) if found.size else None
-    result = inspect_row(catalog, row, _position(rows, row))
+    result = view.inspect(row, _position(rows, row))
     if row is None and item_id:
         result = (f"No item with id {md_code(item_id.strip())}.", *result[1:])
     return (row, *result)
@@ -87,4 +92,4 @@ def clear_stale(catalog: Catalog, current: int | None, filter_values: list[Any])
     other = bool(filters.benchmark) and str(catalog.table.at[current, "benchmark"]) != filters.benchmark
     if len(rows) and not other:
         return skip
-    return (None, *inspect_row(catalog, None, _position(rows, None) or "No item selected."))
+    return (None, *as_view(catalog).inspect(None, _position(rows, None) or "No item selected."))

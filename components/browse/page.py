@@ -22,10 +22,10 @@ from analysis.views import (
     PAGE_SIZE,
     Filters,
     choices,
-    display_frame,
     page_count,
     page_slice,
 )
+from components.browse.view import ItemView, as_view
 
 _WIDTHS: list[str | int] = [
     "56px",
@@ -166,21 +166,26 @@ def on_benchmark(catalog: Catalog, benchmark: str | None) -> tuple[Any, Any, Any
 
 
 def show_page(
-    catalog: Catalog, filters: Filters, page: float | None, rows: npt.NDArray[np.intp] | None = None
+    catalog: Catalog | ItemView,
+    filters: Filters,
+    page: float | None,
+    rows: npt.NDArray[np.intp] | None = None,
 ) -> tuple[pd.DataFrame, int, str]:
     """One page of the filtered table, the page number actually shown, and a "rows x–y of n" line.
 
     ``rows``: the filtered rows when the caller has them already (a refresh filters once).
+    ``catalog`` may be a viewer's :class:`ItemView` (what that viewer may see of each row).
     """
-    rows = catalog.rows_for(filters) if rows is None else rows
+    view = as_view(catalog)
+    rows = view.rows(filters) if rows is None else rows
     pages = page_count(len(rows))
     number = min(max(1, int(page or 1)), pages)
     shown = page_slice(rows, number)
     if not len(rows):
-        return display_frame(catalog.table, shown), number, "No rows in this view: loosen the filters."
+        return view.frame(shown), number, "No rows in this view: loosen the filters."
     first = (number - 1) * PAGE_SIZE + 1
     info = f"rows {first:,}–{first + len(shown) - 1:,} of {len(rows):,} · page {number} of {pages}"
-    return display_frame(catalog.table, shown), number, info
+    return view.frame(shown), number, info
 
 
 def row_from_values(values: list[Any] | None) -> int | None:

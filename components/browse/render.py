@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from html import escape
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from analysis.benchmarks.base import GoldKind
@@ -154,13 +155,21 @@ def item_html(detail: ItemDetail, *, kind: GoldKind = "text") -> str:
     return "".join(p for p in parts if p)
 
 
+def gold_html(fields: dict[str, Any]) -> str:
+    """The current gold; where a reviewer corrected it, marked, with the official value beside it."""
+    if not fields.get("gold_corrected"):
+        return _text(fields.get("gold"))
+    return (f'<span class="hs-corrected">✎ {_text(fields.get("gold"))}</span> '
+            f'<span class="hs-official">(corrected; official {_text(fields.get("official_gold"))})</span>')
+
+
 def _facts(detail: ItemDetail, *, parsed: bool = True, gold: bool = True) -> str:
     f = detail.fields
     rows = []
     if parsed:
         rows.append(_row("parsed", _text(f.get("parsed"), "(unparsed)")))
     if gold:
-        rows.append(_row("gold", _text(f.get("gold"))))
+        rows.append(_row("gold", gold_html(f)))
     rows.append(_row("verdict", escape(detail.verdict), _verdict_class(detail.verdict)))
     if f.get("alt_parser"):
         alt = _text(f.get("alt_parsed"), "(unparsed)") if parsed else ""

@@ -61,6 +61,10 @@ class PairsContext:
     jobs: MediaJobs | None = None
     gold_files: tuple[Path, ...] = ()
     """The ACH gold files the kept-pairs export filters (found by the media root when empty)."""
+    adjudicators: frozenset[str] | None = None
+    """Who may settle a pair (None: any signed-in reviewer who holds no vote on it)."""
+    blind: frozenset[str] = frozenset()
+    """Reviewers who see no gold, verdict or other reviewer's validation."""
     pairs: pd.DataFrame = field(init=False)
     _probes: dict[Path, MediaInfo] = field(default_factory=dict, init=False)
 
@@ -128,6 +132,8 @@ def show_pair(ctx: PairsContext, pair_id: str, me: Identity | None) -> PairScree
     if me is not None:
         checks, note = my_validation(ctx.store, pair_id, clips, me)
     grid = _grid(view, clips)
+    if me is not None and me.name in ctx.blind:  # gold and every model's verdict stay on the server
+        grid = grid[["task", "clip", "question", "options"]]
     models = ", ".join(md_text(m) for m in view.models) or "none"
     info = f"**Pair {md_code(pair_id)}** · {len(clips)} clips · models: {models}"
     return PairScreen(pair_id, player_html(panels(ctx, pair_id), view.similarity), info, grid, checks, note)
@@ -202,6 +208,8 @@ def adjudicate(ctx: PairsContext, checks: PairChecks, reason: str, me: Identity 
     """Settle a pair with the form's checks as the final decision (a reason is required)."""
     if me is None:
         raise Refused("Sign in to adjudicate.")
+    if ctx.adjudicators is not None and me.name not in ctx.adjudicators:
+        raise Refused(f"{me.name} is not an adjudicator (halluscope serve --adjudicator NAME).")
     if not (reason or "").strip():
         raise Refused("An adjudication needs a reason.")
     try:
@@ -213,15 +221,19 @@ def adjudicate(ctx: PairsContext, checks: PairChecks, reason: str, me: Identity 
 def pair_list(ctx: PairsContext, me: Identity | None) -> pd.DataFrame:
     """The pair list: clips, actions, the team's decision, and whether it is in my queue."""
     ids = ctx.pairs["pair_id"].astype(str)
+    actions = ctx.pairs["actions"].map(lambda a: " | ".join(a.values())).to_numpy()
+    if me is None or me.name in ctx.blind:  # visitors and blind reviewers: no one's validations
+        return pd.DataFrame({"pair_id": ids.to_numpy(), "mine": "", "status": "", "decision": "", "votes": 0,
+                             "actions": actions})
     final = decisions(ctx.store, ids, required=ctx.k)  # same order as ids
-    queue = set(my_queue(ctx.store, ctx.assignments(me), me)) if me else set()
+    queue = set(my_queue(ctx.store, ctx.assignments(me), me))
     return pd.DataFrame({
         "pair_id": ids.to_numpy(),
         "mine": ["●" if p in queue else "" for p in ids],
         "status": final["resolution"].to_numpy(),
         "decision": final["decision"].fillna("").to_numpy(),
         "votes": final["n_votes"].to_numpy(),
-        "actions": ctx.pairs["actions"].map(lambda a: " | ".join(a.values())).to_numpy(),
+        "actions": actions,
     })
 
 

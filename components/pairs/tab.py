@@ -16,12 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import gradio as gr
+import pandas as pd
 
 from analysis.catalog import Catalog
 from analysis.pair_validation.previews import MediaJobs
 from analysis.pair_validation.validation import SAVE_KEY, PairChecks, check_keys
 from analysis.store import Identity, Store
 from components.browse.render import md_code, md_text
+from components.keys import TYPING_JS
 from components.pairs import handlers as ph
 from components.pairs import media as pm
 from components.pairs.sync_player import PLAYER_ID, PLAYER_JS
@@ -34,8 +36,7 @@ IdentityOf = Callable[[gr.Request], "Identity | None"]
 KEYS_JS = """
 if (!window.hsPairKeys) {
   window.hsPairKeys = true;
-  const typing = (el) => !!el && (el.isContentEditable || /^(TEXTAREA|SELECT)$/.test(el.tagName)
-    || (el.tagName === 'INPUT' && !['radio', 'checkbox', 'range', 'button'].includes(el.type)));
+  const typing = __TYPING__;
   const shown = () => {
     const root = document.getElementById('__ROOT__');
     return !!root && (root.checkVisibility ? root.checkVisibility() : root.offsetParent !== null);
@@ -52,7 +53,8 @@ if (!window.hsPairKeys) {
     if (b) { e.preventDefault(); b.click(); }
   });
 }
-""".replace("__ROOT__", ROOT_ID).replace("__SAVE__", SAVE_KEY).replace("__SAVE_ID__", SAVE_ID)
+""".replace("__TYPING__", TYPING_JS).replace("__ROOT__", ROOT_ID).replace("__SAVE__", SAVE_KEY).replace(
+    "__SAVE_ID__", SAVE_ID)
 
 
 def _legend() -> str:
@@ -87,7 +89,8 @@ def _yes_no(value: bool | None) -> str | None:
 
 def build_pairs_tab(catalog: Catalog, store: Store, identity_of: IdentityOf, *, k: int = 2,
                     preview_dir: Path | None = None, reviewers: tuple[str, ...] = (),
-                    gold_files: tuple[Path, ...] = ()) -> ph.PairsContext:
+                    gold_files: tuple[Path, ...] = (), adjudicators: frozenset[str] | None = None,
+                    blind: frozenset[str] = frozenset()) -> ph.PairsContext:
     """Build the VidHalluc pair-validation UI inside the current ``gr.Tab`` / ``gr.Blocks`` context.
 
     ``identity_of(request)`` gives the signed-in reviewer, or None: the tab is then read-only and
@@ -96,7 +99,8 @@ def build_pairs_tab(catalog: Catalog, store: Store, identity_of: IdentityOf, *, 
     thumbnails and side-by-side previews (cached there). Returns the handlers' context.
     """
     jobs = MediaJobs(preview_dir, workers=2) if preview_dir is not None else None
-    ctx = ph.PairsContext(catalog, store, k=k, reviewers=tuple(reviewers), jobs=jobs, gold_files=gold_files)
+    ctx = ph.PairsContext(catalog, store, k=k, reviewers=tuple(reviewers), jobs=jobs, gold_files=gold_files,
+                          adjudicators=adjudicators, blind=blind)
     w: dict[str, Any] = {}
     with gr.Column(elem_id=ROOT_ID):
         w["who"] = gr.Markdown(elem_id="pairs-who")
@@ -112,7 +116,7 @@ def build_pairs_tab(catalog: Catalog, store: Store, identity_of: IdentityOf, *, 
                                          elem_id="pairs-answers",
                                          label="Questions and every model's answer per clip")
         _build_team(w)
-        _build_exports(ctx)
+        _build_exports(ctx, identity_of)
         w["timer"] = gr.Timer(1.0, active=False)
     w["checks"], w["job"], w["thumb_jobs"] = gr.State(None), gr.State(""), gr.State({})
     _wire(ctx, identity_of, w)
@@ -170,7 +174,7 @@ def _build_team(w: dict[str, Any]) -> None:
                                   label="Disagreement queue (select a row to open and adjudicate the pair)")
 
 
-def _build_exports(ctx: ph.PairsContext) -> None:
+def _build_exports(ctx: ph.PairsContext, identity_of: IdentityOf) -> None:
     """A button that builds the files from the store as it is now, then one download button each.
 
     (A DownloadButton's callable value runs when the page loads, not on click: it would miss every
@@ -184,7 +188,10 @@ def _build_exports(ctx: ph.PairsContext) -> None:
                      for name, label in (("json", "Validated pairs (JSON)"), ("csv", "Validated pairs (CSV)"),
                                          ("gold", "Kept ACH gold: ach_binaryqa.json + ach_mcq.json (zip)"))]
 
-    def exports() -> list[Any]:
+    def exports(request: gr.Request) -> list[Any]:
+        me = identity_of(request)
+        if me is None or me.name in ctx.blind:  # validations are reviewers' votes and notes
+            return ["Sign in to export the validations.", *[gr.update(visible=False)] * len(files)]
         made: list[Any] = [gr.update(value=ph.export_json(ctx), visible=True),
                            gr.update(value=ph.export_csv(ctx), visible=True)]
         try:
@@ -228,6 +235,10 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
 
     def teams(request: gr.Request) -> list[Any]:
         me = identity_of(request)
+        if me is None or me.name in ctx.blind:  # reviewers' data: a visitor or blind reviewer gets the list
+            empty = pd.DataFrame()
+            return ["Sign in to see the team's progress and agreement.", empty, empty, empty,
+                    ph.pair_list(ctx, None)]
         return [*ph.team(ctx, me), ph.pair_list(ctx, me)]
 
     def whoami(request: gr.Request) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.catalog import Catalog
-from analysis.store import Store
+from analysis.store import Identity, Store
 
 
 class Refused(Exception):
@@ -30,6 +30,19 @@ class ReviewContext:
     k: int = 2
     oauth: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    adjudicators: frozenset[str] = frozenset()
+    """Who may settle disagreements (``--adjudicator NAME`` / ``$HALLUSCOPE_ADJUDICATORS``)."""
+    blind: frozenset[str] = frozenset()
+    """Reviewers who review blind (``--blind NAME`` / ``$HALLUSCOPE_BLIND``): the server sends them
+    no gold, verdict, metric or other reviewer's label, whatever the browser asks for."""
+
+    def is_blind(self, who: Identity | None) -> bool:
+        """Whether ``who`` reviews blind (a visitor never does: they see the public data only)."""
+        return who is not None and who.name in self.blind
+
+    def is_adjudicator(self, who: Identity | None) -> bool:
+        """Whether ``who`` may adjudicate."""
+        return who is not None and who.name in self.adjudicators
 
     def row(self, row: int | None) -> pd.Series:
         """The server's table row (raises :class:`Refused` for no or an unknown row)."""

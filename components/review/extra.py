@@ -6,9 +6,11 @@ Plain functions of a :class:`~components.review.panel.ReviewContext`; :mod:`app`
 from __future__ import annotations
 
 import zipfile
+from html import escape
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pandas as pd
 
 from analysis.charts import derive_columns
@@ -27,7 +29,10 @@ from analysis.store import (
     metric_changes,
     my_unreviewed,
 )
+from analysis.store.export import corrections_frame, write_frame
+from analysis.store.final import final_labels
 from analysis.store.payload import submit
+from analysis.store.visibility import Viewer, shown_votes, visible_events, voted_keys
 from analysis.views import prepare
 from components.browse.render import md_code, md_text
 from components.review.context import Refused, ReviewContext
@@ -83,30 +88,98 @@ def reviewers_of(ctx: ReviewContext, benchmark: str, who: Identity) -> list[str]
     return sorted(names | {who.name})
 
 
+QUEUE_COLUMNS = ("item_id", "question", "detail")
+EXPORT_LABELS = ("Event log CSV", "Event log JSONL", "Event log Parquet", "Final labels CSV",
+                 "Final labels JSONL", "Final labels Parquet", "Corrected native gold (zip)")
+"""The Review tab's download buttons, in the order :func:`build_exports` returns the files."""
+
+
+def _viewer(ctx: ReviewContext, who: Identity | None) -> Viewer:
+    return Viewer(who.name if who else "", blind=ctx.is_blind(who), adjudicator=ctx.is_adjudicator(who))
+
+
+def _questions(rows: pd.DataFrame, ids: list[str]) -> list[str]:
+    first = rows.drop_duplicates("item_id").set_index("item_id")["question"]
+    return [_short(str(first.get(i, "") or "")) for i in ids]
+
+
+def _short(text: str, width: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def queue_frame(ctx: ReviewContext, queue: str, benchmark: str | None, who: Identity | None) -> pd.DataFrame:
-    """Item ids of one queue (flagged, my unreviewed, disagreements) for a benchmark."""
+    """One queue (flagged, my unreviewed, disagreements) of a benchmark: item id, question, detail.
+
+    The disagreement queue holds only what ``who`` may see: an adjudicator every disagreement
+    (marked where they voted and so may not settle it), anyone else the items they voted on.
+    """
     table = ctx.catalog.table
     rows = table[table["benchmark"] == benchmark]
     if queue == QUEUES[0]:
         ids = rows.loc[rows["_flagged"].astype(bool), "item_id"].astype(str).unique().tolist()
-        return pd.DataFrame({"item_id": ids, "detail": "named by an audit finding"})
+        return _frame(rows, ids, ["named by an audit finding"] * len(ids))
     if ctx.store is None or who is None or not benchmark:
         raise Refused("Sign in to see your queues.")
     if queue == QUEUES[1]:
         people = reviewers_of(ctx, benchmark, who)
         plan = assign(rows["item_id"].astype(str).unique(), people, min(ctx.k, len(people)))
         ids = my_unreviewed(ctx.store, benchmark, plan, who)
-        return pd.DataFrame({"item_id": ids, "detail": f"assigned to you (k={min(ctx.k, len(people))})"})
+        return _frame(rows, ids, [f"assigned to you (k={min(ctx.k, len(people))})"] * len(ids))
     found = disagreements(ctx.store, benchmark)
-    detail = [", ".join(f"{r}: {v}" for r, v in votes.items()) for votes in found["votes"]]
-    return pd.DataFrame({"item_id": found["item_id"].astype(str), "detail": detail})
+    seen = _viewer(ctx, who)
+    ids, detail = [], []
+    for item_id, votes in zip(found["item_id"].astype(str), found["votes"], strict=True):
+        if not seen.adjudicator and who.name not in votes:
+            continue  # other reviewers' votes stay hidden until I have voted on the item
+        text = ", ".join(f"{r}: {v}" for r, v in votes.items())
+        if seen.adjudicator and who.name in votes:
+            text += " (you voted: another adjudicator settles it)"
+        ids.append(item_id)
+        detail.append(text)
+    return _frame(rows, ids, detail)
+
+
+def _frame(rows: pd.DataFrame, ids: list[str], detail: list[str]) -> pd.DataFrame:
+    return pd.DataFrame({"item_id": ids, "question": _questions(rows, ids), "detail": detail},
+                        columns=list(QUEUE_COLUMNS))
+
+
+def queue_update(ctx: ReviewContext, queue: str, benchmark: str | None, who: Identity | None) -> Any:
+    """The queue table with its count in the label."""
+    import gradio as gr
+
+    frame = queue_frame(ctx, queue, benchmark, who)
+    return gr.update(value=frame, label=f"{queue}: {len(frame)} item(s) · click an item to open it")
+
+
+def adjudication_target(ctx: ReviewContext, row: int | None, who: Identity | None) -> str:
+    """Which item an adjudication would act on, its question and the votes the viewer may see."""
+    if ctx.store is None or who is None:
+        return "Sign in as an adjudicator to settle disagreements."
+    if not ctx.is_adjudicator(who):
+        return (f"Only adjudicators settle disagreements; **{escape(who.name)}** reviews. "
+                "Adjudicators are named with `halluscope serve --adjudicator NAME`.")
+    if row is None or not 0 <= int(row) < len(ctx.catalog.table):
+        return "No item is open: pick one from the disagreement queue."
+    item = ctx.catalog.table.iloc[int(row)]
+    item_id = str(item["item_id"])
+    events = events_frame(ctx.store, str(item["benchmark"]))
+    events = events[events["item_key"] == item_id]
+    votes = shown_votes(events, _viewer(ctx, who), item_id)
+    listed = ", ".join(f"{escape(r)}: {escape(v)}" for r, v in votes.items()) or "no votes"
+    own = " · **you voted on it: another adjudicator must settle it**" if who.name in votes else ""
+    return (f"Adjudication acts on **`{escape(item_id)}`** ({escape(str(item['benchmark']))}) · "
+            f"{escape(_short(str(item.get('question') or '')))} · votes: {listed}{own}")
 
 
 def adjudicate_item(ctx: ReviewContext, row: int | None, who: Identity | None, value: str | None,
                     reason: str | None) -> str:
-    """Settle the current item's gold after a disagreement (any signed-in reviewer, reason needed)."""
+    """Settle the current item's gold after a disagreement (adjudicators only, a reason needed)."""
     if ctx.store is None or who is None:
         raise Refused("Refused: sign in to adjudicate.")
+    if not ctx.is_adjudicator(who):
+        raise Refused(f"Refused: {who.name} is not an adjudicator (halluscope serve --adjudicator NAME).")
     if not (reason or "").strip():
         raise Refused("An adjudication needs a reason.")
     item = ctx.row(row)
@@ -115,15 +188,27 @@ def adjudicate_item(ctx: ReviewContext, row: int | None, who: Identity | None, v
                                    "reason": reason, "item_id": str(item["item_id"])}, who, row=item)
     except InvalidLabel as exc:
         raise Refused(f"Not adjudicated: {exc}") from exc
-    return f"Adjudicated by {md_text(who.name)}: gold = {md_text(event.new_value)}"
+    return (f"Adjudicated {md_code(item['item_id'])} by {md_text(who.name)}: "
+            f"gold = {md_text(event.new_value)}")
 
 
-def agreement_markdown(ctx: ReviewContext, benchmark: str | None) -> str:
-    """Cohen's kappa per reviewer pair, Krippendorff's alpha and raw agreement on gold votes."""
+def agreement_markdown(ctx: ReviewContext, benchmark: str | None, who: Identity | None = None) -> str:
+    """Cohen's kappa per reviewer pair, Krippendorff's alpha and raw agreement on gold votes.
+
+    An adjudicator sees the whole team's figures; a reviewer only over the items they voted on
+    (figures over items they did not vote on would tell them how others voted); a visitor none.
+    """
     if ctx.store is None or not benchmark:
         return "Agreement needs a label store."
-    report = agreement_report(ctx.store, benchmark)
-    lines = [f"**{benchmark}**: {report['n_items']} item(s) with votes from "
+    if who is None:
+        return "Sign in to see the team's agreement."
+    items = None
+    if not ctx.is_adjudicator(who):
+        items = voted_keys(events_frame(ctx.store, benchmark, scope="vote"), who.name)
+        items = {k.partition("\x00")[0] for k in items if k.endswith("\x00gold")}
+    report = agreement_report(ctx.store, benchmark, items=items)
+    scope = "" if items is None else " (over the items you voted on)"
+    lines = [f"**{benchmark}**{scope}: {report['n_items']} item(s) with votes from "
              f"{len(report['reviewers'])} reviewer(s) · raw agreement {_num(report['raw_agreement'])}"
              f" · Krippendorff's alpha {_num(report['krippendorff_alpha'])}"]
     for pair in report["pairs"]:
@@ -133,17 +218,36 @@ def agreement_markdown(ctx: ReviewContext, benchmark: str | None) -> str:
 
 
 def build_exports(ctx: ReviewContext, benchmark: str | None, who: Identity | None) -> list[str]:
-    """Corrections as CSV, JSONL and Parquet, and corrected native gold (zipped), in a fresh folder."""
+    """The event log and the final labels (CSV, JSONL, Parquet) and corrected native gold (zipped).
+
+    Only what ``who`` may see: a blind reviewer gets their own events and no final labels or gold
+    files; a reviewer the log without votes still hidden from them; an adjudicator everything.
+    """
     if ctx.store is None or who is None:
         raise Refused("Refused: sign in to export.")
     out = fresh_dir("halluscope-export-")  # removed once newer exports replace it
-    stem = f"corrections-{benchmark or 'all'}"
+    seen = _viewer(ctx, who)
+    stem = benchmark or "all"
+    events = corrections_frame(ctx.store, benchmark or None)
+    log = visible_events(events.rename(columns={"item_id": "item_key"}), seen).rename(
+        columns={"item_key": "item_id"})
     files = []
     for fmt in ("csv", "jsonl", "parquet"):
-        path = out / f"{stem}.{fmt}"
-        export_corrections(ctx.store, path, fmt=fmt, benchmark=benchmark or None)
+        path = out / f"events-{stem}.{fmt}"
+        export_corrections(ctx.store, path, fmt=fmt, frame=log)
         files.append(str(path))
-    files.append(str(native_zip(ctx, benchmark, out)) if benchmark else "")
+    if seen.blind or not benchmark:
+        return [*files, "", "", "", ""]
+    final = final_labels(ctx.store, benchmark, ctx.catalog.table[ctx.catalog.table["benchmark"] == benchmark])
+    if not seen.adjudicator:
+        raw = events.rename(columns={"item_id": "item_key"})
+        final["votes"] = [orjson.dumps(shown_votes(raw, seen, i), option=orjson.OPT_SORT_KEYS).decode()
+                          for i in final["item_id"]]
+    for fmt in ("csv", "jsonl", "parquet"):
+        path = out / f"final-labels-{stem}.{fmt}"
+        write_frame(final, path, fmt)  # type: ignore[arg-type]
+        files.append(str(path))
+    files.append(str(native_zip(ctx, benchmark, out)))
     return files
 
 

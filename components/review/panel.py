@@ -10,6 +10,9 @@ official gold are hidden.
 
 from __future__ import annotations
 
+import json
+import re
+import uuid
 from dataclasses import dataclass
 from html import escape
 from typing import Any
@@ -20,14 +23,18 @@ import pandas as pd
 from analysis.store import FLAGS, Identity, InvalidLabel, NoChange, NothingToUndo, events_frame
 from analysis.store.identity import IdentityMismatch
 from analysis.store.payload import submit
-from analysis.store.values import gold_kind
+from analysis.store.values import gold_kind, normalize_gold, option_count
+from analysis.store.visibility import Viewer, visible_events
 from components.browse.render import md_text
 from components.review.context import Refused, ReviewContext
 from components.review.span_picker import build_picker
 
 CHOICES: dict[str, list[str]] = {"yesno": ["yes", "no"], "order": ["AB", "BA"]}
+SCENE = ["Yes", "No"]
 READ_ONLY = ("**Read-only demo.** Sign in to relabel, flag or note items; "
              "every write is refused without a signed-in reviewer.")
+SAVE_PREFIX = "save-"
+"""Event ids of one save share ``save-<hex>:`` (one per field), so one undo reverts the whole save."""
 
 
 @dataclass
@@ -37,6 +44,9 @@ class ReviewWidgets:
     who: gr.Markdown
     gold: gr.Radio
     gold_text: gr.Textbox
+    letters: gr.CheckboxGroup
+    scene: gr.Radio
+    locations: gr.Textbox
     flags: gr.CheckboxGroup
     note: gr.Textbox
     reason: gr.Textbox
@@ -45,46 +55,52 @@ class ReviewWidgets:
     save: gr.Button
     save_next: gr.Button
     undo: gr.Button
-    blind: gr.Checkbox
     group: gr.Group
+    drafts: gr.State
+    """Unsaved form values per row (this browser session only), restored when the item is reopened."""
     picker: Any = None
     """The DetailVerifyBench token picker (:class:`components.review.span_picker.SpanPicker`)."""
 
     def outputs(self) -> list[Any]:
         """Widgets :func:`panel` fills."""
-        return [self.who, self.gold, self.gold_text, self.flags, self.note, self.reason, self.history,
-                self.group]
+        return [self.who, *self.inputs(), self.history, self.group]
 
     def inputs(self) -> list[Any]:
-        """The form values :func:`save` takes after the row and blind flag."""
-        return [self.gold, self.gold_text, self.flags, self.note, self.reason]
+        """The form values :func:`save` takes after the row."""
+        return [self.gold, self.gold_text, self.flags, self.note, self.reason, self.letters, self.scene,
+                self.locations]
 
 
 def build_review() -> ReviewWidgets:
-    """Controls for one item: gold, flags, note, reason, then save / save-and-next / undo."""
+    """Controls for one item: gold (by kind), flags, note, reason, then save / save-and-next / undo."""
     who = gr.Markdown(READ_ONLY, elem_id="rv-who")
-    blind = gr.Checkbox(label="Blind mode (hide gold and other reviewers' labels; save records my vote)",
-                        elem_id="rv-blind")
     with gr.Group(visible=False, elem_id="rv-panel") as group:
         with gr.Row(equal_height=True):
             gold = gr.Radio([], label="Gold label (y / n, a-d or 1-4)", elem_id="rv-gold", scale=2)
             gold_text = gr.Textbox(label="Gold", visible=False, elem_id="rv-gold-text", scale=2, lines=2)
+            letters = gr.CheckboxGroup([], label="Gold option letters (a-d toggle)", visible=False,
+                                       elem_id="rv-letters", scale=2)
+            scene = gr.Radio(SCENE, label="Scene change (y / n)", visible=False, elem_id="rv-scene", scale=1)
+            locations = gr.Textbox(label="Locations (l): from X to Y.", visible=False, elem_id="rv-locations",
+                                   scale=2)
             flags = gr.CheckboxGroup(list(FLAGS), label="Flags (f)", elem_id="rv-flags", scale=2)
         picker = build_picker()
         with gr.Row(equal_height=True):
             note = gr.Textbox(label="Note", elem_id="rv-note", scale=2)
-            reason = gr.Textbox(label="Reason for the change", elem_id="rv-reason", scale=2)
+            reason = gr.Textbox(label="Reason for the change (needed for a gold change)", elem_id="rv-reason",
+                                scale=2)
         with gr.Row():
             save = gr.Button("Save (enter)", size="sm", elem_id="rv-save-only", scale=0, min_width=120)
             save_next = gr.Button("Save and next (s)", variant="primary", size="sm", elem_id="rv-save",
                                   scale=0, min_width=160)
-            undo = gr.Button("Undo (u)", size="sm", elem_id="rv-undo", scale=0, min_width=100)
+            undo = gr.Button("Undo last save (u)", size="sm", elem_id="rv-undo", scale=0, min_width=140)
     picker.selection.render()  # type: ignore[no-untyped-call]
     message = gr.Markdown("", elem_id="rv-message")
     with gr.Accordion("Label history of this item", open=True):
         history = gr.HTML("", elem_id="rv-history", js_on_load=None, padding=False)
-    return ReviewWidgets(who, gold, gold_text, flags, note, reason, history, message, save, save_next,
-                         undo, blind, group, picker)
+    drafts = gr.State({})
+    return ReviewWidgets(who, gold, gold_text, letters, scene, locations, flags, note, reason, history,
+                         message, save, save_next, undo, group, drafts, picker)
 
 
 def _kind(item: pd.Series) -> str:
@@ -93,14 +109,27 @@ def _kind(item: pd.Series) -> str:
     return gold_kind(str(item["benchmark"]), str(item.get("task") or ""), original)
 
 
+def _letters_of(item: pd.Series) -> list[str]:
+    n = option_count(item.get("options")) or 4
+    return [chr(ord("A") + i) for i in range(min(max(n, 2), 26))]
+
+
 def _choices(item: pd.Series, kind: str) -> list[str] | None:
     if kind in CHOICES:
         return CHOICES[kind]
     if kind == "letter":
-        options = item.get("options")
-        n = len(options) if isinstance(options, (list, tuple)) and options else 4
-        return [chr(ord("A") + i) for i in range(min(max(n, 2), 26))]
+        return _letters_of(item)
     return None
+
+
+def canonical(value: str | None, kind: str, original: str | None = None) -> str | None:
+    """``value`` in the spelling the controls use (``Yes`` -> ``yes``); as is when it has none."""
+    if value is None:
+        return None
+    try:
+        return normalize_gold(value, kind, original)  # type: ignore[arg-type]
+    except InvalidLabel:
+        return value
 
 
 def item_events(ctx: ReviewContext, item: pd.Series) -> pd.DataFrame:
@@ -118,10 +147,17 @@ def current_values(events: pd.DataFrame, scope: str, reviewer: str | None = None
     return {str(f): v for f, v in zip(rows["field"], rows["new_value"], strict=True)}
 
 
-def history_html(events: pd.DataFrame, who: Identity | None, blind: bool) -> str:
-    """Who changed what, when and why, newest first (in blind mode: only my own events)."""
-    if blind:
-        events = events[events["reviewer"] == (who.name if who else "")]
+def viewer(ctx: ReviewContext, who: Identity | None, blind: bool) -> Viewer:
+    """The :class:`Viewer` of ``who`` (visibility rules of :mod:`analysis.store.visibility`)."""
+    return Viewer(who.name if who else "", blind=blind, adjudicator=ctx.is_adjudicator(who))
+
+
+def history_html(events: pd.DataFrame, who: Identity | None, blind: bool,
+                 ctx: ReviewContext | None = None) -> str:
+    """Who changed what, when and why, newest first: only what ``who`` may see (hidden votes left out)."""
+    seen = Viewer(who.name if who else "", blind=blind,
+                  adjudicator=ctx.is_adjudicator(who) if ctx is not None else False)
+    events = visible_events(events, seen)
     if events.empty:
         return '<p class="hs-none">No labels on this item yet.</p>'
     rows = "".join(
@@ -140,15 +176,68 @@ def _show(value: object) -> str:
     return text if len(text) <= 120 else text[:119] + "…"
 
 
-def panel(ctx: ReviewContext, row: int | None, who: Identity | None, blind: bool) -> tuple[Any, ...]:
-    """The panel for ``row``: who is signed in, the controls set to the item's current labels."""
+_SCENE = re.compile(r"\s*(?:scene change\s*:\s*)?(yes|no)\s*(?:,\s*locations\s*:\s*(.*))?$", re.I | re.S)
+
+
+def _scene_parts(gold: str | None) -> tuple[str | None, str]:
+    if not gold:
+        return None, ""
+    match = _SCENE.match(gold)
+    if match is None:
+        return None, ""
+    return match.group(1).capitalize(), (match.group(2) or "").strip()
+
+
+def _extra(item: pd.Series) -> dict[str, Any]:
+    try:
+        found = json.loads(str(item.get("extra") or "{}"))
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _controls(item: pd.Series, gold: str | None) -> list[Any]:
+    """Updates of the gold controls (radio, text, letters, scene, locations) for one kind of gold."""
+    kind = _kind(item)
+    original = item.get("gold")
+    original = None if original is None or pd.isna(original) else str(original)
+    value = canonical(gold, kind, original)
+    hide = gr.update(visible=False)
+    choices = _choices(item, kind)
+    if choices:
+        return [gr.update(choices=choices, value=value if value in choices else None, visible=True),
+                gr.update(value="", visible=False), hide, hide, hide]
+    if kind == "letters":
+        picked = [c for c in (value or "") if c.isalpha()]
+        return [gr.update(choices=[], value=None, visible=False), gr.update(value="", visible=False),
+                gr.update(choices=_letters_of(item), value=picked, visible=True), hide, hide]
+    if kind == "scene":
+        change, where = _scene_parts(value)
+        if change == "Yes" and not where:  # the official STH gold keeps its locations apart
+            where = str(_extra(item).get("gold_locations") or "")
+        return [gr.update(choices=[], value=None, visible=False), gr.update(value="", visible=False), hide,
+                gr.update(value=change, visible=True), gr.update(value=where, visible=True)]
+    return [gr.update(choices=[], value=None, visible=False), gr.update(value=value or "", visible=True),
+            hide, hide, hide]
+
+
+def panel(ctx: ReviewContext, row: int | None, who: Identity | None, blind: bool | None = None,
+          drafts: dict[int, list[Any]] | None = None) -> tuple[Any, ...]:
+    """The panel for ``row``: who is signed in, the controls set to the item's current labels.
+
+    ``blind`` defaults to the reviewer's role (the app never takes it from the browser); a draft
+    of unsaved values for this row (``drafts``) is put back into the form.
+    """
+    blind = ctx.is_blind(who) if blind is None else blind
     hidden = gr.update(visible=False)
+    keep = [gr.update()] * 8
     if ctx.store is None or who is None:
         note = READ_ONLY if ctx.store is not None else "**Read-only:** no label store is open."
-        return (note, gr.update(), gr.update(), gr.update(), gr.update(), gr.update(), "", hidden)
-    head = f"Signed in as **{md_text(who.name)}**" + (" · blind mode" if blind else "")
+        return (note, *keep, "", hidden)
+    role = "adjudicator" if ctx.is_adjudicator(who) else "reviewer"
+    head = f"Signed in as **{md_text(who.name)}** ({role}{', blind' if blind else ''})"
     if row is None:
-        return (head, gr.update(), gr.update(), gr.update(), gr.update(), gr.update(), "", hidden)
+        return (head, *keep, "", hidden)
     item = ctx.row(row)
     events = item_events(ctx, item)
     final = current_values(events, "final")
@@ -156,43 +245,59 @@ def panel(ctx: ReviewContext, row: int | None, who: Identity | None, blind: bool
     official = item.get("gold")
     official = None if official is None or pd.isna(official) else str(official)
     gold = mine.get("gold") or (None if blind else official)
-    kind = _choices(item, _kind(item))
     flags = [f for f in str(final.get("flag") or "").split(",") if f]
-    return (
-        head,
-        gr.update(choices=kind or [], value=gold if kind and gold in kind else None, visible=bool(kind)),
-        gr.update(value="" if kind else (gold or ""), visible=not kind),
-        gr.update(value=flags),
-        gr.update(value=final.get("note") or ""),
-        gr.update(value=""),
-        history_html(events, who, blind),
-        gr.update(visible=True),
-    )
+    radio, text, letters, scene, locations = _controls(item, gold)
+    form = [radio, text, gr.update(value=flags), gr.update(value=final.get("note") or ""),
+            gr.update(value=""), letters, scene, locations]
+    draft = (drafts or {}).get(int(row))
+    if draft is not None:
+        head += " · **unsaved draft restored**: save it, or change it back"
+        form = [{**update, "value": value} for update, value in zip(form, draft, strict=True)]
+    return (head, *form, history_html(events, who, blind, ctx), gr.update(visible=True))
 
 
-def save(ctx: ReviewContext, row: int | None, who: Identity | None, blind: bool, gold: str | None,
-         gold_text: str | None, flags: list[str] | None, note: str | None, reason: str | None) -> str:
-    """Write what changed on the form (gold, flags, note) as ``who``; a message for the reviewer."""
+def form_value(item: pd.Series, gold: str | None, gold_text: str | None, letters: list[str] | None,
+               scene: str | None, locations: str | None) -> str | None:
+    """The gold the form says, from whichever control the item's kind of gold uses."""
+    kind = _kind(item)
+    if _choices(item, kind):
+        return gold or None
+    if kind == "letters":
+        return "".join(sorted(set(letters or []))) or None
+    if kind == "scene":
+        if not scene:
+            return None
+        where = (locations or "").strip()
+        return f"Scene change: Yes, Locations: {where}" if scene == "Yes" else "Scene change: No"
+    return gold_text or None
+
+
+def save(ctx: ReviewContext, row: int | None, who: Identity | None, blind: bool | None, gold: str | None,
+         gold_text: str | None, flags: list[str] | None, note: str | None, reason: str | None,
+         letters: list[str] | None = None, scene: str | None = None, locations: str | None = None) -> str:
+    """Write what changed on the form (gold, flags, note) as ``who``, as one undoable save."""
     if ctx.store is None or who is None:
         raise Refused("Refused: sign in to review (this app is read-only without a reviewer).")
+    blind = ctx.is_blind(who) if blind is None else blind
     item = ctx.row(row)
     events = item_events(ctx, item)
     final = current_values(events, "final")
-    value = gold if _choices(item, _kind(item)) else (gold_text or None)
-    writes: list[tuple[str, str, Any]] = [("vote" if blind else "relabel", "gold", value)]
+    value = form_value(item, gold, gold_text, letters, scene, locations)
+    writes: list[tuple[str, str, Any]] = []
+    if value:
+        writes.append(("vote" if blind else "relabel", "gold", value))
     flag_text = ",".join(sorted(flags or []))
     if flag_text != (final.get("flag") or ""):
         writes.append(("relabel", "flag", flags or None))
     if (note or "").strip() != (final.get("note") or ""):
         writes.append(("relabel", "note", (note or "").strip() or None))
+    batch = f"{SAVE_PREFIX}{uuid.uuid4().hex[:24]}"
     done = []
     for action, name, new in writes:
-        if name == "gold" and not new:
-            continue
         try:
             event = submit(ctx.store, {"action": action, "field": name, "value": new,
-                                       "reason": reason or "", "item_id": str(item["item_id"])},
-                           who, row=item)
+                                       "reason": reason or "", "item_id": str(item["item_id"]),
+                                       "event_id": f"{batch}:{name}"}, who, row=item)
         except NoChange:
             continue
         except (InvalidLabel, IdentityMismatch) as exc:
@@ -210,23 +315,33 @@ def _change(name: str, old: str | None, new: str | None) -> str:
     return f"{name} {md_text(_show(old)) or '∅'} → {md_text(_show(new)) or '∅'}"
 
 
-def undo_last(ctx: ReviewContext, row: int | None, who: Identity | None, blind: bool) -> str:
-    """Undo the latest label on this item (in blind mode: my latest vote)."""
-    if ctx.store is None or who is None:
-        raise Refused("Refused: sign in to review (this app is read-only without a reviewer).")
-    item = ctx.row(row)
-    events = item_events(ctx, item)
-    scope = "vote" if blind else "final"
+def _open_events(events: pd.DataFrame, scope: str, who: Identity, blind: bool) -> pd.DataFrame:
     undone = set(events["undo_of"].dropna().astype(str))
-    mine = events[(events["scope"] == scope) & (events["kind"] != "undo")
+    return events[(events["scope"] == scope) & (events["kind"] != "undo")
                   & ~events["event_id"].astype(str).isin(undone)
                   & ((events["reviewer"] == who.name) | (not blind))]
-    if mine.empty:
+
+
+def undo_last(ctx: ReviewContext, row: int | None, who: Identity | None, blind: bool | None = None) -> str:
+    """Undo the latest save on this item, every field it wrote (in blind mode: my latest vote)."""
+    if ctx.store is None or who is None:
+        raise Refused("Refused: sign in to review (this app is read-only without a reviewer).")
+    blind = ctx.is_blind(who) if blind is None else blind
+    item = ctx.row(row)
+    scope = "vote" if blind else "final"
+    candidates = _open_events(item_events(ctx, item), scope, who, blind)
+    if candidates.empty:
         raise Refused("Nothing to undo on this item.")
-    name = str(mine.iloc[-1]["field"])
-    try:
-        event = submit(ctx.store, {"action": "undo-vote" if blind else "undo", "field": name,
-                                   "reason": "undo", "item_id": str(item["item_id"])}, who, row=item)
-    except (NothingToUndo, NoChange) as exc:
-        raise Refused(f"Nothing to undo: {exc}") from exc
-    return f"Undone by {md_text(who.name)}: {_change(name, event.old_value, event.new_value)}"
+    last = str(candidates.iloc[-1]["event_id"])
+    batch = last.partition(":")[0] + ":" if last.startswith(SAVE_PREFIX) else None
+    ids = candidates["event_id"].astype(str)
+    targets = candidates[ids.str.startswith(batch)] if batch else candidates.iloc[-1:]
+    done = []
+    for name in reversed(targets["field"].astype(str).tolist()):
+        try:
+            event = submit(ctx.store, {"action": "undo-vote" if blind else "undo", "field": name,
+                                       "reason": "undo", "item_id": str(item["item_id"])}, who, row=item)
+        except (NothingToUndo, NoChange) as exc:
+            raise Refused(f"Nothing to undo: {exc}") from exc
+        done.append(_change(name, event.old_value, event.new_value))
+    return f"Undone by {md_text(who.name)}: " + "; ".join(done)

@@ -18,11 +18,11 @@ from analysis.store import Identity, StoreError
 from analysis.views import Filters
 from components.browse import charts, navigate
 from components.browse import page as browse
-from components.browse.inspector import inspect_row
 from components.identity import identity_of
 from components.review import extra as review_extra
 from components.review import span_picker
 from components.review.context import Refused, ReviewContext
+from components.review.gold import ReviewerView
 from components.review.panel import ReviewWidgets, panel, save, undo_last
 
 FREE: dict[str, Any] = {"concurrency_limit": None}
@@ -42,6 +42,8 @@ class ReviewTab:
     agreement: gr.Markdown
     build: gr.Button
     files: list[gr.DownloadButton]
+    target: gr.Markdown
+    """Which item an adjudication acts on (the item open in the Items tab), with its visible votes."""
 
 
 def build_review_tab() -> ReviewTab:
@@ -50,20 +52,21 @@ def build_review_tab() -> ReviewTab:
         queue = gr.Radio(list(review_extra.QUEUES), value=review_extra.QUEUES[0], label="Queue",
                          elem_id="rv-queue", scale=3)
         load = gr.Button("Show queue", size="sm", scale=0, min_width=120, elem_id="rv-queue-load")
-    items = gr.Dataframe(headers=["item_id", "detail"], interactive=False, max_height=260,
+    items = gr.Dataframe(headers=list(review_extra.QUEUE_COLUMNS), interactive=False, max_height=260,
                          elem_id="rv-queue-items", label="Click an item to open it")
-    with gr.Accordion("Adjudicate the current item (disagreements)", open=True), gr.Row(equal_height=True):
-        value = gr.Textbox(label="Final gold", elem_id="rv-adj-value", scale=1)
-        reason = gr.Textbox(label="Reason (required)", elem_id="rv-adj-reason", scale=2)
-        adjudicate = gr.Button("Adjudicate", size="sm", scale=0, min_width=120, elem_id="rv-adj")
+    with gr.Accordion("Adjudicate the current item (disagreements)", open=True):
+        target = gr.Markdown("No item is open: pick one from a queue.", elem_id="rv-adj-target")
+        with gr.Row(equal_height=True):
+            value = gr.Textbox(label="Final gold", elem_id="rv-adj-value", scale=1)
+            reason = gr.Textbox(label="Reason (required)", elem_id="rv-adj-reason", scale=2)
+            adjudicate = gr.Button("Adjudicate", size="sm", scale=0, min_width=120, elem_id="rv-adj")
     message = gr.Markdown("", elem_id="rv-tab-message")
     agreement = gr.Markdown("", elem_id="rv-agreement")
     with gr.Row(equal_height=True):
         build = gr.Button("Prepare exports", size="sm", scale=0, min_width=140, elem_id="rv-export")
         files = [gr.DownloadButton(label, visible=False, size="sm", elem_id=f"rv-dl-{i}")
-                 for i, label in enumerate(("Corrections CSV", "Corrections JSONL", "Corrections Parquet",
-                                            "Corrected native gold (zip)"))]
-    return ReviewTab(queue, load, items, value, reason, adjudicate, message, agreement, build, files)
+                 for i, label in enumerate(review_extra.EXPORT_LABELS)]
+    return ReviewTab(queue, load, items, value, reason, adjudicate, message, agreement, build, files, target)
 
 
 def with_identity(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -80,41 +83,52 @@ def with_identity(fn: Callable[..., Any]) -> Callable[..., Any]:
     return handler
 
 
-def _blind_item(ctx: ReviewContext, row: int | None, blind: bool, who: Identity | None) -> tuple[Any, ...]:
-    """Item and other-answers HTML: blind (question and options only) or the normal inspector."""
-    if row is None:
-        return gr.skip(), gr.skip(), gr.skip()
-    _, _, item, spans, others = inspect_row(ctx.catalog, row)
-    if not blind:
-        return item, spans, others
-    from components.review.blind import blind_html
-
-    return blind_html(ctx, row, who), gr.update(value="", visible=False), ""
-
-
 def wire_review(ctx: ReviewContext, demo: gr.Blocks, current: gr.State, f: browse.BrowseWidgets,
                 t: browse.TableWidgets, ins: Any, ch: charts.ChartWidgets, rv: ReviewWidgets,
                 rt: ReviewTab, gold_mode: gr.Radio, changes: gr.Markdown, tabs: gr.Tabs) -> None:
-    """Connect the review panel, the gold switch and the Review tab."""
+    """Connect the review panel, the gold switch and the Review tab.
+
+    Blind mode is the reviewer's role (:attr:`ReviewContext.blind`), read on the server from the
+    session's identity on every call; nothing the browser sends can turn it off.
+    """
     fin = f.inputs()
     private: dict[str, Any] = {"api_visibility": "private"}
-    show = with_identity(lambda who, row, blind: panel(ctx, row, who, bool(blind)))
-    inspector = with_identity(lambda who, row, blind: _blind_item(ctx, row, bool(blind), who))
-    item_out = [ins.item, ins.spans, ins.others]
     pick = span_picker.refresh(ctx)  # the token picker follows the gold text the panel filled
-    for trigger in (current.change, rv.blind.change, demo.load):
-        trigger(show, [current, rv.blind], rv.outputs(), **private, **FREE).then(
-            inspector, [current, rv.blind], item_out, **private, **FREE).then(
+    n_panel = len(rv.outputs())
+    n_item = len(ins.outputs())
+
+    def show(request: gr.Request, profile: gr.OAuthProfile | None, row: int | None,
+             drafts: dict[int, list[Any]] | None) -> tuple[Any, ...]:
+        return panel(ctx, row, identity_of(request, profile), drafts=drafts)
+
+    for trigger in (current.change, demo.load):
+        trigger(show, [current, rv.drafts], rv.outputs(), **private, **FREE).then(
             pick, [current, rv.gold_text], rv.picker.chips, **private, **FREE)
 
-    def metrics(mode: str, *values: Any) -> tuple[Any, ...]:
+    def keep_draft(row: int | None, drafts: dict[int, list[Any]] | None,
+                   *form: Any) -> dict[int, list[Any]]:
+        kept = dict(drafts or {})
+        if row is not None:
+            kept[int(row)] = list(form)
+        return kept
+
+    for widget in rv.inputs():
+        event = widget.blur if isinstance(widget, gr.Textbox) else widget.input
+        event(keep_draft, [current, rv.drafts, *rv.inputs()], rv.drafts, **private, **FREE)
+
+    def metrics(request: gr.Request, profile: gr.OAuthProfile | None, mode: str,
+                *values: Any) -> tuple[Any, ...]:
         filters = browse.filters_from(*values)
+        shown = ReviewerView(ctx, identity_of(request, profile))
+        if shown.blind:
+            return ("Metrics are hidden in blind mode.", *shown.charts(filters))
         if mode == "corrected" and ctx.store is not None and filters.benchmark:
             return (review_extra.metric_lines(ctx, filters.benchmark), *corrected_charts(ctx, filters))
-        return ("", *charts.chart_updates(ctx.catalog, filters))
+        return ("", *shown.charts(filters))
 
-    def refresh_metrics(mode: str, *values: Any) -> tuple[Any, ...]:
-        return metrics(mode, *values) if mode == "corrected" else ("", *[gr.skip()] * 5)
+    def refresh_metrics(request: gr.Request, profile: gr.OAuthProfile | None, mode: str,
+                        *values: Any) -> tuple[Any, ...]:
+        return metrics(request, profile, mode, *values) if mode == "corrected" else ("", *[gr.skip()] * 5)
 
     metric_out = [changes, *ch.outputs()]
     gold_mode.change(metrics, [gold_mode, *fin], metric_out, **private, **FREE)
@@ -123,24 +137,65 @@ def wire_review(ctx: ReviewContext, demo: gr.Blocks, current: gr.State, f: brows
         widget.input(refresh_metrics, [gold_mode, *fin], metric_out, trigger_mode="always_last",
                      **private, **FREE)
 
+    def after(who: Identity | None, row: int | None, drafts: dict[int, list[Any]] | None, page: float | None,
+              values: list[Any]) -> tuple[Any, ...]:
+        """The panel, the inspector and the table page again: one gold everywhere after a write."""
+        view = ReviewerView(ctx, who)
+        filters = browse.filters_from(*values)
+        rows = view.rows(filters)
+        return (*panel(ctx, row, who, drafts=drafts), *view.inspect(row)[1:],
+                *browse.show_page(view, filters, page, rows))
+
+    def wrote(action: Callable[..., str]) -> Callable[..., tuple[Any, ...]]:
+        def handler(request: gr.Request, profile: gr.OAuthProfile | None, row: int | None,
+                    drafts: dict[int, list[Any]] | None, page: float | None, *rest: Any) -> tuple[Any, ...]:
+            who = identity_of(request, profile)
+            values, form = list(rest[:len(fin)]), rest[len(fin):]
+            try:
+                line = action(who, row, *form)
+            except Refused as exc:  # the form stays as typed; the message says why, replacing the last one
+                return (f"⚠ {exc}", drafts, False, *[gr.skip()] * (n_panel + n_item - 1 + 3))
+            kept = {k: v for k, v in (drafts or {}).items() if k != row}
+            return (line, kept, True, *after(who, row, kept, page, values))
+        return handler
+
+    ok = gr.State(False)
+    written = [rv.message, rv.drafts, ok, *rv.outputs(), *ins.outputs()[1:], t.table, t.page, t.info]
+    write_in = [current, rv.drafts, t.page, *fin]
     step_in = [current, t.page, *fin]
-    write = with_identity(lambda who, row, blind, *form: save(ctx, row, who, bool(blind), *form))
+
+    def next_if_saved(request: gr.Request, profile: gr.OAuthProfile | None, saved: bool, row: int | None,
+                      page: float | None, *values: Any) -> tuple[Any, ...]:
+        if not saved:
+            return tuple(gr.skip() for _ in range(1 + n_item + 3))
+        view = ReviewerView(ctx, identity_of(request, profile))
+        return navigate.step_item(view, 1, row, page, list(values))
+
+    save_form = wrote(lambda who, row, *form: save(ctx, row, who, None, *form))
     for button, then_next in ((rv.save, False), (rv.save_next, True)):
-        event = button.click(write, [current, rv.blind, *rv.inputs()], rv.message,
-                             api_visibility="private", **FREE)
-        event = event.success(show, [current, rv.blind], rv.outputs(), **private, **FREE)
+        event = button.click(save_form, [*write_in, *rv.inputs()], written, api_visibility="private", **FREE)
         event.then(pick, [current, rv.gold_text], rv.picker.chips, **private, **FREE)
         event.then(refresh_metrics, [gold_mode, *fin], metric_out, **private, **FREE)
         if then_next:
-            event.then(lambda r, p, *v: navigate.step_item(ctx.catalog, 1, r, p, list(v)), step_in,
-                       [current, *ins.outputs(), t.table, t.page, t.info], **private, **FREE)
-    undo = with_identity(lambda who, row, blind: undo_last(ctx, row, who, bool(blind)))
-    undone = rv.undo.click(undo, [current, rv.blind], rv.message, api_visibility="private", **FREE).success(
-        show, [current, rv.blind], rv.outputs(), **private, **FREE)
+            event.then(next_if_saved, [ok, *step_in], [current, *ins.outputs(), t.table, t.page, t.info],
+                       **private, **FREE)
+    undone = rv.undo.click(wrote(lambda who, row: undo_last(ctx, row, who)), write_in, written,
+                           api_visibility="private", **FREE)
     undone.then(pick, [current, rv.gold_text], rv.picker.chips, **private, **FREE)
     undone.then(refresh_metrics, [gold_mode, *fin], metric_out, **private, **FREE)
     span_picker.wire_picker(ctx, rv.picker, current, rv.gold_text)
-    _wire_tab(ctx, current, f, ins, rt, tabs)
+
+    def refresh_item(request: gr.Request, profile: gr.OAuthProfile | None,
+                     row: int | None) -> tuple[Any, ...]:
+        return ReviewerView(ctx, identity_of(request, profile)).inspect(row)[1:]
+
+    def refresh(event: Any) -> None:
+        """After a write elsewhere (an adjudication): the panel and the inspector show the new gold."""
+        event.then(show, [current, rv.drafts], rv.outputs(), **private, **FREE).then(
+            pick, [current, rv.gold_text], rv.picker.chips, **private, **FREE)
+        event.then(refresh_item, [current], ins.outputs()[1:], **private, **FREE)
+
+    _wire_tab(ctx, current, f, ins, rt, tabs, rv.message, refresh)
     _api(ctx)
 
 
@@ -155,21 +210,34 @@ def corrected_charts(ctx: ReviewContext, filters: Filters) -> tuple[Any, ...]:
 
 
 def _wire_tab(ctx: ReviewContext, current: gr.State, f: browse.BrowseWidgets, ins: Any, rt: ReviewTab,
-              tabs: gr.Tabs) -> None:
+              tabs: gr.Tabs, saved: gr.Markdown, refresh: Callable[[Any], None]) -> None:
     private: dict[str, Any] = {"api_visibility": "private"}
-    queue = with_identity(lambda who, q, b: review_extra.queue_frame(ctx, q, b, who))
-    agree = with_identity(lambda who, b: review_extra.agreement_markdown(ctx, b))
+    queue = with_identity(lambda who, q, b: review_extra.queue_update(ctx, q, b, who))
+    agree = with_identity(lambda who, b: review_extra.agreement_markdown(ctx, b, who))
     rt.load.click(queue, [rt.queue, f.benchmark], rt.items, **private, **FREE).then(
         agree, [f.benchmark], rt.agreement, **private, **FREE)
 
-    def open_item(evt: gr.SelectData, *values: Any) -> tuple[Any, ...]:
+    def open_item(evt: gr.SelectData, request: gr.Request, profile: gr.OAuthProfile | None,
+                  *values: Any) -> tuple[Any, ...]:
         item_id = str(evt.row_value[0]) if evt.row_value else ""
-        return (*navigate.find_item(ctx.catalog, item_id, list(values)), gr.Tabs(selected="items-tab"))
+        view = ReviewerView(ctx, identity_of(request, profile))
+        return (*navigate.find_item(view, item_id, list(values)), gr.Tabs(selected="items-tab"))
 
     rt.items.select(open_item, f.inputs(), [current, *ins.outputs(), tabs], **private, **FREE)
-    adjudicate = with_identity(lambda who, row, v, r: review_extra.adjudicate_item(ctx, row, who, v, r))
-    rt.adjudicate.click(adjudicate, [current, rt.value, rt.reason], rt.message, api_visibility="private",
-                        **FREE)
+    target = with_identity(lambda who, row: review_extra.adjudication_target(ctx, row, who))
+    for trigger in (current.change, saved.change):  # a new item, or a vote saved on it
+        trigger(target, [current], rt.target, **private, **FREE)
+    def settle(who: Identity | None, row: int | None, value: str | None, reason: str | None) -> str:
+        try:
+            return review_extra.adjudicate_item(ctx, row, who, value, reason)
+        except Refused as exc:  # said in the tab, replacing the last message, not in a passing toast
+            return f"⚠ {exc}"
+
+    adjudicate = with_identity(settle)
+    settled = rt.adjudicate.click(adjudicate, [current, rt.value, rt.reason], rt.message,
+                                  api_visibility="private", **FREE).success(target, [current], rt.target,
+                                                                            **private, **FREE)
+    refresh(settled)
     exports = with_identity(lambda who, b: [gr.update(value=p or None, visible=bool(p))
                                             for p in review_extra.build_exports(ctx, b, who)])
     rt.build.click(exports, [f.benchmark], rt.files, **private)
@@ -195,7 +263,8 @@ def _api(ctx: ReviewContext) -> None:
         if not found.size:
             raise gr.Error(escape(f"No item {item_id!r}.", quote=False), print_exception=False)
         row = ctx.catalog.table.iloc[int(found[0])]
-        payload = {"action": "relabel", "item_id": item_id, "field": field, "value": value or None,
+        action = "vote" if ctx.is_blind(who) and field == "gold" else "relabel"  # blind: my vote
+        payload = {"action": action, "item_id": item_id, "field": field, "value": value or None,
                    "reason": reason, "key": key or None}
         try:
             event = submit(ctx.store, payload, who, row=row)

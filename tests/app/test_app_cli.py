@@ -11,6 +11,7 @@ import pytest
 
 from analysis import catalog, cli
 from analysis.cache import default_cache_dir
+from components.identity import Roles
 
 
 def test_serve_passes_files_gold_and_media_roots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -38,6 +39,12 @@ def test_serve_passes_files_gold_and_media_roots(tmp_path: Path, monkeypatch: py
             f"cdh_bench={tmp_path}",
             "--port",
             "7999",
+            "--adjudicator",
+            "carol",
+            "--adjudicator",
+            "dave,erin",
+            "--blind",
+            "bob",
         ]
     )
     assert code == 0
@@ -48,7 +55,8 @@ def test_serve_passes_files_gold_and_media_roots(tmp_path: Path, monkeypatch: py
         "media_roots": {"cmm": [tmp_path / "cmm"], "cdh-bench": [tmp_path]},
         "cache_dir": default_cache_dir(),
     }
-    assert served == ("serve", "the catalog", {"host": "127.0.0.1", "port": 7999})
+    roles = Roles(adjudicators=frozenset({"carol", "dave", "erin"}), blind=frozenset({"bob"}))
+    assert served == ("serve", "the catalog", {"host": "127.0.0.1", "port": 7999, "roles": roles})
 
 
 def test_serve_without_files_serves_the_samples(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from components.review.panel import panel, save, undo_last
 
 pytestmark = [*GRADIO_LOOP_WARNINGS, pytest.mark.usefixtures("close_gradio_loop")]
 __all__ = ["close_gradio_loop"]
-ALICE, BOB = Identity("alice"), Identity("bob")
+ALICE, BOB, CAROL = Identity("alice"), Identity("bob"), Identity("carol")
 PAIR_11_QA_CS = "cdh-78ba53b03e01f25c"  # seeded inverted polarity: commonsense qa gold "no"
 
 
@@ -87,14 +88,15 @@ def test_relabel_shows_the_corrected_metric_change_and_undo_restores(
     # balanced answered nothing parseable on the commonsense side: with gold "yes" the qa cs side
     # still counts 12 items, the commonsense-prior model now gets it wrong (9/12 -> 8/12 style changes)
     assert "1 gold correction(s)" in lines and "cs_acc" in lines
-    history = panel(ctx, row, ALICE, False)[6]
+    history = panel(ctx, row, ALICE, False)[-2]
     assert "alice" in history and "no → yes" in history and "&lt;b&gt;inverted" in history
     assert save(ctx, row, ALICE, False, "yes", "", ["ambiguous"], "polarity <b>inverted</b>", "") == \
         "Nothing changed."
-    assert undo_last(ctx, row, ALICE, False) == "Undone by alice: note cleared"
-    assert undo_last(ctx, row, BOB, False).startswith("Undone by bob: flag")
-    assert undo_last(ctx, row, BOB, False).startswith("Undone by bob: gold yes → no")
+    # one save of gold, flag and note is one undoable action; a second undo says there is nothing left
+    assert undo_last(ctx, row, BOB, False) == "Undone by bob: note cleared; flag ambiguous → ∅; gold yes → no"
     assert "No gold corrections" in metric_lines(ctx, "cdh-bench")
+    with pytest.raises(Refused, match="Nothing to undo"):
+        undo_last(ctx, row, BOB, False)
 
 
 def test_invalid_gold_is_shown_not_raised(catalog: Catalog, tmp_path: Path) -> None:
@@ -176,7 +178,7 @@ def test_blind_mode_hides_gold_and_other_reviewers(catalog: Catalog, tmp_path: P
     assert "gold" not in html.replace("Gold, verdicts", "") and "bob" not in html
     shown = panel(ctx, row, ALICE, True)
     assert shown[1]["value"] is None  # the gold radio starts empty, not at the official "no"
-    assert "No labels" in shown[6]  # bob's vote is not in alice's blind history
+    assert "No labels" in shown[-2]  # bob's vote is not in alice's blind history
     save(ctx, row, ALICE, True, "yes", "", [], "", "")
     assert "My votes: gold: yes" in blind_html(ctx, row, ALICE)
 
@@ -184,17 +186,22 @@ def test_blind_mode_hides_gold_and_other_reviewers(catalog: Catalog, tmp_path: P
 def test_adjudication_needs_a_reason_and_settles_the_disagreement(catalog: Catalog, tmp_path: Path) -> None:
     from components.review.extra import adjudicate_item, agreement_markdown
 
-    ctx = _ctx(catalog, tmp_path)
+    ctx = replace(_ctx(catalog, tmp_path), adjudicators=frozenset({"alice", "carol"}))
     row = _row(catalog, PAIR_11_QA_CS)
     save(ctx, row, ALICE, True, "yes", "", [], "", "")
     save(ctx, row, BOB, True, "no", "", [], "", "")
-    assert "raw agreement 0.000" in agreement_markdown(ctx, "cdh-bench")
+    assert "raw agreement 0.000" in agreement_markdown(ctx, "cdh-bench", ALICE)
     with pytest.raises(Refused, match="reason"):
-        adjudicate_item(ctx, row, ALICE, "yes", " ")
+        adjudicate_item(ctx, row, CAROL, "yes", " ")
     with pytest.raises(Refused, match="sign in"):
         adjudicate_item(ctx, row, None, "yes", "checked the image")
-    assert adjudicate_item(ctx, row, ALICE, "yes", "checked the image") == "Adjudicated by alice: gold = yes"
-    assert queue_frame(ctx, "Disagreements", "cdh-bench", ALICE).empty
+    with pytest.raises(Refused, match="bob is not an adjudicator"):
+        adjudicate_item(ctx, row, BOB, "no", "mine is right")
+    with pytest.raises(Refused, match=r"alice voted on gold .*another adjudicator must settle it"):
+        adjudicate_item(ctx, row, ALICE, "yes", "mine is right")  # her own disagreement
+    assert adjudicate_item(ctx, row, CAROL, "yes", "checked the image") == \
+        f"Adjudicated <code>{PAIR_11_QA_CS}</code> by carol: gold = yes"
+    assert queue_frame(ctx, "Disagreements", "cdh-bench", CAROL).empty
     assert "1 gold correction(s)" in metric_lines(ctx, "cdh-bench")
 
 
@@ -210,7 +217,8 @@ def test_exports_hold_every_event_and_corrected_native_gold(catalog: Catalog, tm
     save(ctx, _row(catalog, PAIR_11_QA_CS), ALICE, False, "yes", "", [], "", "=cmd|' /C calc'!A0")
     with pytest.raises(Refused):
         build_exports(ctx, "cdh-bench", None)
-    csv, jsonl, parquet, native = build_exports(ctx, "cdh-bench", ALICE)
+    csv, jsonl, parquet, *final, native = build_exports(ctx, "cdh-bench", ALICE)
+    assert pd.read_csv(final[0])["corrected_gold"].tolist() == ["yes"]
     assert len(pd.read_csv(csv)) == len(pd.read_parquet(parquet)) == 1
     assert json.loads(Path(jsonl).read_text().splitlines()[0])["new_value"] == "yes"
     with zipfile.ZipFile(native) as archive:

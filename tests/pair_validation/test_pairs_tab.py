@@ -17,7 +17,7 @@ from components.pairs import handlers as ph
 from components.pairs import media as pm
 from components.pairs.sync_player import PLAYER_JS
 
-ALICE, BOB = Identity("alice"), Identity("bob")
+ALICE, BOB, CAROL = Identity("alice"), Identity("bob"), Identity("carol")
 PAIR, TRIPLE = "sf7026ba", "s208d8d2"  # a clean pair; a group of three whose third clip is truncated
 
 
@@ -121,8 +121,10 @@ def test_team_view_shows_progress_agreement_and_the_disagreement_to_adjudicate(c
     assert split["pair_id"].tolist() == [PAIR] and "decision" in split.at[0, "criteria"]
     assert split.at[0, "decisions"] == "alice: keep, bob: drop"
     with pytest.raises(ph.Refused, match="reason"):
-        ph.adjudicate(ctx, _all(blank, True), "  ", ALICE)
-    ph.adjudicate(ctx, _all(blank, True), "both actions are clearly different", ALICE)
+        ph.adjudicate(ctx, _all(blank, True), "  ", CAROL)
+    with pytest.raises(ph.Refused, match=r"alice validated pair .*another adjudicator must settle it"):
+        ph.adjudicate(ctx, _all(blank, True), "mine is right", ALICE)  # alice holds a vote on it
+    ph.adjudicate(ctx, _all(blank, True), "both actions are clearly different", CAROL)
     assert ph.team(ctx, ALICE)[3].empty
     listed = ph.pair_list(ctx, ALICE).set_index("pair_id")
     assert listed.at[PAIR, "decision"] == "keep" and listed.at[PAIR, "status"] == "adjudicated"
@@ -164,3 +166,21 @@ def test_player_script_keeps_followers_within_the_drift_limit() -> None:
     assert "const MAX_DRIFT = 0.1;" in PLAYER_JS
     for event in ("'play'", "'pause'", "'seeked'", "'ratechange'", "setInterval"):
         assert event in PLAYER_JS
+
+
+def test_roles_in_the_pair_tab_adjudicators_settle_blind_reviewers_see_no_gold(catalog: Catalog,
+                                                                             tmp_path: Path) -> None:
+    store = open_store(tmp_path / "labels.db")
+    ctx = ph.PairsContext(catalog, store, k=2, reviewers=("alice", "bob"), adjudicators=frozenset({"carol"}),
+                          blind=frozenset({"bob"}))
+    blank = ph.show_pair(ctx, PAIR, ALICE).checks
+    ph.save(ctx, _all(blank, True), "", ALICE)
+    shown = ph.show_pair(ctx, PAIR, BOB)
+    assert list(shown.grid.columns) == ["task", "clip", "question", "options"]  # no gold, no verdicts
+    assert "gold" in ph.show_pair(ctx, PAIR, ALICE).grid.columns
+    listed = ph.pair_list(ctx, BOB).set_index("pair_id")
+    assert listed.at[PAIR, "decision"] == "" and listed.at[PAIR, "votes"] == 0  # alice's vote is hidden
+    with pytest.raises(ph.Refused, match="bob is not an adjudicator"):
+        ph.adjudicate(ctx, _all(blank, True), "both differ", BOB)
+    ph.adjudicate(ctx, _all(blank, True), "both differ", CAROL)
+    store.engine.dispose()

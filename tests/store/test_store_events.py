@@ -122,7 +122,8 @@ def test_writes_need_an_authenticated_identity(store: Store) -> None:
 
 
 def test_a_payload_cannot_write_as_another_reviewer(store: Store) -> None:
-    payload = {"benchmark": "cmm", "item_id": "item0007", "field": "gold", "value": "no", "reviewer": "bob"}
+    payload = {"benchmark": "cmm", "item_id": "item0007", "field": "gold", "value": "no", "reviewer": "bob",
+               "reason": "not in the clip"}
     with pytest.raises(IdentityMismatch):
         submit(store, payload, ALICE)
     assert events_frame(store).empty
@@ -138,7 +139,8 @@ def test_a_payload_cannot_write_as_another_reviewer(store: Store) -> None:
 
 def test_submit_takes_the_item_from_the_servers_row(store: Store) -> None:
     row = pd.Series({"benchmark": "cmm", "item_id": "item0008", "task": "", "gold": "no"})
-    event = submit(store, {"item_id": "item0008", "value": "yes", "gold": "yes"}, ALICE, row=row)
+    event = submit(store, {"item_id": "item0008", "value": "yes", "gold": "yes", "reason": "seen"}, ALICE,
+                   row=row)
     assert event.old_value == "no"  # the row's official gold, not the payload's
     with pytest.raises(InvalidLabel):
         submit(store, {"item_id": "other", "value": "yes"}, ALICE, row=row)

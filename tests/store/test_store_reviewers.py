@@ -10,6 +10,7 @@ import pytest
 from store_support import ALICE, BACKENDS, BOB, CAROL, cmm_item, open_backend
 
 from analysis.store import (
+    Identity,
     InvalidLabel,
     Store,
     adjudicate,
@@ -23,6 +24,8 @@ from analysis.store import (
 )
 from analysis.store.agreement import cohen_kappa, krippendorff_alpha, raw_agreement
 from analysis.store.reviewers import reviewer_loads
+
+DAVE = Identity("dave")  # the adjudicator: holds no vote (voters may not settle their own disagreement)
 
 
 @pytest.fixture(params=BACKENDS)
@@ -104,15 +107,15 @@ def test_agreement_report_disagreement_queue_and_adjudication(store: Store) -> N
     assert queue["votes"].iloc[0] == {"alice": "yes", "bob": "no", "carol": "no"}
     assert current_labels(store, "cmm").empty  # votes never set the corrected gold
     with pytest.raises(InvalidLabel):
-        adjudicate(store, items[2], "gold", "no", CAROL, "  ")
-    event = adjudicate(store, items[2], "gold", "no", CAROL, "two of three, and the clip agrees")
+        adjudicate(store, items[2], "gold", "no", DAVE, "  ")
+    event = adjudicate(store, items[2], "gold", "no", DAVE, "two of three, and the clip agrees")
     assert (event.kind, event.scope, event.old_value, event.new_value) == ("adjudicate", "final", "yes", "no")
     assert disagreements(store, "cmm").empty
     assert current_labels(store, "cmm")["value"].tolist() == ["no"]
     vote(store, items[2], "gold", "no", ALICE)  # a vote after the adjudication reopens the item
     vote(store, items[2], "gold", "yes", ALICE)
     assert disagreements(store, "cmm")["item_id"].tolist() == [items[2].item_id]
-    confirm = adjudicate(store, items[0], "gold", "yes", CAROL, "unanimous: the official gold stands")
+    confirm = adjudicate(store, items[0], "gold", "yes", DAVE, "unanimous: the official gold stands")
     assert confirm.new_value == confirm.old_value == "yes"  # confirming is recorded too
 
 

@@ -1,0 +1,225 @@
+"""A review a team can trust, through the handlers and the API: blind is enforced on the server,
+one gold on screen, a control for every kind of gold, drafts, queues and the adjudication target."""
+
+from __future__ import annotations
+
+import json
+import socket
+from dataclasses import replace
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from app_data import GRADIO_LOOP_WARNINGS, close_gradio_loop
+
+import app
+from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
+from analysis.store import Identity, events_frame, open_store
+from analysis.views import ALL, Filters
+from components.browse import navigate
+from components.browse.page import show_page
+from components.review.context import Refused, ReviewContext
+from components.review.extra import adjudication_target, build_exports, queue_frame
+from components.review.gold import BLIND_CHARTS, MARK, ReviewerView
+from components.review.panel import form_value, panel, save
+
+pytestmark = [*GRADIO_LOOP_WARNINGS, pytest.mark.usefixtures("close_gradio_loop")]
+__all__ = ["close_gradio_loop"]
+ALICE, BOB, CAROL = Identity("alice"), Identity("bob"), Identity("carol")
+PAIR_11_QA_CS = "cdh-78ba53b03e01f25c"  # CDH-Bench commonsense qa, official gold "no"
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    if not SAMPLE_MANIFEST.exists():
+        pytest.skip("samples not generated (python samples/generate.py)")
+    return load_manifest(SAMPLE_MANIFEST)
+
+
+def _ctx(catalog: Catalog, tmp_path: Path) -> ReviewContext:
+    """alice reviews, bob reviews blind, carol adjudicates."""
+    return ReviewContext(catalog, open_store(tmp_path / "labels.db"), ("alice", "bob", "carol"),
+                         adjudicators=frozenset({"carol"}), blind=frozenset({"bob"}))
+
+
+def _row(catalog: Catalog, item_id: str, model: str = "balanced") -> int:
+    table = catalog.table
+    return int(table.index[(table["item_id"] == item_id) & (table["model"] == model)][0])
+
+
+def _first(catalog: Catalog, benchmark: str, task: str) -> int:
+    table = catalog.table
+    return int(table.index[(table["benchmark"] == benchmark) & (table["task"] == task)][0])
+
+
+def test_a_blind_reviewers_table_inspector_and_charts_hold_no_gold(catalog: Catalog, tmp_path: Path) -> None:
+    ctx = _ctx(catalog, tmp_path)
+    bob = ReviewerView(ctx, BOB)
+    filters = Filters(benchmark="cdh-bench")
+    frame, _, _ = show_page(bob, filters, 1)
+    assert len(frame) and (frame[["answer", "parsed", "gold", "verdict"]] == "").all().all()
+    plain, _, _ = show_page(ReviewerView(ctx, ALICE), filters, 1)
+    assert (plain["gold"] != "").any()  # the same page for a reviewer who is not blind has gold
+    row = _row(catalog, PAIR_11_QA_CS)
+    _, _, item, spans, others = bob.inspect(row)
+    assert "blind mode" in item and others == "" and spans["visible"] is False
+    assert "hs-facts" not in item and "balanced" not in item  # no verdict row, no model's answer
+    note, *figures = bob.charts(filters)
+    assert note == BLIND_CHARTS and all(f["visible"] is False and f["value"] is None for f in figures)
+    # filters that sort rows by correctness do nothing for a blind reviewer; search reads questions only
+    wrong = replace(filters, wrong_only=True)
+    assert len(bob.rows(wrong)) == len(bob.rows(filters)) > len(ReviewerView(ctx, ALICE).rows(wrong))
+    assert len(bob.rows(replace(filters, search="candle"))) >= 1
+    assert len(bob.rows(replace(filters, search="wrong"))) == 0  # no verdict text to find
+
+
+def test_a_blind_reviewers_api_answers_hold_no_gold(catalog: Catalog, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    client_module = pytest.importorskip("gradio_client")
+    monkeypatch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
+    ctx = _ctx(catalog, tmp_path)
+    users = [("alice", "pa"), ("bob", "pb"), ("carol", "pc")]
+    demo = app.build_app(catalog, ctx)
+    public = {d.api_name for d in demo.fns.values() if getattr(d, "api_visibility", "public") != "private"}
+    # every endpoint a browser or script can call; each one is checked for bob below
+    assert public == {"view", "page", "next_item", "previous_item", "item", "relabel"}
+    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=_free_port(),
+                            quiet=True, auth=users, **app.launch_kwargs(catalog))
+    try:
+        bob = client_module.Client(url, auth=users[1], verbose=False)
+        alice = client_module.Client(url, auth=users[0], verbose=False)
+        filters = ["cdh-bench", [], ALL, ALL, False, False, False, ""]
+        table = bob.predict(*filters, api_name="/view")[0]
+        columns = table["headers"]
+        hidden = [columns.index(c) for c in ("answer", "parsed", "gold", "verdict")]
+        assert table["data"] and all(r[i] == "" for r in table["data"] for i in hidden)
+        _, _, item, _, others = bob.predict(PAIR_11_QA_CS, *filters, api_name="/item")
+        assert "blind mode" in item and not others
+        step = bob.predict(1, *filters, api_name="/next_item")
+        assert "blind mode" in step[2] and "hs-facts" not in step[2]
+        back = bob.predict(2, *filters, api_name="/previous_item")
+        assert "blind mode" in back[2] and "hs-facts" not in back[2]
+        second = bob.predict(2, *filters, api_name="/page")[0]
+        assert second["data"] and all(r[i] == "" for r in second["data"] for i in hidden)
+        # bob's /relabel of gold is his vote: the corrected gold does not move
+        bob.predict(PAIR_11_QA_CS, "gold", "yes", "", api_name="/relabel")
+        events = events_frame(ctx.store)  # type: ignore[arg-type]
+        assert events[["reviewer", "scope"]].values.tolist() == [["bob", "vote"]]
+        assert alice.predict(*filters, api_name="/view")[0]["data"][0][hidden[2]] != ""
+        with pytest.raises(Exception, match="has no field 'pair_check:decision'"):
+            alice.predict(PAIR_11_QA_CS, "pair_check:decision", "keep", "r", api_name="/relabel")
+        with pytest.raises(Exception, match="a gold change needs a reason"):
+            alice.predict(PAIR_11_QA_CS, "gold", "yes", "", api_name="/relabel")
+    finally:
+        demo.close()
+
+
+def test_a_corrected_item_shows_one_gold_with_the_official_beside_it(catalog: Catalog,
+                                                                     tmp_path: Path) -> None:
+    ctx = _ctx(catalog, tmp_path)
+    row = _row(catalog, PAIR_11_QA_CS)
+    assert save(ctx, row, ALICE, None, "yes", "", [], "", "the flame is lit in the image").startswith(
+        "Saved as alice: gold no → yes")
+    alice = ReviewerView(ctx, ALICE)
+    item = navigate.find_item(alice, PAIR_11_QA_CS, ["cdh-bench", [], ALL, ALL, False, False, False, ""])[3]
+    assert f"{MARK} yes" in item and "official no" in item
+    rows = alice.rows(Filters(benchmark="cdh-bench", search=PAIR_11_QA_CS))
+    frame = alice.frame(rows)
+    assert set(frame["gold"]) == {f"{MARK} yes (official no)"}
+    # the verdicts follow the corrected gold: a model that answered "no" is now wrong
+    table = catalog.table.iloc[rows]
+    said_no = table["parsed"].astype(str).str.lower().eq("no").to_numpy()
+    assert said_no.any() and (frame.loc[said_no, "verdict"] == "✗").all()
+    assert panel(ctx, row, ALICE)[1]["value"] == "yes"
+    # "wrong only" follows the gold on screen: exactly the rows the table marks wrong
+    wrong = alice.rows(Filters(benchmark="cdh-bench", wrong_only=True, search=PAIR_11_QA_CS))
+    assert wrong.tolist() == rows[(frame["verdict"] == "✗").to_numpy()].tolist()
+    assert wrong.tolist() != ReviewerView(replace(ctx, store=None), ALICE).rows(
+        Filters(benchmark="cdh-bench", wrong_only=True, search=PAIR_11_QA_CS)).tolist()
+
+
+def test_the_gold_radio_selects_a_capitalised_official_gold(catalog: Catalog, tmp_path: Path) -> None:
+    ctx = _ctx(catalog, tmp_path)
+    table = catalog.table
+    row = int(table.index[(table["benchmark"] == "avhbench") & table["gold"].isin(["Yes", "No"])][0])
+    shown = panel(ctx, row, ALICE)
+    assert shown[1]["value"] == str(table.at[row, "gold"]).lower() and shown[1]["choices"] == ["yes", "no"]
+
+
+def test_every_gold_kind_has_controls_that_the_save_reads(catalog: Catalog, tmp_path: Path) -> None:
+    ctx = _ctx(catalog, tmp_path)
+    mcq = _first(catalog, "vidhalluc", "mcq")
+    shown = panel(ctx, mcq, ALICE)
+    letters, scene = shown[6], shown[7]
+    assert letters["visible"] is True and letters["choices"][:2] == ["A", "B"]
+    assert shown[2]["visible"] is False  # no free-text box for MCQ gold
+    assert letters["value"] == list(str(catalog.table.at[mcq, "gold"]))
+    assert scene["visible"] is False
+    item = ctx.row(mcq)
+    assert form_value(item, None, "", ["C", "A"], None, None) == "AC"
+    sth = _first(catalog, "vidhalluc", "sth")
+    shown = panel(ctx, sth, ALICE)
+    assert shown[7]["visible"] is True and shown[7]["value"] in ("Yes", "No") and shown[8]["visible"] is True
+    item = ctx.row(sth)
+    assert form_value(item, None, "", [], "Yes", "from a kitchen to a park.") == \
+        "Scene change: Yes, Locations: from a kitchen to a park."
+    tsh = _first(catalog, "vidhalluc", "tsh")
+    assert panel(ctx, tsh, ALICE)[1]["choices"] == ["AB", "BA"]
+
+
+def test_an_unsaved_draft_comes_back_when_the_item_is_reopened(catalog: Catalog, tmp_path: Path) -> None:
+    ctx = _ctx(catalog, tmp_path)
+    row = _row(catalog, PAIR_11_QA_CS)
+    draft = ["yes", "", ["ambiguous"], "half typed", "", [], None, ""]
+    shown = panel(ctx, row, ALICE, drafts={row: draft})
+    assert "unsaved draft restored" in shown[0]
+    assert (shown[1]["value"], shown[3]["value"], shown[4]["value"]) == ("yes", ["ambiguous"], "half typed")
+    assert shown[1]["choices"] == ["yes", "no"]  # the draft keeps the controls of the item's gold kind
+    assert "draft" not in panel(ctx, row, ALICE, drafts={row + 1: draft})[0]
+
+
+def test_queues_votes_and_adjudication_respect_who_is_looking(catalog: Catalog, tmp_path: Path) -> None:
+    ctx = _ctx(catalog, tmp_path)
+    row = _row(catalog, PAIR_11_QA_CS)
+    save(ctx, row, BOB, None, "yes", "", [], "", "")  # bob is blind: this is his vote
+    save(ctx, row, ALICE, True, "no", "", [], "", "")  # alice votes in a round
+    assert ctx.store is not None and events_frame(ctx.store)["scope"].tolist() == ["vote", "vote"]
+    found = queue_frame(ctx, "Disagreements", "cdh-bench", CAROL)
+    assert found["item_id"].tolist() == [PAIR_11_QA_CS] and "candle" in found["question"].iloc[0].lower()
+    assert "alice: no" in found["detail"].iloc[0] and "bob: yes" in found["detail"].iloc[0]
+    target = adjudication_target(ctx, row, CAROL)
+    assert PAIR_11_QA_CS in target and "alice: no" in target and "bob: yes" in target
+    assert "Only adjudicators" in adjudication_target(ctx, row, ALICE)
+    # a reviewer who has not voted on the item sees neither the item in the queue nor its votes
+    dave = Identity("dave")
+    assert queue_frame(ctx, "Disagreements", "cdh-bench", dave).empty
+    bob_panel = panel(ctx, row, BOB)
+    assert "alice" in bob_panel[-2]  # bob voted: alice's vote is revealed to him
+    assert "official" not in bob_panel[-2] and bob_panel[1]["value"] == "yes"  # his vote, not the gold
+    assert "alice" not in panel(ctx, row, dave)[-2]
+
+
+def test_exports_hold_only_what_the_reviewer_may_see(catalog: Catalog, tmp_path: Path) -> None:
+    ctx = _ctx(catalog, tmp_path)
+    row = _row(catalog, PAIR_11_QA_CS)
+    save(ctx, row, ALICE, True, "no", "", [], "", "")
+    save(ctx, row, BOB, None, "yes", "", [], "", "")
+    first = catalog.table.loc[catalog.table["benchmark"] == "cdh-bench", "item_id"].iloc[0]
+    other = _row(catalog, str(first))
+    save(ctx, other, CAROL, None, None, "", ["ambiguous"], "", "")
+    with pytest.raises(Refused):
+        build_exports(ctx, "cdh-bench", None)
+    files = build_exports(ctx, "cdh-bench", BOB)
+    log = pd.read_csv(files[0])
+    assert log["reviewer"].tolist() == ["alice", "bob"] and set(log["scope"]) == {"vote"}
+    assert files[3:] == ["", "", "", ""]  # no final labels, no gold for a blind reviewer
+    full = build_exports(ctx, "cdh-bench", CAROL)
+    assert sorted(pd.read_csv(full[0])["reviewer"]) == ["alice", "bob", "carol"]
+    carol_events = json.loads(Path(full[1]).read_text().splitlines()[-1])
+    assert carol_events["field"] == "flag"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
