@@ -82,7 +82,7 @@ def test_a_blind_reviewers_api_answers_hold_no_gold(catalog: Catalog, tmp_path: 
     demo = app.build_app(catalog, ctx)
     public = {d.api_name for d in demo.fns.values() if getattr(d, "api_visibility", "public") != "private"}
     # every endpoint a browser or script can call; each one is checked for bob below
-    assert public == {"view", "page", "next_item", "previous_item", "item", "relabel"}
+    assert public == {"view", "page", "next_item", "previous_item", "item", "relabel", "overview"}
     _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=_free_port(),
                             quiet=True, auth=users, **app.launch_kwargs(catalog))
     try:
@@ -101,6 +101,11 @@ def test_a_blind_reviewers_api_answers_hold_no_gold(catalog: Catalog, tmp_path: 
         assert "blind mode" in back[2] and "hs-facts" not in back[2]
         second = bob.predict(2, *filters, api_name="/page")[0]
         assert second["data"] and all(r[i] == "" for r in second["data"] for i in hidden)
+        # the leaderboards are metrics over gold: bob gets the note and no board, chart or CSV
+        boards, _, chart, csv = bob.predict("cdh-bench", api_name="/overview")
+        assert "hidden while you review blind" in boards and "cf_acc" not in boards
+        assert chart is None and not (csv or {}).get("value")
+        assert "cf_acc" in alice.predict("cdh-bench", api_name="/overview")[0]
         # bob's /relabel of gold is his vote: the corrected gold does not move
         bob.predict(PAIR_11_QA_CS, "gold", "yes", "", api_name="/relabel")
         events = events_frame(ctx.store)  # type: ignore[arg-type]
