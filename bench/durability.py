@@ -33,6 +33,7 @@ import urllib.error
 import urllib.request
 import uuid
 from dataclasses import dataclass, field
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -255,11 +256,11 @@ def _before(events: Any, event_id: str, killed_at: float, start: float) -> bool:
     row = events[events["event_id"] == event_id]
     if row.empty:
         return False
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     created = datetime.strptime(str(row["created_at"].iloc[0]), "%Y-%m-%dT%H:%M:%S.%fZ")
     kill_wall = time.time() - (time.perf_counter() - killed_at)
-    return created.replace(tzinfo=timezone.utc).timestamp() <= kill_wall
+    return created.replace(tzinfo=UTC).timestamp() <= kill_wall
 
 
 def _pct(sorted_ms: list[float], q: float) -> float:

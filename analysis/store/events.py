@@ -18,7 +18,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pandas as pd
@@ -324,9 +324,9 @@ def _check_event_id(event_id: str | None) -> str:
 
 def _time_after(previous: str | None) -> str:
     # Per label, times only go forward, so sorting a mirror by time replays each label in order.
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     if previous is not None:
-        before = datetime.strptime(previous, _TIME_FORMAT).replace(tzinfo=timezone.utc)
+        before = datetime.strptime(previous, _TIME_FORMAT).replace(tzinfo=UTC)
         if now <= before:
             now = before + timedelta(microseconds=1)
     return now.strftime(_TIME_FORMAT)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import (
     Column,
@@ -153,7 +153,7 @@ def migrate(store: Store, upto: str | None = None) -> list[str]:
                 continue
             migration.apply(conn)
             conn.execute(insert(schema_migrations).values(
-                name=migration.name, applied_at=datetime.now(timezone.utc).isoformat()))
+                name=migration.name, applied_at=datetime.now(UTC).isoformat()))
             done.append(migration.name)
     return done
 
