@@ -34,6 +34,7 @@ from analysis.readers import read_object
 from analysis.store import Store, current_labels
 from analysis.store.corrected import gold_map
 from analysis.store.export import csv_safe, csv_writer
+from analysis.store.visibility import Viewer
 
 PAIR_TASKS: tuple[str, ...] = ("bqa", "mcq")
 """Gold files that hold ACH pairs (tsh and sth have none)."""
@@ -42,17 +43,19 @@ CSV_HEAD: tuple[str, ...] = ("pair_id", "final_decision", "resolution", "role", 
 """Leading CSV columns; ``clip_<i>``, ``clear_action_<i>``, ``single_action_<i>`` follow per clip."""
 
 
-def pair_records(store: Store, catalogue: pd.DataFrame, *, required: int = 1) -> list[dict[str, Any]]:
+def pair_records(store: Store, catalogue: pd.DataFrame, *, required: int = 1,
+                 viewer: Viewer | None = None) -> list[dict[str, Any]]:
     """Every catalogue pair with its final decision and every review, as JSON-ready records.
 
     Keys ``pair_id``, ``clips``, ``decision``, ``resolution``, ``reviews`` and ``adjudication``:
     ``reviews`` is each reviewer's validation (checks as booleans, decision, note, time);
-    ``adjudication`` the final one, or None.
+    ``adjudication`` the final one, or None. ``viewer``: only the votes and adjudications they
+    may see (:func:`analysis.pair_validation.labels.shown_labels`).
     """
     clips = {str(p): tuple(c) for p, c in zip(catalogue["pair_id"], catalogue["clips"], strict=True)}
-    final = decisions(store, list(clips), required=required).set_index("pair_id")
-    reviews = _by_pair(validations(store, clips=clips))
-    settled = _by_pair(validations(store, scope="final", clips=clips))
+    final = decisions(store, list(clips), required=required, viewer=viewer).set_index("pair_id")
+    reviews = _by_pair(validations(store, clips=clips, viewer=viewer))
+    settled = _by_pair(validations(store, scope="final", clips=clips, viewer=viewer))
     records = []
     for pair, members in clips.items():
         row = final.loc[pair]
@@ -74,12 +77,13 @@ def _by_pair(frame: pd.DataFrame) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def export_pairs_json(store: Store, catalogue: pd.DataFrame, path: Path, *, required: int = 1) -> int:
+def export_pairs_json(store: Store, catalogue: pd.DataFrame, path: Path, *, required: int = 1,
+                      viewer: Viewer | None = None) -> int:
     """Write the validated pair list as JSON (``{"benchmark", "required", "counts", "pairs"}``).
 
-    Returns the number of pairs written.
+    Returns the number of pairs written. ``viewer``: as seen by them (:func:`pair_records`).
     """
-    records = pair_records(store, catalogue, required=required)
+    records = pair_records(store, catalogue, required=required, viewer=viewer)
     counts = {name: sum(r["decision"] == name for r in records) for name in ("keep", "drop")}
     counts["undecided"] = len(records) - counts["keep"] - counts["drop"]
     body = {"benchmark": "vidhalluc", "required": required, "counts": counts, "pairs": records}
@@ -87,12 +91,14 @@ def export_pairs_json(store: Store, catalogue: pd.DataFrame, path: Path, *, requ
     return len(records)
 
 
-def export_pairs_csv(store: Store, catalogue: pd.DataFrame, path: Path, *, required: int = 1) -> int:
+def export_pairs_csv(store: Store, catalogue: pd.DataFrame, path: Path, *, required: int = 1,
+                     viewer: Viewer | None = None) -> int:
     """Write one CSV row per (pair, reviewer) with every check; a pair nobody reviewed gets one row.
 
     Check cells are ``yes`` / ``no`` (empty when unanswered). Returns the number of data rows.
+    ``viewer``: as seen by them (:func:`pair_records`).
     """
-    records = pair_records(store, catalogue, required=required)
+    records = pair_records(store, catalogue, required=required, viewer=viewer)
     width = max((len(r["clips"]) for r in records), default=2)
     header = [*CSV_HEAD, *(f"{name}_{i}" for i in range(1, width + 1)
                            for name in ("clip", *CLIP_CRITERIA))]
@@ -155,19 +161,20 @@ def _filter(source: Path, keep: Collection[str], target: Path,
     return task, len(kept)
 
 
-def kept_pairs(store: Store, *, required: int = 1) -> list[str]:
+def kept_pairs(store: Store, *, required: int = 1, viewer: Viewer | None = None) -> list[str]:
     """Pairs whose final decision is keep (adjudicated, or unanimous with ``required`` votes)."""
-    table = decisions(store, required=required)
+    table = decisions(store, required=required, viewer=viewer)
     return table.loc[table["decision"] == "keep", "pair_id"].astype(str).tolist()
 
 
 def export_kept_gold(store: Store, gold: Sequence[Path], out_dir: Path, *,
-                     required: int = 1) -> dict[str, Path]:
+                     required: int = 1, viewer: Viewer | None = None) -> dict[str, Path]:
     """Filtered copies of the ACH gold files under ``out_dir``, same names: {task: path written}.
 
-    Only pairs with a final keep decision stay; pairs not yet decided are left out.
+    Only pairs with a final keep decision stay; pairs not yet decided are left out. ``viewer``:
+    decided from the votes they may see.
     """
-    keep = kept_pairs(store, required=required)
+    keep = kept_pairs(store, required=required, viewer=viewer)
     corrected = gold_map(current_labels(store, BENCHMARK))
     written: dict[str, Path] = {}
     for source in gold:

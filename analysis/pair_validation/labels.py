@@ -19,9 +19,10 @@ from analysis.pair_validation.checks import (
     pair_item,
     split_key,
 )
-from analysis.store import Event, Identity, InvalidLabel, ItemRef, Store, current_labels
+from analysis.store import Event, Identity, InvalidLabel, ItemRef, Store, current_labels, events_frame
 from analysis.store.agreement import OwnVote
 from analysis.store.events import write_labels
+from analysis.store.visibility import Viewer, visible_events
 
 VALIDATION_COLUMNS: tuple[str, ...] = (
     "pair_id", "reviewer", "clips", "decision", "clear_action", "single_action", "actions_differ",
@@ -68,13 +69,30 @@ def adjudicate_pair(store: Store, checks: PairChecks, adjudicator: Identity, rea
                         kind="adjudicate", allow_same=True)
 
 
-def check_labels(store: Store, *, scope: str = "vote", reviewer: str | None = None) -> pd.DataFrame:
+def shown_labels(store: Store, viewer: Viewer | None, *, scope: str = "vote",
+                 reviewer: str | None = None) -> pd.DataFrame:
+    """The store's current VidHalluc labels (:func:`~analysis.store.current_labels`) ``viewer`` may see.
+
+    A label is shown when the event that set it is one :func:`analysis.store.visibility.visible_events`
+    keeps for ``viewer`` (the Items tab's rule): another reviewer's vote only once ``viewer`` voted
+    on the same label or it was adjudicated; everything for an adjudicator. None: no filter (the
+    owner's view: the CLI and the store's own exports).
+    """
+    labels = current_labels(store, BENCHMARK, scope=scope, reviewer=reviewer)
+    if viewer is None or labels.empty:
+        return labels
+    seen = visible_events(events_frame(store, BENCHMARK), viewer)  # every scope: adjudications reveal
+    return labels[labels["event_id"].isin(set(seen["event_id"]))].reset_index(drop=True)
+
+
+def check_labels(store: Store, *, scope: str = "vote", reviewer: str | None = None,
+                 viewer: Viewer | None = None) -> pd.DataFrame:
     """Current validation labels, one row per label (of each reviewer in the vote scope).
 
     Columns ``pair_id``, ``clip`` ("" for the pair), ``field``, ``value``, ``reviewer``, ``time``,
-    ``reason``.
+    ``reason``. ``viewer``: only the labels they may see (:func:`shown_labels`).
     """
-    labels = current_labels(store, BENCHMARK, scope=scope, reviewer=reviewer)
+    labels = shown_labels(store, viewer, scope=scope, reviewer=reviewer)
     keys = [split_key(k) for k in labels["item_id"].astype(str)]
     fields = (*FIELDS.values(), NOTE_FIELD)
     wanted = [k is not None and f in fields for k, f in zip(keys, labels["field"], strict=True)]
@@ -107,14 +125,15 @@ def my_validation(store: Store, pair_id: str, clips: Sequence[str], reviewer: Id
     return checks_from_labels(pair_id, clips, labels), (notes[0] if notes else "")
 
 
-def validations(store: Store, *, scope: str = "vote",
-                clips: Mapping[str, Sequence[str]] | None = None) -> pd.DataFrame:
+def validations(store: Store, *, scope: str = "vote", clips: Mapping[str, Sequence[str]] | None = None,
+                viewer: Viewer | None = None) -> pd.DataFrame:
     """Every current validation, one row per (pair, reviewer): :data:`VALIDATION_COLUMNS`.
 
     ``scope="final"`` gives the adjudications (``reviewer`` is the adjudicator). ``clips`` (pair ->
-    clip ids, e.g. from the catalogue) orders each pair's clips; else they are sorted.
+    clip ids, e.g. from the catalogue) orders each pair's clips; else they are sorted. ``viewer``:
+    only the labels they may see.
     """
-    labels = check_labels(store, scope=scope)
+    labels = check_labels(store, scope=scope, viewer=viewer)
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for pair, clip, field, value, who, time, reason in labels.itertuples(index=False):
         row = rows.setdefault((pair, who), {"pair_id": pair, "reviewer": who, "clear_action": {},

@@ -2,7 +2,9 @@
 
 Nothing here imports gradio: :mod:`components.pairs.tab` wires these into components, and the
 tests call them directly. Every write takes the identity the tab read from the request; None
-(nobody signed in) is refused here, on the server, whatever the page sent.
+(nobody signed in) is refused here, on the server, whatever the page sent. Every read of the
+team's validations (pair list, team panel, exports) goes through :meth:`PairsContext.viewer`: the
+Items tab's vote-visibility rule (:mod:`analysis.store.visibility`), applied here too.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from analysis.pair_validation.validation import (
     save_validation,
 )
 from analysis.store import Identity, InvalidLabel, Store, StoreError
+from analysis.store.visibility import Viewer
 from components.browse.render import md_code, md_text
 from components.pairs.sync_player import ClipPanel, player_html
 from components.scratch import fresh_dir
@@ -88,6 +91,13 @@ class PairsContext:
         if path not in self._probes:
             self._probes[path] = probe(path)
         return self._probes[path]
+
+    def viewer(self, me: Identity | None) -> Viewer:
+        """Who reads the team's validations: a visitor sees none, an adjudicator every vote."""
+        if me is None:
+            return Viewer("")
+        return Viewer(me.name, blind=me.name in self.blind,
+                      adjudicator=self.adjudicators is not None and me.name in self.adjudicators)
 
     def assignments(self, me: Identity | None = None) -> pd.DataFrame:
         """The round's assignment: ``k`` reviewers per pair over the known reviewers."""
@@ -225,7 +235,7 @@ def pair_list(ctx: PairsContext, me: Identity | None) -> pd.DataFrame:
     if me is None or me.name in ctx.blind:  # visitors and blind reviewers: no one's validations
         return pd.DataFrame({"pair_id": ids.to_numpy(), "mine": "", "status": "", "decision": "", "votes": 0,
                              "actions": actions})
-    final = decisions(ctx.store, ids, required=ctx.k)  # same order as ids
+    final = decisions(ctx.store, ids, required=ctx.k, viewer=ctx.viewer(me))  # same order as ids
     queue = set(my_queue(ctx.store, ctx.assignments(me), me))
     return pd.DataFrame({
         "pair_id": ids.to_numpy(),
@@ -249,12 +259,13 @@ def team(ctx: PairsContext, me: Identity | None) -> tuple[str, pd.DataFrame, pd.
             f"{done['pairs_done']} / {done['pairs_total']} pairs fully reviewed (k = {ctx.k}){mine}")
     people = pd.DataFrame([(r, v["done"], v["total"]) for r, v in done["reviewers"].items()],
                           columns=["reviewer", "done", "total"])
-    agree = agreement_summary(ctx.store)
+    seen = ctx.viewer(me)
+    agree = agreement_summary(ctx.store, seen)
     for col in ("raw_agreement", "krippendorff_alpha", "kappa"):
         agree[col] = agree[col].map(lambda v: "—" if v is None else f"{v:.3f}")
     agree = agree.rename(columns={"n_items": "items", "raw_agreement": "raw", "krippendorff_alpha": "alpha",
                                   "kappa": "kappa (mean)", "reviewer_pairs": "rater pairs"})
-    split = disagreement_queue(ctx.store)
+    split = disagreement_queue(ctx.store, seen)
     shown = pd.DataFrame({
         "pair_id": split["pair_id"].astype(str),
         "criteria": split["criteria"].map(", ".join),
@@ -270,17 +281,25 @@ def _out_dir() -> Path:
     return fresh_dir("halluscope-pairs-")
 
 
-def export_json(ctx: PairsContext) -> str:
-    """The validated pair list as JSON; the file path for a DownloadButton."""
+def _exporter(ctx: PairsContext, me: Identity | None) -> Viewer:
+    if me is None or me.name in ctx.blind:  # validations are reviewers' votes and notes
+        raise Refused("Sign in as a reviewer who is not blind to export validations.")
+    return ctx.viewer(me)
+
+
+def export_json(ctx: PairsContext, me: Identity | None) -> str:
+    """The validated pair list as JSON, as ``me`` may see it; the file path for a DownloadButton."""
+    seen = _exporter(ctx, me)
     path = _out_dir() / "vidhalluc_pairs.json"
-    export_pairs_json(ctx.store, ctx.pairs, path, required=ctx.k)
+    export_pairs_json(ctx.store, ctx.pairs, path, required=ctx.k, viewer=seen)
     return str(path)
 
 
-def export_csv(ctx: PairsContext) -> str:
-    """The validated pair list as CSV (one row per pair and reviewer)."""
+def export_csv(ctx: PairsContext, me: Identity | None) -> str:
+    """The validated pair list as CSV (one row per pair and reviewer), as ``me`` may see it."""
+    seen = _exporter(ctx, me)
     path = _out_dir() / "vidhalluc_pairs.csv"
-    export_pairs_csv(ctx.store, ctx.pairs, path, required=ctx.k)
+    export_pairs_csv(ctx.store, ctx.pairs, path, required=ctx.k, viewer=seen)
     return str(path)
 
 
@@ -293,13 +312,14 @@ def gold_sources(ctx: PairsContext) -> list[Path]:
     return list(dict.fromkeys(found))
 
 
-def export_gold_zip(ctx: PairsContext) -> str:
-    """``ach_binaryqa.json`` and ``ach_mcq.json`` holding only kept pairs, zipped."""
+def export_gold_zip(ctx: PairsContext, me: Identity | None) -> str:
+    """``ach_binaryqa.json`` and ``ach_mcq.json`` holding only the pairs kept as ``me`` sees them, zipped."""
+    seen = _exporter(ctx, me)
     sources = gold_sources(ctx)
     if not sources:
         raise Refused("The ACH gold files were not found next to the media root.")
     folder = _out_dir()
-    written = export_kept_gold(ctx.store, sources, folder / "gold", required=ctx.k)
+    written = export_kept_gold(ctx.store, sources, folder / "gold", required=ctx.k, viewer=seen)
     target = folder / "vidhalluc_kept_ach.zip"
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in written.values():

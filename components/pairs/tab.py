@@ -192,10 +192,10 @@ def _build_exports(ctx: ph.PairsContext, identity_of: IdentityOf) -> None:
         me = identity_of(request)
         if me is None or me.name in ctx.blind:  # validations are reviewers' votes and notes
             return ["Sign in to export the validations.", *[gr.update(visible=False)] * len(files)]
-        made: list[Any] = [gr.update(value=ph.export_json(ctx), visible=True),
-                           gr.update(value=ph.export_csv(ctx), visible=True)]
+        made: list[Any] = [gr.update(value=ph.export_json(ctx, me), visible=True),
+                           gr.update(value=ph.export_csv(ctx, me), visible=True)]
         try:
-            made.append(gr.update(value=ph.export_gold_zip(ctx), visible=True))
+            made.append(gr.update(value=ph.export_gold_zip(ctx, me), visible=True))
             line = "Built from the current validations."
         except ph.Refused as exc:
             made.append(gr.update(visible=False))

@@ -134,11 +134,13 @@ def test_exports_hold_the_decisions_and_only_kept_pairs(ctx: ph.PairsContext) ->
     blank = ph.show_pair(ctx, PAIR, ALICE).checks
     for me in (ALICE, BOB):
         ph.save(ctx, _all(blank, True), "", me)
-    pairs = json.loads(Path(ph.export_json(ctx)).read_text())
+    pairs = json.loads(Path(ph.export_json(ctx, ALICE)).read_text())
     decided = {p["pair_id"]: p["decision"] for p in pairs["pairs"]}
     assert decided[PAIR] == "keep" and len(decided) == 8
-    assert "sf7026ba" in Path(ph.export_csv(ctx)).read_text()
-    with zipfile.ZipFile(ph.export_gold_zip(ctx)) as archive:
+    assert "sf7026ba" in Path(ph.export_csv(ctx, ALICE)).read_text()
+    with pytest.raises(ph.Refused, match="Sign in"):
+        ph.export_json(ctx, None)
+    with zipfile.ZipFile(ph.export_gold_zip(ctx, ALICE)) as archive:
         assert sorted(archive.namelist()) == ["ach_binaryqa.json", "ach_mcq.json"]
         mcq = json.loads(archive.read("ach_mcq.json"))
     assert list(mcq) == [PAIR]
@@ -183,4 +185,66 @@ def test_roles_in_the_pair_tab_adjudicators_settle_blind_reviewers_see_no_gold(c
     with pytest.raises(ph.Refused, match="bob is not an adjudicator"):
         ph.adjudicate(ctx, _all(blank, True), "both differ", BOB)
     ph.adjudicate(ctx, _all(blank, True), "both differ", CAROL)
+    store.engine.dispose()
+
+
+def _pairs_tab_answers(ctx: ph.PairsContext, me: Identity) -> dict[str, str]:
+    """Every pairs-tab answer ``me`` gets that could hold a validation, as text."""
+    line, people, agree, split = ph.team(ctx, me)
+    with zipfile.ZipFile(ph.export_gold_zip(ctx, me)) as archive:
+        kept = archive.read("ach_mcq.json").decode()
+    return {"team": line + people.to_csv() + agree.to_csv(), "split": split.to_csv(),
+            "list": ph.pair_list(ctx, me).to_csv(), "json": Path(ph.export_json(ctx, me)).read_text(),
+            "csv": Path(ph.export_csv(ctx, me)).read_text(), "kept": kept}
+
+
+def _pair_json(ctx: ph.PairsContext, me: Identity, pair: str) -> dict[str, object]:
+    found = json.loads(Path(ph.export_json(ctx, me)).read_text())["pairs"]
+    return next(p for p in found if p["pair_id"] == pair)
+
+
+def test_a_reviewer_who_has_not_voted_sees_no_other_reviewers_validation_until_they_vote(
+        catalog: Catalog, tmp_path: Path) -> None:
+    """Issue 10: the pairs tab applies the Items tab's rule (analysis.store.visibility)."""
+    store = open_store(tmp_path / "labels.db")
+    dave = Identity("dave")
+    ctx = ph.PairsContext(catalog, store, k=2, reviewers=("alice", "bob", "carol"),
+                          adjudicators=frozenset({"dave"}))
+    blank, triple = ph.show_pair(ctx, PAIR, ALICE).checks, ph.show_pair(ctx, TRIPLE, ALICE).checks
+    ph.save(ctx, _all(blank, True), "alice thinks keep", ALICE)
+    ph.save(ctx, ph.on_key(_all(blank, True), "5"), "bob thinks drop", BOB)  # same action -> drop
+    for me in (ALICE, BOB):
+        ph.save(ctx, _all(triple, True), "", me)  # unanimous keep on the triple
+
+    hidden = _pairs_tab_answers(ctx, CAROL)  # carol is not blind, has not voted
+    for name, text in hidden.items():  # the team panel names who is done (no decision); nothing else does
+        for secret in ("thinks", *(() if name == "team" else ("alice", "bob"))):
+            assert secret not in text, f"{secret!r} leaks to carol through {name}"
+    for name in ("split", "list", "csv", "kept"):
+        assert "keep" not in hidden[name] and "drop" not in hidden[name], name
+    listed_json = json.loads(hidden["json"])
+    assert all(p["decision"] is None and not p["reviews"] for p in listed_json["pairs"])
+    assert listed_json["counts"] == {"keep": 0, "drop": 0, "undecided": 8}
+    assert ph.team(ctx, CAROL)[3].empty and ph.team(ctx, CAROL)[2]["items"].eq(0).all()
+    listed = ph.pair_list(ctx, CAROL).set_index("pair_id")
+    assert listed.at[PAIR, "votes"] == 0 and listed.at[TRIPLE, "status"] == "unreviewed"
+    assert json.loads(hidden["kept"]) == {}  # the triple is kept, but carol cannot know it
+
+    seen = _pairs_tab_answers(ctx, dave)  # the adjudicator sees every vote
+    assert ph.team(ctx, dave)[3].at[0, "decisions"] == "alice: keep, bob: drop"
+    assert "alice thinks keep" in seen["json"] and "bob thinks drop" in seen["csv"]
+    assert list(json.loads(seen["kept"])) == [TRIPLE]
+    assert ph.pair_list(ctx, dave).set_index("pair_id").at[TRIPLE, "decision"] == "keep"
+
+    ph.save(ctx, _all(blank, True), "", CAROL)  # carol votes on the pair: its votes are revealed
+    split = ph.team(ctx, CAROL)[3]
+    assert split["pair_id"].tolist() == [PAIR] and split.at[0, "decisions"] == "alice: keep, bob: drop, carol: keep"
+    assert {r["reviewer"] for r in _pair_json(ctx, CAROL, PAIR)["reviews"]} == {"alice", "bob", "carol"}  # type: ignore[attr-defined]
+    assert _pair_json(ctx, CAROL, TRIPLE)["reviews"] == []  # still not voted there
+    assert ph.pair_list(ctx, CAROL).set_index("pair_id").at[PAIR, "votes"] == 3
+
+    ph.adjudicate(ctx, _all(triple, True), "both clips differ", dave)  # settled: revealed to everyone
+    settled = _pair_json(ctx, CAROL, TRIPLE)
+    assert settled["decision"] == "keep" and settled["resolution"] == "adjudicated"
+    assert {r["reviewer"] for r in settled["reviews"]} == {"alice", "bob"}  # type: ignore[attr-defined]
     store.engine.dispose()
