@@ -6,6 +6,7 @@ import json
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -198,7 +199,7 @@ def _pairs_tab_answers(ctx: ph.PairsContext, me: Identity) -> dict[str, str]:
             "csv": Path(ph.export_csv(ctx, me)).read_text(), "kept": kept}
 
 
-def _pair_json(ctx: ph.PairsContext, me: Identity, pair: str) -> dict[str, object]:
+def _pair_json(ctx: ph.PairsContext, me: Identity, pair: str) -> dict[str, Any]:
     found = json.loads(Path(ph.export_json(ctx, me)).read_text())["pairs"]
     return next(p for p in found if p["pair_id"] == pair)
 
@@ -238,13 +239,14 @@ def test_a_reviewer_who_has_not_voted_sees_no_other_reviewers_validation_until_t
 
     ph.save(ctx, _all(blank, True), "", CAROL)  # carol votes on the pair: its votes are revealed
     split = ph.team(ctx, CAROL)[3]
-    assert split["pair_id"].tolist() == [PAIR] and split.at[0, "decisions"] == "alice: keep, bob: drop, carol: keep"
-    assert {r["reviewer"] for r in _pair_json(ctx, CAROL, PAIR)["reviews"]} == {"alice", "bob", "carol"}  # type: ignore[attr-defined]
+    assert split["pair_id"].tolist() == [PAIR]
+    assert split.at[0, "decisions"] == "alice: keep, bob: drop, carol: keep"
+    assert {r["reviewer"] for r in _pair_json(ctx, CAROL, PAIR)["reviews"]} == {"alice", "bob", "carol"}
     assert _pair_json(ctx, CAROL, TRIPLE)["reviews"] == []  # still not voted there
     assert ph.pair_list(ctx, CAROL).set_index("pair_id").at[PAIR, "votes"] == 3
 
     ph.adjudicate(ctx, _all(triple, True), "both clips differ", dave)  # settled: revealed to everyone
     settled = _pair_json(ctx, CAROL, TRIPLE)
     assert settled["decision"] == "keep" and settled["resolution"] == "adjudicated"
-    assert {r["reviewer"] for r in settled["reviews"]} == {"alice", "bob"}  # type: ignore[attr-defined]
+    assert {r["reviewer"] for r in settled["reviews"]} == {"alice", "bob"}
     store.engine.dispose()
