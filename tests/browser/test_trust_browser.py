@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import SAMPLES, SHOTS, running_app
+from conftest import SAMPLES, SHOTS, open_items, running_app
 
 pw = pytest.importorskip("playwright.sync_api")
 expect = pw.expect
@@ -56,6 +56,7 @@ def _sign_in(browser: Any, url: str, user: str, password: str, *, size: str = "1
     page.get_by_label("username").fill(user)
     page.get_by_label("password").fill(password)
     page.get_by_role("button", name=re.compile("login", re.I)).click()
+    open_items(page)  # the app opens on the overview; the review panel is on the Items tab
     expect(page.locator("#rv-who")).to_contain_text(f"Signed in as {user}", timeout=20000)
     return page
 
@@ -158,6 +159,7 @@ def test_blind_votes_reveal_adjudication_and_one_gold(browser: Any, trust_url: s
 
     # blind reviewers still see no gold after the adjudication, and no other vote appears for alice
     alice.reload()
+    open_items(alice)
     expect(alice.locator("#rv-who")).to_contain_text("Signed in as alice", timeout=20000)
     _open(alice, CS)
     _assert_blind_dom(alice)
