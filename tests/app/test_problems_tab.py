@@ -64,3 +64,23 @@ def test_opening_an_item_fills_the_id_box_and_switches_to_items() -> None:
     assert box == "cmm-2" and tabs.selected == "items-tab"
     with pytest.raises(gr.Error):
         problems.open_item(None)
+
+
+def test_the_app_wires_the_tab_to_the_selector_and_the_opener_to_the_inspector(cat: Catalog) -> None:
+    import app
+
+    config = app.build_app(cat).get_config_file()
+    name = {c["id"]: c.get("props", {}).get("elem_id") for c in config["components"]}
+    deps = config["dependencies"]
+
+    def named(ids: list[int]) -> list[str | None]:
+        return [name.get(i) for i in ids]
+
+    follows = [d for d in deps if [(name.get(t), e) for t, e in d["targets"]] == [("f-benchmark", "change")]
+               and "findings" in named(d["outputs"])]
+    assert len(follows) == 1 and named(follows[0]["inputs"]) == ["f-benchmark"]
+    (opener,) = [i for i, d in enumerate(deps) if named([t for t, _ in d["targets"]]) == ["open-finding"]]
+    assert named(deps[opener]["outputs"])[0] == "jump"
+    (then,) = [d for d in deps if d.get("trigger_after") == opener]
+    assert then["trigger_only_on_success"] and named(then["inputs"])[0] == "jump"
+    assert "item" in named(then["outputs"])  # the inspector shows the item
