@@ -22,7 +22,7 @@ from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.pair_validation.checks import BENCHMARK as PAIR_BENCHMARK
 from analysis.pair_validation.previews import default_preview_dir
 from analysis.views import Filters
-from components import gate, keys, overview, url_state
+from components import gate, keys, overview, problems, url_state
 from components.browse import charts, navigate
 from components.browse import page as browse
 from components.browse.inspector import build_inspector
@@ -80,9 +80,12 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                                         preview_dir=default_preview_dir(), reviewers=ctx.reviewers,
                                         adjudicators=ctx.adjudicators, blind=ctx.blind)
                 with gr.Tab("Data problems", id="problems-tab"):
-                    _problems(ctx, demo)
+                    pw = problems.build(catalog)
+                    if catalog.errors:
+                        gr.HTML(_errors_html(catalog.errors), js_on_load=None)
         url_item = gr.Textbox(visible=False, elem_id="url-item")
-        refresh, refresh_out = _wire(ctx, demo, current, f, t, ins, ch, jump, tabs, url_item)
+        refresh, refresh_out, find = _wire(ctx, demo, current, f, t, ins, ch, jump, tabs, url_item)
+        _wire_problems(ctx, demo, pw, f, jump, tabs, find, [current, *ins.outputs()])
         charts_folder = Path(tempfile.mkdtemp(prefix="halluscope-charts-"))
 
         def chart_csv(request: gr.Request, profile: gr.OAuthProfile | None, *values: Any) -> Any:
@@ -112,7 +115,7 @@ def _wire(
     jump: gr.Textbox,
     tabs: gr.Tabs,
     url_item: gr.Textbox,
-) -> tuple[Any, list[Any]]:
+) -> tuple[Any, list[Any], Any]:
     """Browse handlers; each builds the view of the request's reviewer (blind: no gold), API too."""
     fin = f.inputs()
 
@@ -200,7 +203,23 @@ def _wire(
     ins.next_item.click(stepping(1), step_in, [*item_out, *table_out], api_name="next_item", **free)
     ins.prev_item.click(stepping(-1), step_in, [*item_out, *table_out], api_name="previous_item", **free)
     jump.submit(find, [jump, *fin], item_out, api_name="item", **free)
-    return refresh, refresh_out
+    return refresh, refresh_out, find
+
+
+def _wire_problems(ctx: ReviewContext, demo: gr.Blocks, pw: problems.ProblemsWidgets,
+                   f: browse.BrowseWidgets, jump: gr.Textbox, tabs: gr.Tabs, find: Any,
+                   item_out: list[Any]) -> None:
+    """The Data problems tab follows the benchmark selector; its button opens a finding's item."""
+    free: dict[str, Any] = {"concurrency_limit": None, "api_visibility": "private"}
+
+    def shown(request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None) -> tuple[Any, ...]:
+        return problems.show(ctx.catalog, benchmark, ctx.is_blind(identity_of(request, profile)))
+
+    demo.load(shown, f.benchmark, pw.outputs(), **free)
+    f.benchmark.change(shown, f.benchmark, pw.outputs(), **free)
+    pw.open_item.click(problems.open_item, pw.item, [jump, tabs], **free).success(
+        find, [jump, *f.inputs()], item_out, **free
+    )
 
 
 def _corrected_of(ctx: ReviewContext) -> Any:
@@ -238,49 +257,6 @@ def _errors_html(errors: list[str]) -> str:
     lines = "".join(f"<li><code>{escape(e)}</code></li>" for e in errors)
     head = "<b>Some files could not be loaded; the rest are shown.</b>"
     return f'<div class="hs-errors">{head}<ul>{lines}</ul></div>'
-
-
-FINDING_COLUMNS = ["benchmark", "severity", "check", "where", "detail", "items"]
-
-
-def findings_frame(catalog: Catalog) -> pd.DataFrame:
-    """Every audit finding of the loaded gold files, one row each."""
-    records = [
-        {"benchmark": b, "severity": x.severity, "check": x.check, "where": x.where, "detail": x.detail,
-         "items": len(x.item_ids)}
-        for b, found in catalog.findings.items()
-        for x in found
-    ]
-    return pd.DataFrame.from_records(records, columns=FINDING_COLUMNS)
-
-
-def _problems(ctx: ReviewContext, demo: gr.Blocks) -> None:
-    """The audit findings, sent per request (a blind reviewer gets none).
-
-    Findings quote gold ("gold is 'A' on both sides"), so they are not part of the page itself.
-    """
-    catalog = ctx.catalog
-    n = sum(len(found) for found in catalog.findings.values())
-    line = gr.Markdown(f"{n} audit finding(s). Tick *Flagged by the audit* to browse the items they name.",
-                       elem_id="findings-line")
-    table = gr.Dataframe(
-        pd.DataFrame(columns=FINDING_COLUMNS),
-        interactive=False,
-        max_height=500,
-        wrap=True,
-        column_widths=["10%", "9%", "15%", "22%", "36%", "8%"],
-        elem_id="findings",
-    )
-    if catalog.errors:
-        gr.HTML(_errors_html(catalog.errors), js_on_load=None)
-
-    def shown(request: gr.Request, profile: gr.OAuthProfile | None) -> tuple[Any, Any]:
-        if ctx.is_blind(identity_of(request, profile)):
-            return ("Audit findings are hidden in blind mode: they quote the gold.",
-                    pd.DataFrame(columns=FINDING_COLUMNS))
-        return gr.skip(), findings_frame(catalog)
-
-    demo.load(shown, None, [line, table], api_visibility="private", concurrency_limit=None)
 
 
 def launch_kwargs(catalog: Catalog) -> dict[str, Any]:

@@ -182,3 +182,12 @@ def test_cited_docs_exist() -> None:
     assert any(source == "README.md" for source, _ in cited), "README.md cites no docs/ page"
     missing = sorted((source, target) for source, target in cited if not (ROOT / target).is_file())
     assert not missing, f"citations of docs/ pages that do not exist: {missing}"
+
+
+def test_the_readme_serve_synopsis_lists_every_serve_option() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index("halluscope serve FILE...")
+    synopsis = readme[start: readme.index("```", start)]
+    options = [a for a in _arguments(_subcommands()["serve"]) if a.startswith("--")]
+    missing = [o for o in options if not re.search(rf"\[{re.escape(o)}\b", synopsis)]
+    assert not missing, f"README's serve synopsis lacks {missing}"

@@ -27,18 +27,20 @@ from analysis.views import (
 )
 from components.browse.view import ItemView, as_view
 
+# Fits the Items tab at a 1280 px window (about 955 px of table) so that model, question, answer,
+# parsed, gold and verdict show without scrolling; the item id is cut (it is in the inspector, whole).
 _WIDTHS: list[str | int] = [
-    "56px",
-    "120px",
-    "120px",
-    "90px",
-    "120px",
-    "260px",
-    "200px",
-    "70px",
-    "80px",
-    "64px",
-    "44px",
+    "44px",  # row
+    "84px",  # item_id
+    "96px",  # model
+    "60px",  # task
+    "64px",  # category
+    "200px",  # question
+    "156px",  # answer
+    "72px",  # parsed
+    "64px",  # gold
+    "64px",  # verdict
+    "40px",  # flag
 ]
 
 

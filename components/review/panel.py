@@ -31,8 +31,10 @@ from components.review.span_picker import build_picker
 
 CHOICES: dict[str, list[str]] = {"yesno": ["yes", "no"], "order": ["AB", "BA"]}
 SCENE = ["Yes", "No"]
-READ_ONLY = ("**Read-only demo.** Sign in to relabel, flag or note items; "
-             "every write is refused without a signed-in reviewer.")
+READ_ONLY = "**Read-only demo.** Sign in to relabel, flag or note items; every write is refused without one."
+SIGN_IN_SPACES = "Sign in with the *Sign in with Hugging Face* button on the left."
+SIGN_IN_SERVE = ("To sign in, start the app with reviewers: `halluscope serve --auth USER:PASS` "
+                 "(repeatable) or `--auth-file FILE` of `USER:PASS` lines; see docs/review.md.")
 SAVE_PREFIX = "save-"
 """Event ids of one save share ``save-<hex>:`` (one per field), so one undo reverts the whole save."""
 
@@ -73,7 +75,7 @@ class ReviewWidgets:
 
 def build_review() -> ReviewWidgets:
     """Controls for one item: gold (by kind), flags, note, reason, then save / save-and-next / undo."""
-    who = gr.Markdown(READ_ONLY, elem_id="rv-who")
+    who = gr.Markdown(f"{READ_ONLY} {SIGN_IN_SERVE}", elem_id="rv-who")
     with gr.Group(visible=False, elem_id="rv-panel") as group:
         with gr.Row(equal_height=True):
             gold = gr.Radio([], label="Gold label (y / n, a-d or 1-4)", elem_id="rv-gold", scale=2)
@@ -101,6 +103,13 @@ def build_review() -> ReviewWidgets:
     drafts = gr.State({})
     return ReviewWidgets(who, gold, gold_text, letters, scene, locations, flags, note, reason, history,
                          message, save, save_next, undo, group, drafts, picker)
+
+
+def read_only_note(ctx: ReviewContext) -> str:
+    """Why nothing can be written here, and how to sign in (the Spaces button, else ``--auth``)."""
+    if ctx.store is None:
+        return "**Read-only:** no label store is open."
+    return f"{READ_ONLY} {SIGN_IN_SPACES if ctx.oauth else SIGN_IN_SERVE}"
 
 
 def _kind(item: pd.Series) -> str:
@@ -232,7 +241,7 @@ def panel(ctx: ReviewContext, row: int | None, who: Identity | None, blind: bool
     hidden = gr.update(visible=False)
     keep = [gr.update()] * 8
     if ctx.store is None or who is None:
-        note = READ_ONLY if ctx.store is not None else "**Read-only:** no label store is open."
+        note = read_only_note(ctx)
         return (note, *keep, "", hidden)
     role = "adjudicator" if ctx.is_adjudicator(who) else "reviewer"
     head = f"Signed in as **{md_text(who.name)}** ({role}{', blind' if blind else ''})"

@@ -264,3 +264,10 @@ def test_on_a_space_the_app_offers_hugging_face_sign_in(catalog: Catalog, tmp_pa
     assert demo.expects_oauth
     assert not app.build_app(catalog, _ctx(catalog, tmp_path)).expects_oauth
     assert any(isinstance(b, gr.LoginButton) for b in demo.blocks.values())
+
+
+def test_the_read_only_demo_says_how_to_sign_in(catalog: Catalog, tmp_path: Path) -> None:
+    here = panel(_ctx(catalog, tmp_path), None, None)[0]  # served without reviewers: who is None
+    assert "Read-only demo" in here and "halluscope serve --auth USER:PASS" in here and "--auth-file" in here
+    space = panel(replace(_ctx(catalog, tmp_path), oauth=True), None, None)[0]
+    assert "Sign in with Hugging Face" in space and "--auth" not in space
