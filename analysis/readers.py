@@ -7,6 +7,7 @@ number for JSONL, an index or key for JSON) and the field. Nothing here knows a 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,11 +91,46 @@ parsers) keep the last value silently, which changed AVHBench accuracy from 0.65
 file whose records named ``label`` twice; a repeated key is an ambiguous record, so it is refused."""
 
 
-def check_unique_keys(path: Path, text: str, record: str | None = None) -> None:
+_KEY_END = re.compile(rb'"[ \t\r\n]*:')
+"""Where an object key can end: a quote, optional JSON white space, a colon. Each key in a JSON
+text ends with one such match; a string value may hold more (an escaped quote before a colon)."""
+
+
+def keys_in(value: Any) -> int:
+    """How many object keys ``value`` holds, at every depth (an explicit stack: no recursion limit)."""
+    count = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            count += len(item)
+            stack.extend(v for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend(v for v in item if isinstance(v, (dict, list)))
+    return count
+
+
+def key_ends(data: bytes) -> int:
+    """How many places in a JSON text could end an object key (at least the number of keys written)."""
+    return len(_KEY_END.findall(data))
+
+
+def check_unique_keys(
+    path: Path, data: bytes, record: str | None = None, *, value: Any = None, parsed: int | None = None
+) -> None:
     """Refuse a JSON document (already known to parse) in which an object repeats a key.
 
     The error names the record: ``record``, else the list index or top-level key holding it.
+    A fast test comes first: the keys of the parsed ``value`` (or the count ``parsed`` of them)
+    are never more than the keys written, and those never more than :func:`key_ends` of the text;
+    when the two ends meet, no key was written twice and nothing is parsed again. Only otherwise
+    (a repeated key, or a string holding an escaped quote before a colon) is the text decoded key by key.
     """
+    if value is not None or parsed is not None:
+        have = parsed if parsed is not None else keys_in(value)
+        if have == key_ends(data):
+            return
+    text = data.decode("utf-8")
     try:
         _STRICT.decode(text)
     except _DuplicateKey as exc:
@@ -166,7 +202,7 @@ def read_json(path: Path) -> Any:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise InputError(path, _json_problem(data, exc), record=f"line {exc.lineno}") from None
-    check_unique_keys(path, data.decode("utf-8"))
+    check_unique_keys(path, data, value=value)
     return value
 
 
@@ -200,7 +236,7 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
             except orjson.JSONDecodeError as exc:
                 problem = _decode_problem(exc)
                 raise InputError(path, problem, record=f"line {number}") from None
-            check_unique_keys(path, line.decode("utf-8"), f"line {number}")
+            check_unique_keys(path, line, f"line {number}", value=value)
             yield number, value
     if not seen:
         raise InputError(path, "file is empty")

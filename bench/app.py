@@ -89,8 +89,8 @@ def _replicate(bench: str, path: Path, target: Path, k: int) -> None:
         target.write_text(json.dumps({f"{key}-{c}": value for c in range(k) for key, value in data.items()}))
     elif bench == "avhbench":
         target.write_text(json.dumps(_copies(data, k, "text", lambda v, c: f"{v} #{c}")))
-    else:  # DetailVerifyBench: distinct ids
-        target.write_text(json.dumps(_copies(data, k, "id", lambda v, c: int(v) + 100_000 * c)))
+    else:  # DetailVerifyBench: distinct ids (the image file name, with the copy's number)
+        target.write_text(json.dumps(_copies(data, k, "id", lambda v, c: f"{c}-{v}")))
 
 
 def median_ms(fn: Callable[[], Any], repeat: int = 7) -> float:

@@ -1,5 +1,6 @@
 """The JSON readers: bad input names the file, the record and the field."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -7,6 +8,8 @@ import pytest
 from analysis.errors import InputError
 from analysis.readers import (
     MAX_LINE_BYTES,
+    key_ends,
+    keys_in,
     read_json,
     read_jsonl,
     read_object,
@@ -133,3 +136,41 @@ def test_truncation_is_suggested_only_for_json_that_stops_early(
         read_json(write(tmp_path, "f.json", data))
     assert ("truncated" in str(err.value)) is truncated
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "repeated"),
+    [
+        # the fast count sees more key ends than keys: the key-by-key decoding must still find it
+        ('{"a": 1, "a": 2}', "a"),
+        ('{"a": {"b": 1, "b": 2}}', "b"),
+        ('[{"a": [{"c": 1, "c" : 2}]}]', "c"),
+        # a string holding an escaped quote and a colon adds a key end, hiding a lost key from the
+        # count alone: the decoding key by key still runs and finds it
+        ('{"a": "say \\":\\"", "a": 2}', "a"),
+    ],
+)
+def test_a_repeated_key_is_refused_at_any_depth(tmp_path: Path, text: str, repeated: str) -> None:
+    with pytest.raises(InputError) as err:
+        read_json(write(tmp_path, "r.json", text))
+    assert err.value.field == repeated
+    with pytest.raises(InputError):
+        read_jsonl(write(tmp_path, "r.jsonl", text.strip("[]") + "\n"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": "x\\": y", "b": {"a": 1}}',  # an escaped quote before a colon inside a string
+        '{"a" \t:\n 1, "b": [{"a": 1}, {"a": 2}]}',  # white space before colons, same key in siblings
+        '{"k": "\\u0022:"}',  # a quote written as an escape: not a key end
+    ],
+)
+def test_strings_that_look_like_keys_are_not_repeats(tmp_path: Path, text: str) -> None:
+    assert read_json(write(tmp_path, "ok.json", text)) is not None
+
+
+def test_the_key_count_matches_the_key_ends_of_plain_json() -> None:
+    value = {"a": [{"b": 1, "c": {"d": None}}, 3], "e": "text: with colon"}
+    assert keys_in(value) == key_ends(json.dumps(value).encode()) == 5
+    assert keys_in([[[[[{"deep": 1}]]]]]) == 1
