@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
@@ -11,7 +12,7 @@ import pandas as pd
 
 from analysis.errors import InputError
 from analysis.readers import MAX_TEXT_CHARS, type_name
-from analysis.table import item_key, make_table, media_json
+from analysis.table import item_key, json_string, make_table, media_json
 
 NAME = "vidhalluc"
 ALT = "lenient"
@@ -65,14 +66,48 @@ def make_id(task: str, *parts: str) -> str:
     return f"{task}-{item_key(task, *parts)}"
 
 
+def make_ids(task: str, *columns: Sequence[str]) -> list[str]:
+    """:func:`make_id` of each row of the (string) key columns, one hash call per row.
+
+    The digest is :func:`analysis.table.item_key`'s: blake2b of the parts joined by ``\x1f``.
+    """
+    digest, sep, head = hashlib.blake2b, "\x1f", task + "\x1f"
+    return [task + "-" + digest((head + sep.join(parts)).encode(), digest_size=8).hexdigest()
+            for parts in zip(*columns, strict=True)]
+
+
 def video(clip_id: str) -> str:
     """The ``media`` value of one clip, ``<clip_id>.mp4``."""
     return media_json([("video", f"{clip_id}.mp4", "clip")])
 
 
+def videos(clip_ids: Sequence[str]) -> list[str]:
+    """:func:`video` of each clip id.
+
+    When no id needs escaping (then neither does their concatenation: one scan), each value is
+    the encoding of a placeholder clip with the id put in its place.
+    """
+    template = video("@")
+    joined = "".join(clip_ids)
+    if template.count('"@.mp4"') != 1 or json_string(joined) != f'"{joined}"':
+        return [video(clip) for clip in clip_ids]
+    head, tail = template.split('"@.mp4"')
+    return [f'{head}"{clip}.mp4"{tail}' for clip in clip_ids]
+
+
 def read_extra(table: pd.DataFrame) -> list[dict[str, Any]]:
-    """Decode the ``extra`` column (empty strings become empty dicts)."""
-    return [json.loads(text) if text else {} for text in table["extra"].astype(str).tolist()]
+    """Decode the ``extra`` column (empty strings become empty dicts), each distinct text once.
+
+    Rows with the same text share one dict: read it, do not change it.
+    """
+    decoded: dict[str, dict[str, Any]] = {}
+    out = []
+    for text in table["extra"].astype(str).tolist():
+        value = decoded.get(text)
+        if value is None:
+            value = decoded[text] = json.loads(text) if text else {}
+        out.append(value)
+    return out
 
 
 def by_distinct(values: Sequence[Hashable], parse: Callable[[Any], Any]) -> list[Any]:
@@ -88,7 +123,7 @@ def by_distinct(values: Sequence[Hashable], parse: Callable[[Any], Any]) -> list
 
 def nullable(values: Sequence[Any]) -> list[str | None]:
     """Raw answers from a string column, with pandas' missing values turned into None."""
-    return [None if v is None or pd.isna(v) else str(v) for v in values]
+    return [v if type(v) is str else None if v is None or pd.isna(v) else str(v) for v in values]
 
 
 def table(columns: dict[str, Any], *, task: str, model: str, n: int) -> pd.DataFrame:
