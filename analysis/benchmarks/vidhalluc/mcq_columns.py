@@ -16,8 +16,7 @@ from typing import Any
 
 import orjson
 
-from analysis.benchmarks.vidhalluc.common import GOLD_ONLY, make_ids, videos
-from analysis.readers import MAX_TEXT_CHARS
+from analysis.benchmarks.vidhalluc.common import GOLD_ONLY, make_ids, only, texts_ok, videos
 from analysis.table import json_list
 
 KNOWN = frozenset(("Question", "Choices", "Correct Answer", "Model Answer"))
@@ -31,7 +30,7 @@ def columns(
 ) -> dict[str, list[Any]] | None:
     """The item-table columns of the rows, or None when a value needs the record-by-record check."""
     groups = list(gold.items())
-    if not _only(dict, [clips for _, clips in groups]):
+    if not only(dict, [clips for _, clips in groups]):
         return None
     answers = _group_answers(pred_path, pred, groups)
     if answers is None:
@@ -45,10 +44,10 @@ def columns(
     if fields is None:
         return None
     gold_texts, questions, gold_choices, own_raws, plain = fields
-    if not (_texts(gold_texts, optional=False) and _texts(questions, optional=True)):
+    if not (texts_ok(gold_texts, optional=False) and texts_ok(questions, optional=True)):
         return None
     if pred_path is not None and pred is None:  # one file: each record (never empty) is its own answer
-        found = (own_raws, gold_choices, [False] * len(records)) if _texts(own_raws, optional=True) else None
+        found = (own_raws, gold_choices, [False] * len(records)) if texts_ok(own_raws, optional=True) else None
     else:  # the gold's choices must be checked even where the answer's are shown
         found = _answers(pred_path, answers, counts, clip_ids, gold_choices)
         if _encoded(gold_choices, lambda c: "") is None:
@@ -61,7 +60,8 @@ def columns(
     extras = _encoded(choices, lambda c: json.dumps({"Choices": c}, ensure_ascii=False))
     if options is None or extras is None:
         return None
-    source = [pred_path.name if pred_path is not None and not why else gold_path.name for why in reasons]
+    answered, unanswered = (pred_path or gold_path).name, gold_path.name  # a skipped row points at the gold
+    source = [unanswered if why else answered for why in reasons]
     return {
         "item_id": make_ids("mcq", group_ids, clip_ids),
         "pair_id": group_ids,
@@ -84,7 +84,7 @@ def _fields(records: Sequence[Any]) -> tuple[Sequence[Any], ...] | None:
     One pass over the records (each is visited once: they lie all over memory); None when a
     record is not an object or a ``Choices`` neither an object nor null.
     """
-    if not _only(dict, records):
+    if not only(dict, records):
         return None
     if not records:
         return (), (), [], (), ()
@@ -132,7 +132,7 @@ def _answers(
     found = [None if a is None else (a.get(clip) or _MISSING) for a, clip in zip(per_row, clip_ids, strict=True)]
     given = [i for i, f in enumerate(found) if f is not None and f is not _MISSING]
     fields = _fields([found[i] for i in given])
-    if fields is None or not _texts(fields[3], optional=True):
+    if fields is None or not texts_ok(fields[3], optional=True):
         return None
     raw_given, choices_given = fields[3], fields[2]
     raws: list[str | None] = [None] * n
@@ -178,16 +178,3 @@ def _encoded(
             text = cache[key] = encode(value or {})
         out.append(text)
     return out
-
-
-def _only(kind: type, values: Sequence[Any]) -> bool:
-    return set(map(type, values)) <= {kind}
-
-
-def _texts(values: Sequence[Any], *, optional: bool) -> bool:
-    """Whether every value is a string within the length limit (or null, if ``optional``)."""
-    kinds = set(map(type, values))
-    if not kinds <= ({str, type(None)} if optional else {str}):
-        return False
-    present = filter(None, values) if type(None) in kinds else values  # "" and None have no length to check
-    return max(map(len, present), default=0) <= MAX_TEXT_CHARS
