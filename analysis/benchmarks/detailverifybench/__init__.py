@@ -225,11 +225,15 @@ def _verdicts(
     at = pa.array(codes, mask=~scored)
     return {
         parser: (
-            pd.arrays.ArrowStringArray(pa.chunked_array([pa.array(result.flags, pa.large_string()).take(at)])),
+            _strings(pa.array(result.flags, pa.large_string()).take(at)),
             pd.arrays.BooleanArray(result.exact[codes] & scored if len(pairs) else scored, ~scored),
         )
         for parser, result in results.items()
     }
+
+
+def _strings(values: pa.Array) -> pd.arrays.ArrowStringArray:
+    return pd.arrays.ArrowStringArray(pa.chunked_array([values]))
 
 
 def _gold_labels(gold: Path, pf: dvb_io.PipelineFile) -> list[list[dict[str, Any]] | None]:

@@ -75,7 +75,7 @@ def make_item_id(image_id: str, tagged_gold: str) -> str:
 
 
 def make_item_ids(image_ids: Sequence[str], tagged_golds: Sequence[str]) -> list[str]:
-    """:func:`make_item_id` of every record: each distinct gold caption is untagged once.
+    r""":func:`make_item_id` of every record: each distinct gold caption is untagged once.
 
     The digest is :func:`analysis.table.item_key`'s (blake2b of the parts joined by ``\x1f``),
     written out here so a whole column costs one hash call per record and nothing more.
@@ -111,7 +111,8 @@ def read_pipeline(path: Path) -> PipelineFile:
     predictions = column(records, "hallucinated_caption_with_tags", optional=True)
     # A valid record needs a prediction (its type is checked above): name the first without one.
     if None in predictions:
-        missing = [i for i, (ok, text) in enumerate(zip(valid, predictions, strict=True)) if ok and text is None]
+        pairs = enumerate(zip(valid, predictions, strict=True))
+        missing = [i for i, (ok, text) in pairs if ok and text is None]
         if missing:
             require(records, missing[0], "hallucinated_caption_with_tags")
     messages = column(records, "validation_message", optional=True)
@@ -132,7 +133,9 @@ def kinds_of(values: Sequence[Any]) -> set[type]:
     return set(map(type, values))
 
 
-def column(records: Records, key: str, kinds: tuple[type, ...] = (str,), *, optional: bool = False) -> list[Any]:
+def column(
+    records: Records, key: str, kinds: tuple[type, ...] = (str,), *, optional: bool = False
+) -> list[Any]:
     """:func:`analysis.readers.require_column`, with the check done in bulk.
 
     The types present and the longest string are found by C-level passes over the column; only
@@ -166,7 +169,7 @@ def _questions(records: Records, gold: Sequence[str]) -> list[str]:
     shown = column(records, "hallucinated_caption", optional=True)
     out = [orig if flag else hall for flag, orig, hall in zip(use_original, original, shown, strict=True)]
     if None in out:
-        out = [text if text is not None else strip_tags(tagged) for text, tagged in zip(out, gold, strict=True)]
+        out = [strip_tags(tagged) if text is None else text for text, tagged in zip(out, gold, strict=True)]
     return out
 
 

@@ -165,7 +165,7 @@ def compare_flags(
 
 
 def usable_flags(flags: Sequence[str | None], sizes: Sequence[int]) -> list[str | None]:
-    """The flags that can be the official reading of their item (``sizes``: its gold tokens); None for the others."""
+    """The flags that can be the official reading of their item (of ``sizes`` gold tokens); else None."""
     out = [f if type(f) is str and len(f) <= n else None for f, n in zip(flags, sizes, strict=True)]
     joined = "".join(f for f in out if f is not None)
     if joined.isascii() and np.all(np.frombuffer(joined.encode("ascii"), dtype=np.uint8) | 1 == ord("1")):

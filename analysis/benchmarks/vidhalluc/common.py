@@ -85,7 +85,7 @@ def make_id(task: str, *parts: str) -> str:
 
 
 def make_ids(task: str, *columns: Sequence[str]) -> list[str]:
-    """:func:`make_id` of each row of the (string) key columns, one hash call per row.
+    r""":func:`make_id` of each row of the (string) key columns, one hash call per row.
 
     The digest is :func:`analysis.table.item_key`'s: blake2b of the parts joined by ``\x1f``.
     """

@@ -160,7 +160,9 @@ def verdicts(frame: pd.DataFrame, parser: str) -> tuple[list[str | None], list[b
     return parsed[inverse].tolist(), correct.tolist()
 
 
-def _pairs(a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.intp]]:
+def _pairs(
+    a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.intp]]:
     """Distinct (a, b) pairs (rows of a 2-column array) and, per row, the number of its pair."""
     if a.size == 0:
         return np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.intp)

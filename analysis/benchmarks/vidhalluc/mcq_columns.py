@@ -47,7 +47,8 @@ def columns(
     if not (texts_ok(gold_texts, optional=False) and texts_ok(questions, optional=True)):
         return None
     if pred_path is not None and pred is None:  # one file: each record (never empty) is its own answer
-        found = (own_raws, gold_choices, [False] * len(records)) if texts_ok(own_raws, optional=True) else None
+        ok = texts_ok(own_raws, optional=True)
+        found = (own_raws, gold_choices, [False] * len(records)) if ok else None
     else:  # the gold's choices must be checked even where the answer's are shown
         found = _answers(pred_path, answers, counts, clip_ids, gold_choices)
         if _encoded(gold_choices, lambda c: "") is None:
@@ -69,11 +70,12 @@ def columns(
         "question": [q or "" for q in questions],
         "options": options,
         "gold": list(gold_texts),
-        "raw_answer": raws,
+        "raw_answer": list(raws),
         "scored": [not why for why in reasons],
         "skip_reason": reasons,
         "media": videos(clip_ids),
-        "source": [f"{name}:group {g!r}, clip {c!r}" for name, g, c in zip(source, group_ids, clip_ids, strict=True)],
+        "source": [f"{name}:group {g!r}, clip {c!r}"
+                   for name, g, c in zip(source, group_ids, clip_ids, strict=True)],
         "extra": _extras(records, choices, missing, plain, extras),
     }
 
@@ -88,8 +90,8 @@ def _fields(records: Sequence[Any]) -> tuple[Sequence[Any], ...] | None:
         return None
     if not records:
         return (), (), [], (), ()
-    rows = [(r.get("Correct Answer"), r.get("Question"), r.get("Choices"), r.get("Model Answer"), r.keys() <= KNOWN)
-            for r in records]
+    rows = [(r.get("Correct Answer"), r.get("Question"), r.get("Choices"), r.get("Model Answer"),
+             r.keys() <= KNOWN) for r in records]
     gold, questions, choices, raws, plain = zip(*rows, strict=True)
     if not set(map(type, choices)) <= {dict, type(None)}:
         return None
@@ -108,7 +110,7 @@ def _group_answers(
     for group, _ in groups:
         entry = pred.get(group)
         if not entry:  # the official scorer skips an absent or empty group without counting it
-            why = "group absent from the predictions" if group not in pred else "group empty in the predictions"
+            why = f"group {'absent from' if group not in pred else 'empty in'} the predictions"
             out.append((None, why))
         elif type(entry) is not dict:
             return None
@@ -129,7 +131,8 @@ def _answers(
     if pred_path is None:
         return [None] * n, list(gold_choices), [False] * n
     per_row = [a for (a, _), k in zip(answers, counts, strict=True) for _ in range(k)]
-    found = [None if a is None else (a.get(clip) or _MISSING) for a, clip in zip(per_row, clip_ids, strict=True)]
+    found = [None if a is None else (a.get(clip) or _MISSING)
+             for a, clip in zip(per_row, clip_ids, strict=True)]
     given = [i for i, f in enumerate(found) if f is not None and f is not _MISSING]
     fields = _fields([found[i] for i in given])
     if fields is None or not texts_ok(fields[3], optional=True):

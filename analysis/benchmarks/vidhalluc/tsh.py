@@ -189,8 +189,10 @@ def _columns(path: Path, data: dict[str, Any], *, gold_only: bool) -> dict[str, 
     keys, records = list(data), list(data.values())
     if not only(dict, records):
         return None
-    fields = [(r.get("video"), r.get("Question"), r.get("Correct Answer"), r.get("Model Answer")) for r in records]
-    clips, questions, golds, raws = (list(c) for c in zip(*fields, strict=True)) if fields else ([], [], [], [])
+    fields = [(r.get("video"), r.get("Question"), r.get("Correct Answer"), r.get("Model Answer"))
+              for r in records]
+    empty: list[list[Any]] = [[], [], [], []]
+    clips, questions, golds, raws = [list(c) for c in zip(*fields, strict=True)] if fields else empty
     if not all(texts_ok(c, optional=False) for c in (clips, questions, golds)):
         return None
     if gold_only:

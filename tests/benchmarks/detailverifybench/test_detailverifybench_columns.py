@@ -81,7 +81,8 @@ def test_image_media_of_a_column_is_media_json_of_each_path(odd: str) -> None:
 def test_item_ids_of_a_column_are_those_of_each_record() -> None:
     ids = ["a.png", "é.png", "a.png", "x"]
     golds = [GOLD, GOLD, OTHER, f"<HALL{H('x')}UCINATION> {OTHER}"]
-    assert dvb_io.make_item_ids(ids, golds) == [dvb_io.make_item_id(i, g) for i, g in zip(ids, golds, strict=True)]
+    want = [dvb_io.make_item_id(i, g) for i, g in zip(ids, golds, strict=True)]
+    assert dvb_io.make_item_ids(ids, golds) == want
 
 
 def old_token_f1(table: pd.DataFrame, rows: np.ndarray) -> list[float]:
@@ -105,7 +106,8 @@ def test_derived_token_f1_from_flags_equals_comparing_the_answers(tmp_path: Path
     table.loc[2, "parsed"] = "1" * 999  # longer than the gold
     table.loc[7, "parsed"] = "0x1"
     table["parsed"] = table["parsed"].astype("string")
-    other = make_table({"benchmark": "cmm", "item_id": ["c1", "c2"], "gold": ["yes", "no"], "scored": [True, True]})
+    other = make_table({"benchmark": "cmm", "item_id": ["c1", "c2"], "gold": ["yes", "no"],
+                        "scored": [True, True]})
     both = concat_tables([other, table])
     rows = np.flatnonzero((both["benchmark"] == "detailverifybench").to_numpy(dtype=bool))
     derived = dvb.derive(both, rows)
