@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -106,13 +106,56 @@ def empty_table() -> pd.DataFrame:
 
 
 def concat_tables(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    """Stack item tables (several models, several files) keeping the schema's dtypes."""
+    """Stack item tables (several models, several files) keeping the schema's dtypes.
+
+    Each text column comes out as one contiguous Arrow array (:func:`stack_column`).
+    """
     if not tables:
         return empty_table()
-    frame = pd.concat(list(tables), ignore_index=True)
-    for col in COLUMNS:
-        frame[col.name] = frame[col.name].astype(_pandas_dtype(col))  # type: ignore[call-overload]
-    return frame
+    names = list(tables[0].columns)
+    if any(list(t.columns) != names for t in tables[1:]):  # columns differ: pandas aligns them
+        frame = pd.concat(list(tables), ignore_index=True)
+        for col in COLUMNS:
+            frame[col.name] = frame[col.name].astype(_pandas_dtype(col))  # type: ignore[call-overload]
+        return single_chunks(frame)
+    return stack_columns(names, lambda name: [t[name] for t in tables])
+
+
+def stack_columns(names: Sequence[str], pieces: Callable[[str], list[pd.Series]]) -> pd.DataFrame:
+    """A table whose column ``name`` stacks ``pieces(name)``, asked for one column at a time.
+
+    ``pieces`` may read each column from disk when asked (a memory-mapped cache entry): only one
+    column's pieces are then held at once, next to the table being built.
+    """
+    columns = {name: stack_column(name, pieces(name)) for name in names}
+    return pd.DataFrame(columns, copy=False)
+
+
+def stack_column(name: str, pieces: Sequence[pd.Series]) -> pd.Series:
+    """One column from pieces, in the schema's dtype; text as one Arrow array (a single copy).
+
+    The same values and dtype as ``pd.concat(pieces).astype(dtype)``, without pandas' per-block
+    copies and with no chunk left to join when a page of rows is taken.
+    """
+    col = _BY_NAME.get(name)
+    dtype = _pandas_dtype(col) if col is not None else None
+    if dtype == "string" or (dtype is None and all(isinstance(p.array, pd.arrays.ArrowStringArray)
+                                                   for p in pieces)):
+        chunks = []
+        for piece in pieces:
+            array = piece.array
+            if not isinstance(array, pd.arrays.ArrowStringArray):
+                array = piece.astype(pd.StringDtype("pyarrow")).array
+            chunks.extend(array._pa_array.chunks)
+        size = sum(c.nbytes for c in chunks)
+        text = pa.large_string() if size >= 2**31 - 1 or any(c.type == pa.large_string() for c in chunks) \
+            else pa.string()
+        joined = pa.concat_arrays([c.cast(text) for c in chunks]) if chunks else pa.array([], text)
+        return pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([joined])), name=name, copy=False)
+    stacked = pd.concat(list(pieces), ignore_index=True)
+    if dtype is not None:
+        stacked = stacked.astype(dtype)  # type: ignore[call-overload]
+    return stacked.rename(name)
 
 
 def single_chunks(frame: pd.DataFrame) -> pd.DataFrame:
