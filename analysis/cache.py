@@ -157,16 +157,13 @@ def read_column(entry: Path, name: str) -> pd.Series:
 
     When the column is let go, so is its map: stacking many entries a column at a time then
     holds only one column of them in memory (a whole entry's map would keep every page that
-    was read resident). Raises OSError or ArrowException when the entry cannot be read.
+    was read resident). The whole entry is wrapped and one column kept: pyarrow copies the
+    buffers of a column read alone (``included_fields``), but wraps a whole file's without
+    reading them. Raises OSError or ArrowException when the entry cannot be read.
     """
     with pa.memory_map(str(entry), "r") as source:
-        reader = pa.ipc.open_file(source)
-        index = reader.schema.get_field_index(name)
-        if index < 0:
-            raise KeyError(name)
-        options = pa.ipc.IpcReadOptions(included_fields=[index])
-        arrow = pa.ipc.open_file(source, options=options).read_all()
-    column: pd.Series = _frame(arrow)[name]
+        arrow = pa.ipc.open_file(source).read_all()
+    column: pd.Series = _frame(arrow.select([name]))[name]
     return column
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
@@ -152,6 +153,10 @@ def stack_column(name: str, pieces: Sequence[pd.Series]) -> pd.Series:
             else pa.string()
         joined = pa.concat_arrays([c.cast(text) for c in chunks]) if chunks else pa.array([], text)
         return pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([joined])), name=name, copy=False)
+    if dtype == "category" and pieces and all(isinstance(p.dtype, pd.CategoricalDtype)
+                                              and p.dtype.categories.dtype == pieces[0].dtype.categories.dtype
+                                              for p in pieces):
+        return pd.Series(_stack_categorical([p.array for p in pieces]), name=name, copy=False)
     stacked = pd.concat(list(pieces), ignore_index=True)
     if dtype is not None:
         stacked = stacked.astype(dtype)  # type: ignore[call-overload]
@@ -166,6 +171,27 @@ def single_chunks(frame: pd.DataFrame) -> pd.DataFrame:
         if isinstance(array, pd.arrays.ArrowStringArray) and chunked is not None and chunked.num_chunks > 1:
             frame[name] = pd.arrays.ArrowStringArray(pa.chunked_array([chunked.combine_chunks()]))
     return frame
+
+
+def _stack_categorical(pieces: Sequence[pd.Categorical]) -> pd.Categorical:
+    """Categoricals stacked as ``pd.concat(...).astype("category")`` would, on codes alone.
+
+    Pieces with the same categories keep them (unused ones included); otherwise the categories
+    are the values used, sorted, as pandas makes them from the values (its concat of differing
+    categoricals gives plain values). No text is looked at row by row.
+    """
+    first = pieces[0].dtype
+    if all(p.dtype == first for p in pieces):
+        codes = np.concatenate([np.asarray(p.codes) for p in pieces])
+        return pd.Categorical.from_codes(codes, dtype=first)
+    used = [p.categories[np.unique(p.codes[p.codes >= 0])] for p in pieces]
+    values = pd.Index(np.unique(np.concatenate([np.asarray(u, dtype=object) for u in used])))
+    categories = pd.Index(values, dtype=first.categories.dtype)
+    recoded = []
+    for piece in pieces:
+        mapping = np.append(categories.get_indexer(piece.categories), -1)  # code -1 (missing) stays -1
+        recoded.append(mapping[np.asarray(piece.codes)])
+    return pd.Categorical.from_codes(np.concatenate(recoded), categories=categories)
 
 
 def item_key(*parts: str | None) -> str:
