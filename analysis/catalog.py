@@ -334,13 +334,13 @@ def load_sources(
         unreadable: set[Path] = set()  # a cached set of files loaded the same way before
         took = time.perf_counter() - start
         say(f"{len(table):,} rows from the cache of {len(sources)} files ({took:.1f} s)")
-    else:
+    saving = None
+    if restored is None:
         table, errors, unreadable = _load_tables(sources, gold_by_bench, say, cache_dir)
         say(f"{len(table):,} rows from {len(sources)} files in {time.perf_counter() - start:.1f} s")
-        if entry is not None:
-            entry = _catalog_cache.save(entry, table, errors)
-            if entry is not None:
-                say(f"cached for the next start: {entry}")
+        if entry is not None:  # written while the audits run and the catalog indexes (I/O, no GIL)
+            saving = ThreadPoolExecutor(max_workers=1)
+            saved = saving.submit(_catalog_cache.save, entry, table.copy(deep=False), list(errors))
     roots = {b: tuple(Path(p) for p in r) for b, r in media_roots.items()}
     # audit only the gold files that loaded: a bad one is listed once, by its loading error
     readable = {b: [g for g in gs if g.path not in unreadable] for b, gs in gold_by_bench.items()}
@@ -349,7 +349,13 @@ def load_sources(
     for source in sources:
         if source.role in ("gold", "predictions") and source.path not in files.get(source.benchmark, []):
             files.setdefault(source.benchmark, []).append(source.path)
-    return Catalog(_mark_flagged(table, findings), findings, errors, roots, files, entry)
+    catalog = Catalog(_mark_flagged(table, findings), findings, errors, roots, files, entry)
+    if saving is not None:
+        catalog.cache_entry = saved.result()
+        saving.shutdown()
+        if catalog.cache_entry is not None:
+            say(f"cached for the next start: {catalog.cache_entry}")
+    return catalog
 
 
 def _mark_flagged(table: pd.DataFrame, findings: Mapping[str, list[Finding]]) -> pd.DataFrame:
