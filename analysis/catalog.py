@@ -514,10 +514,10 @@ def _load_to_file(
 
 def _bench_tasks(part: Part) -> list[tuple[Any, Any]]:
     if isinstance(part, Path):
-        columns = {name: read_column(part, name) for name in ("benchmark", "task")}
-        pairs = pd.DataFrame(columns).astype(str).drop_duplicates()
+        frame = pd.DataFrame({name: read_column(part, name) for name in ("benchmark", "task")})
     else:
-        pairs = part[["benchmark", "task"]].astype(str).drop_duplicates()
+        frame = part[["benchmark", "task"]]
+    pairs = frame.drop_duplicates().astype(str).drop_duplicates()  # text of the few distinct pairs only
     return list(pairs.itertuples(index=False, name=None))
 
 
