@@ -467,9 +467,11 @@ def _load_in_workers(
     say(f"loading {len(predictions)} files ({size:,.1f} MB) in {workers} processes...")
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        # largest first: the last file to finish is then a small one, not one worker's long tail
+        order = sorted(range(len(predictions)), key=lambda i: -_size(predictions[i].path))
         futures = {
-            pool.submit(_load_to_file, source, dict(gold_by_bench), cache_dir): index
-            for index, source in enumerate(predictions)
+            pool.submit(_load_to_file, predictions[index], dict(gold_by_bench), cache_dir): index
+            for index in order
         }
         for done, future in enumerate(as_completed(futures), 1):
             index = futures[future]
@@ -485,6 +487,13 @@ def _load_in_workers(
                 f"{took:.1f} s")
     errors.extend(problems[i] for i in sorted(problems))
     return parts
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _load_to_file(
