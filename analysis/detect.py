@@ -9,8 +9,10 @@ binary-QA gold is the file named ``ach_binaryqa.json``).
 
 from __future__ import annotations
 
+import json
 from itertools import islice
 from pathlib import Path
+from typing import Any
 
 from analysis import benchmarks
 from analysis.benchmarks.base import Benchmark, Content, Detected, Role
@@ -21,6 +23,13 @@ __all__ = ["SAMPLE", "Detected", "Role", "detect", "expect"]
 
 SAMPLE = 20
 """How many records are looked at to decide (keys differ slightly from record to record)."""
+
+WHOLE_BELOW = 4 * 1024 * 1024
+"""A JSON file at least this large is told by its first records, read from its head, instead of
+by parsing all of it (a 60 MB file took a second): its reader parses and checks it all anyway."""
+
+HEAD_BYTES = 1024 * 1024
+"""How much of a large JSON file's head is read to find its first records."""
 
 
 def detect(path: Path) -> Detected:
@@ -43,6 +52,10 @@ def _content(path: Path) -> Content | Detected:
         raise InputError(path, "is a folder, expected a file")
     if looks_like_jsonl(path):
         return [v for _, v in islice(iter_jsonl(path), SAMPLE) if isinstance(v, dict)]
+    if path.stat().st_size >= WHOLE_BELOW:
+        head = json_head(path)
+        if head is not None:
+            return head
     value = read_json(path)
     if isinstance(value, list):
         return [v for v in value[:SAMPLE] if isinstance(v, dict)]
@@ -51,6 +64,57 @@ def _content(path: Path) -> Content | Detected:
             return Detected("", None, "manifest")
         return value
     raise InputError(path, "expected a JSON list or object at the top level")
+
+
+def json_head(path: Path, limit: int = HEAD_BYTES) -> Content | None:
+    """The first :data:`SAMPLE` records of a JSON list (or entries of an object) in its head.
+
+    Read from the file's first ``limit`` bytes; None when they are not all there (the caller
+    then reads the whole file).
+
+    A manifest is never told this way: None for an object whose first key is ``benchmarks``.
+    """
+    with path.open("rb") as handle:
+        data = handle.read(limit)
+    text = data.decode("utf-8", errors="ignore")  # a character cut at the end is dropped
+    at = _skip_space(text, 0)
+    opener = text[at : at + 1]
+    if opener not in ("[", "{"):
+        return None
+    decoder = json.JSONDecoder()
+    items: list[Any] = []
+    entries: dict[str, Any] = {}
+    at += 1
+    try:
+        while len(items) + len(entries) < SAMPLE:
+            at = _skip_space(text, at)
+            if text[at : at + 1] in ("]", "}"):
+                break  # the whole value was in the head
+            if opener == "{":
+                key, at = decoder.raw_decode(text, at)
+                at = _skip_space(text, at)
+                if not isinstance(key, str) or text[at : at + 1] != ":" or key == "benchmarks":
+                    return None
+                value, at = decoder.raw_decode(text, _skip_space(text, at + 1))
+                entries[key] = value
+            else:
+                value, at = decoder.raw_decode(text, at)
+                items.append(value)
+            at = _skip_space(text, at)
+            if text[at : at + 1] not in (",", "]", "}"):
+                return None
+            at += text[at : at + 1] == ","
+    except ValueError:  # a record runs past the head (or the file is malformed): read it all
+        return None
+    if opener == "{":
+        return entries
+    return [v for v in items if isinstance(v, dict)]
+
+
+def _skip_space(text: str, at: int) -> int:
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    return at
 
 
 def _identify(path: Path) -> tuple[Detected | None, Content]:

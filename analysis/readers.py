@@ -259,6 +259,9 @@ def read_jsonl(path: Path) -> Records:
 def looks_like_jsonl(path: Path) -> bool:
     """True when the file holds more than one top-level JSON value, one per line."""
     with path.open("rb") as handle:
+        if not handle.read(4096).lstrip().startswith(b"{"):
+            return False  # a JSON list (often one long line) is told without reading that line
+        handle.seek(0)
         first = handle.readline(MAX_LINE_BYTES)
         rest = b""
         while not rest.strip():
