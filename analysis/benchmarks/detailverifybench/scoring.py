@@ -46,7 +46,7 @@ from analysis.benchmarks.detailverifybench.measure import (
     token_level,
 )
 from analysis.metrics import FloatArray, MetricDict, f1, f1s, macro_mean, ratio, ratios
-from analysis.spans import align_flags, is_no_hallucination
+from analysis.spans import NO_HALLUCINATION, align_flags
 
 METRIC_KEYS = (
     "token_precision", "token_recall", "token_f1", "token_iou",
@@ -94,12 +94,22 @@ def _check_lengths(gold: Sequence[str], pred: Sequence[str | None]) -> None:
 
 
 def _prepare_part(gold: Sequence[str], pred: Sequence[str]) -> _Part:
-    none = np.fromiter(map(is_no_hallucination, pred), dtype=bool, count=len(pred))
+    none = np.fromiter(map(says_none, pred), dtype=bool, count=len(pred))
     # NO HALLUCINATION answers are not tokenised: they read as all clean, gold-long.
     kept = [("" if x else p) for p, x in zip(pred, none.tolist(), strict=True)]
     gold_tokens = tokenize_texts(gold)
     pred_tokens, same = tokenize_like(kept, gold_tokens)
     return _Part(gold_tokens, pred_tokens, none, same)
+
+
+def says_none(prediction: str) -> bool:
+    """:func:`analysis.spans.is_no_hallucination`, without upper-casing a whole caption.
+
+    Upper-casing never shortens a text, so a stripped answer longer than ``NO HALLUCINATION``
+    cannot be it.
+    """
+    text = prediction.strip()
+    return len(text) <= len(NO_HALLUCINATION) and text.upper() == NO_HALLUCINATION
 
 
 def compare(

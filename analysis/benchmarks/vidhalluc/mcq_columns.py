@@ -10,6 +10,7 @@ lists), so each distinct one is encoded once.
 from __future__ import annotations
 
 import json
+import operator
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -51,14 +52,16 @@ def columns(
         found = (own_raws, gold_choices, [False] * len(records)) if ok else None
     else:  # the gold's choices must be checked even where the answer's are shown
         found = _answers(pred_path, answers, counts, clip_ids, gold_choices)
-        if _encoded(gold_choices, lambda c: "") is None:
+        if _encoded(gold_choices, _keys(gold_choices), lambda c: "") is None:
             return None
     if found is None:
         return None
     raws, choices, missing = found
     shown = [c if c is not None else g for c, g in zip(choices, gold_choices, strict=True)]
-    options = _encoded(shown, lambda c: json_list([f"{k}. {v}" for k, v in c.items()]))
-    extras = _encoded(choices, lambda c: json.dumps({"Choices": c}, ensure_ascii=False))
+    shown_keys = _keys(shown)
+    choice_keys = shown_keys if all(map(operator.is_, choices, shown)) else _keys(choices)
+    options = _encoded(shown, shown_keys, lambda c: json_list([f"{k}. {v}" for k, v in c.items()]))
+    extras = _encoded(choices, choice_keys, lambda c: json.dumps({"Choices": c}, ensure_ascii=False))
     if options is None or extras is None:
         return None
     answered, unanswered = (pred_path or gold_path).name, gold_path.name  # a skipped row points at the gold
@@ -166,14 +169,18 @@ def _extras(
     return out
 
 
+def _keys(values: Sequence[dict[str, str] | None]) -> list[bytes]:
+    """A key per choices object: the same bytes for the same keys and texts in the same order."""
+    return [orjson.dumps(value) if value else b"" for value in values]
+
+
 def _encoded(
-    values: Sequence[dict[str, str] | None], encode: Callable[[dict[str, str]], str]
+    values: Sequence[dict[str, str] | None], keys: Sequence[bytes], encode: Callable[[dict[str, str]], str]
 ) -> list[str] | None:
     """``encode(value or {})`` per row, once per distinct choices object; None if a text is no string."""
     cache: dict[bytes, str] = {}
     out = []
-    for value in values:
-        key = orjson.dumps(value) if value else b""  # the same bytes for the same keys and texts in order
+    for value, key in zip(values, keys, strict=True):
         text = cache.get(key)
         if text is None:
             if value and not set(map(type, value.values())) <= {str}:
