@@ -12,14 +12,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_detailverifybench import H, pipeline_record, write
 
 from analysis.benchmarks import detailverifybench as dvb
 from analysis.benchmarks.detailverifybench import read as dvb_io
 from analysis.benchmarks.detailverifybench.columns import image_media
-from analysis.benchmarks.detailverifybench.scoring import compare
+from analysis.benchmarks.detailverifybench.scoring import compare, says_none
 from analysis.errors import InputError
 from analysis.readers import MAX_TEXT_CHARS
+from analysis.spans import is_no_hallucination
 from analysis.table import concat_tables, make_table, media_json
 
 GOLD = f"A {H('red')} car is parked near a {H('tall')} tree."
@@ -143,3 +146,13 @@ def test_a_bad_value_is_named_with_its_record_and_field(tmp_path: Path, field: s
         dvb.load(write(tmp_path / "out.json", bad))
     line = err.value.line()
     assert "record 8" in line and field in line and problem in line, line
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(
+    st.sampled_from(["NO HALLUCINATION", " no hallucination\n", "No Hallucination.", "NO  HALLUCINATION",
+                     "ｎo hallucination", "no hallucınation", "NO HALLUCINATIOn \t", "", "ß" * 9]),
+    st.text(alphabet=st.sampled_from(list("nohalucit NOHALUCIT\tßﬁİı.")), max_size=24),
+))
+def test_says_none_is_the_official_no_hallucination_test(text: str) -> None:
+    assert says_none(text) == is_no_hallucination(text)
