@@ -7,6 +7,7 @@ separate gold file (``--gold ach_mcq.json``) are read too.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -116,11 +117,21 @@ def _is_article(text: str, start: int) -> bool:
     return follows_word.group(1) not in {"and", "or", "is", "are", "was", "seems", "would", "best"}
 
 
+@functools.lru_cache(maxsize=65536)
+def _whole_words(phrase: str) -> re.Pattern[str]:
+    """The pattern finding ``phrase`` as whole words, any case, compiled once per phrase.
+
+    The ``re`` module's own cache keeps 512 patterns: a file with more distinct choice texts
+    than that would compile each of them again for every answer.
+    """
+    return re.compile(rf"(?<!\w){re.escape(phrase)}(?!\w)", re.I)
+
+
 def _choice_text(text: str, choices: Choices) -> frozenset[str]:
     best: tuple[int, str] | None = None
     for key, value in choices.items():
         phrase = value.strip()
-        if not phrase or not re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text, re.I):
+        if not phrase or not _whole_words(phrase).search(text):
             continue
         if best is None or len(phrase) > best[0]:
             best = (len(phrase), key.strip().upper())
