@@ -156,6 +156,7 @@ _OWN_COLUMNS = ("image_path", "gt_hallucinated_caption_with_tags", "hallucinated
                 "validation_passed")
 
 
+@dvb_io.without_gc_pauses
 def load(
     predictions: Path,
     *,
@@ -246,6 +247,7 @@ def _gold_labels(gold: Path, pf: dvb_io.PipelineFile) -> list[list[dict[str, Any
     return found
 
 
+@dvb_io.without_gc_pauses
 def load_gold(paths: Sequence[Path]) -> pd.DataFrame:
     """Read ``real_test.jsonl`` / ``synthetic_test.jsonl`` rows into an item table (no model)."""
     rows = dvb_io.read_gold(paths)

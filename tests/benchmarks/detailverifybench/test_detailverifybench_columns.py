@@ -7,6 +7,7 @@ builds ids, domains and media for a whole column, and ``derive`` reads the token
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import numpy as np
@@ -156,3 +157,12 @@ def test_a_bad_value_is_named_with_its_record_and_field(tmp_path: Path, field: s
 ))
 def test_says_none_is_the_official_no_hallucination_test(text: str) -> None:
     assert says_none(text) == is_no_hallucination(text)
+
+
+def test_a_failed_load_leaves_the_collector_running(tmp_path: Path) -> None:
+    bad = records()
+    bad[0]["validation_passed"] = "yes"
+    assert gc.isenabled()
+    with pytest.raises(InputError):
+        dvb.load(write(tmp_path / "out.json", bad))
+    assert gc.isenabled()

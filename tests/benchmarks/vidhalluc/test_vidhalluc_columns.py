@@ -8,6 +8,7 @@ gold alone, the combined file, non-ASCII and quoted ids.
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ import pytest
 
 from analysis.benchmarks import vidhalluc
 from analysis.benchmarks.vidhalluc import mcq, mcq_columns, tsh
-from analysis.benchmarks.vidhalluc.common import make_id, make_ids, video, videos
+from analysis.benchmarks.vidhalluc.common import make_id, make_ids, video, videos, without_gc_pauses
 from analysis.errors import InputError
 
 CHOICES = {"A": "running", "B": "jumping", "C": "walking", "D": "sitting"}
@@ -42,7 +43,7 @@ def combined() -> dict[str, Any]:
     """The official inference output: gold and answers in one record."""
     out = json.loads(json.dumps(GOLD))
     for group, clips in out.items():
-        for k, (clip, record) in enumerate(clips.items()):
+        for k, record in enumerate(clips.values()):
             record["Model Answer"] = ["A", "The man is jumping.", None, "AB", "C"][(k + len(group)) % 5]
     return out
 
@@ -58,7 +59,8 @@ def test_mcq_columns_equal_the_record_by_record_reading(case: str) -> None:
 
 
 @pytest.mark.parametrize(("gold", "pred", "field"), [
-    ({"g": {"c": {"Correct Answer": "A", "Choices": {"A": 1}}}}, {"g": {"c": {"Choices": CHOICES}}}, "Choices.A"),
+    ({"g": {"c": {"Correct Answer": "A", "Choices": {"A": 1}}}}, {"g": {"c": {"Choices": CHOICES}}},
+     "Choices.A"),
     ({"g": {"c": {"Correct Answer": "A"}}}, {"g": {"c": {"Model Answer": 3}}}, "Model Answer"),
     ({"g": {"c": {"Correct Answer": "A"}}}, {"g": {"c": {"Choices": []}}}, "Choices"),
     ({"g": {"c": {"Correct Answer": None}}}, {"g": {"c": {}}}, "Correct Answer"),
@@ -98,7 +100,8 @@ def test_mcq_verdicts_per_distinct_value_equal_each_row(tmp_path: Path) -> None:
 
 
 TSH = {
-    "0": {"video": "v0", "Question": "Action A. x\nAction B. y\n", "Correct Answer": "AB", "Model Answer": "ab"},
+    "0": {"video": "v0", "Question": "Action A. x\nAction B. y\n", "Correct Answer": "AB",
+          "Model Answer": "ab"},
     "1": {"video": "v \"1\"", "Question": "q", "Correct Answer": "BA", "Model Answer": None, "extra": [1, 2]},
     "2": {"video": "é", "Question": "q", "Correct Answer": "AB", "Model Answer": "Action B then action A"},
 }
@@ -128,9 +131,33 @@ def test_tsh_bad_value_is_named(tmp_path: Path) -> None:
 
 def test_ids_and_media_of_a_column_equal_each_row() -> None:
     groups, clips = ["g", "é", "g\x1fh", ""], ["c", "c 'x'", "", "tab\there"]
-    assert make_ids("mcq", groups, clips) == [make_id("mcq", g, c) for g, c in zip(groups, clips, strict=True)]
+    want = [make_id("mcq", g, c) for g, c in zip(groups, clips, strict=True)]
+    assert make_ids("mcq", groups, clips) == want
     assert make_ids("sth", clips) == [make_id("sth", c) for c in clips]
     for odd in ('q"uote', "back\\slash", "nl\nx", "\u00a0"):
         ids = ["a_clip_1", odd]
         assert videos(ids) == [video(c) for c in ids]
     assert videos(["a", "b"]) == [video("a"), video("b")]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_loading_pauses_the_collector_and_restores_its_state(tmp_path: Path, enabled: bool) -> None:
+    seen: list[bool] = []
+
+    @without_gc_pauses
+    def fails() -> None:
+        seen.append(gc.isenabled())
+        raise InputError(tmp_path, "bad")
+
+    (gc.enable if enabled else gc.disable)()
+    try:
+        with pytest.raises(InputError):
+            fails()
+        assert seen == [False] and gc.isenabled() is enabled
+        bad = tmp_path / "model.json"
+        bad.write_text("{")
+        with pytest.raises(InputError):
+            vidhalluc.load(bad, task="tsh")
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable()
