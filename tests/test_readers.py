@@ -4,11 +4,14 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from analysis.errors import InputError
 from analysis.readers import (
     MAX_LINE_BYTES,
     key_ends,
+    keys_at_most,
     keys_in,
     read_json,
     read_jsonl,
@@ -16,6 +19,7 @@ from analysis.readers import (
     read_records,
     require,
     require_column,
+    surely_unique_keys,
 )
 
 
@@ -201,3 +205,37 @@ def test_loads_run_with_the_collector_paused_and_its_state_comes_back() -> None:
         assert not gc.isenabled()  # a caller's own pause is left as it was
     finally:
         gc.enable()
+
+
+_TRICKY = st.text(alphabet='ab:"\\{[,] \n\u00e9', max_size=6)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | _TRICKY,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TRICKY, inner, max_size=3),
+    max_leaves=12,
+)
+
+
+@given(_JSON)
+def test_the_fast_key_count_is_never_more_than_the_keys(value: object) -> None:
+    # Strings full of quotes, colons, backslashes and brackets: the count at C speed may come out
+    # lower than the truth (the exact check then runs), never higher (a repeat would slip through).
+    fast = keys_at_most(value)
+    assert fast is not None and fast <= keys_in(value)
+
+
+@given(st.dictionaries(_TRICKY, _JSON, min_size=1, max_size=4), st.data())
+def test_a_repeated_key_is_never_called_surely_unique(record: dict[str, object], data: st.DataObject) -> None:
+    key = data.draw(st.sampled_from(sorted(record)))
+    text = json.dumps(record)[:-1] + ", " + json.dumps(key) + ": 0}"  # the same key written twice
+    value = json.loads(text)
+    assert not surely_unique_keys(text.encode(), value)
+
+
+@given(st.lists(st.dictionaries(st.text("abc_", min_size=1, max_size=5),
+                                st.text("xyz .é", max_size=8) | st.integers(-10**9, 10**9), max_size=5),
+                max_size=5))
+def test_plain_records_take_the_fast_path(records: list[dict[str, object]]) -> None:
+    # the usual file: keys and texts without quotes or colons, however spaced: no second parse
+    compact = json.dumps(records, separators=(",", ":"))
+    for text in (json.dumps(records), json.dumps(records, indent=2), compact):
+        assert surely_unique_keys(text.encode(), records)
