@@ -157,3 +157,15 @@ def table(columns: dict[str, Any], *, task: str, model: str, n: int) -> pd.DataF
 def mask_unscored(values: list[Any], scored: Sequence[bool]) -> list[Any]:
     """Null out verdicts of rows the official scorer does not count."""
     return [v if s else None for v, s in zip(values, scored, strict=True)]
+
+
+def with_verdicts(frame: pd.DataFrame, verdicts: Callable[[pd.DataFrame, str], tuple[list[Any], list[Any]]]
+                  ) -> pd.DataFrame:
+    """Fill the parsed answers and verdicts of both parsers (official, lenient) from ``verdicts``."""
+    scored = frame["scored"].tolist()
+    for parser, (p_col, c_col) in {"official": ("parsed", "correct"),
+                                   "lenient": ("alt_parsed", "alt_correct")}.items():
+        parsed, correct = verdicts(frame, parser)
+        frame[p_col] = pd.Series(parsed, dtype="string")
+        frame[c_col] = pd.Series(mask_unscored(correct, scored), dtype="boolean")
+    return frame

@@ -23,10 +23,10 @@ from analysis.benchmarks.vidhalluc.common import (
     expect,
     field,
     make_id,
-    mask_unscored,
     nullable,
     table,
     video,
+    with_verdicts,
 )
 from analysis.metrics import MetricDict, accuracy
 from analysis.readers import read_object
@@ -220,13 +220,7 @@ def _table(
     if cols is None:
         cols = _columns_one_by_one(gold_path, gold, pred_path, pred)
     frame = table(cols, task=TASK, model=model, n=len(cols["item_id"]))
-    scored = frame["scored"].tolist()
-    for parser, (p_col, c_col) in {"official": ("parsed", "correct"),
-                                   "lenient": ("alt_parsed", "alt_correct")}.items():
-        parsed, correct = verdicts(frame, parser)
-        frame[p_col] = pd.Series(parsed, dtype="string")
-        frame[c_col] = pd.Series(mask_unscored(correct, scored), dtype="boolean")
-    return frame
+    return with_verdicts(frame, verdicts)
 
 
 def _columns_one_by_one(

@@ -21,13 +21,13 @@ from analysis.benchmarks.vidhalluc.common import (
     field,
     make_id,
     make_ids,
-    mask_unscored,
     nullable,
     only,
     table,
     texts_ok,
     video,
     videos,
+    with_verdicts,
 )
 from analysis.metrics import MetricDict, accuracy
 from analysis.readers import read_object
@@ -175,13 +175,7 @@ def _table(path: Path, data: dict[str, Any], model: str, *, gold_only: bool) -> 
     n = len(cols["item_id"])
     frame = table({**cols, "scored": not gold_only, "skip_reason": GOLD_ONLY if gold_only else ""},
                   task=TASK, model=model, n=n)
-    scored = frame["scored"].tolist()
-    for parser, (p_col, c_col) in {"official": ("parsed", "correct"),
-                                   "lenient": ("alt_parsed", "alt_correct")}.items():
-        parsed, correct = verdicts(frame, parser)
-        frame[p_col] = pd.Series(parsed, dtype="string")
-        frame[c_col] = pd.Series(mask_unscored(correct, scored), dtype="boolean")
-    return frame
+    return with_verdicts(frame, verdicts)
 
 
 def _columns(path: Path, data: dict[str, Any], *, gold_only: bool) -> dict[str, list[Any]] | None:
