@@ -1,0 +1,133 @@
+"""The item table of one ``results.jsonl``, built a column at a time.
+
+Text columns go to the table as Arrow arrays (what the table's string columns are), so pandas
+does not check a million Python strings again; texts that repeat (media references, skip reasons,
+readings of the same answer against the same gold) are made once per distinct value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
+
+from analysis.benchmarks.cdh_bench import parse as _parse
+from analysis.benchmarks.cdh_bench import read as _read
+from analysis.benchmarks.cdh_bench.columns import TEXT, Columns
+from analysis.readers import Records
+from analysis.table import make_table, media_json
+
+Bools = npt.NDArray[np.bool_]
+
+
+def results_table(path: Path, records: Records, cols: dict[str, list[Any]], fields: Columns, *,
+                  name: str, model: str | None, alt_parser: str) -> pd.DataFrame:
+    """The item table of the records of ``path`` (every record, in file order)."""
+    ok = np.array([s == "ok" for s in cols["status"]], dtype=bool)
+    tasks = [t or "" for t in cols["task"]]
+    sides = [s or "" for s in cols["side"]]
+    pairs = [p or "" for p in cols["pair_id"]]
+    readers = [_parse.READERS["reparse"], _parse.READERS[alt_parser]]
+    (parsed, _), (alt_parsed, alt_correct) = _parse.read_columns(tasks, cols["pred"], cols["gt"], readers)
+    return make_table({
+        "benchmark": name,
+        "item_id": _text(_read.item_ids(pairs, tasks, sides)),
+        "model": model or _category(_or(fields.text("model_name"), path.stem)),
+        "task": _category(_or(fields.text("task"), "")),
+        "category": _category(_or(fields.text("category"), _read.UNKNOWN)),
+        "subcategory": _category(_or(fields.text("subcategory"), "")),
+        "question": _strings(_or(fields.text("question"), "")),
+        "options": _text(cols["options"]),
+        "gold": _strings(_or(fields.text("gt"), "")),
+        "raw_answer": _strings(fields.text("pred")),
+        "parsed": _text(_unless(ok, parsed)),
+        "correct": _verdicts(ok, np.array([c is True for c in cols["correct"]], dtype=bool)),
+        "alt_parser": alt_parser,
+        "alt_parsed": _text(_unless(ok, alt_parsed)),
+        "alt_correct": _verdicts(ok, alt_correct),
+        "scored": ok,
+        "skip_reason": _text(_per_distinct(cols["status"], _skip_reason)),
+        "media": _text(_media(cols["image_path"], sides)),
+        "pair_id": _strings(_or(fields.text("pair_id"), "")),
+        "side": _strings(_or(fields.text("side"), "")),
+        "source": _sources(path, records),
+        "extra": _strings(_read.result_extras(fields)),
+    }, length=len(records))  # fmt: skip
+
+
+def _text(values: Sequence[str | None] | npt.NDArray[np.object_]) -> pd.arrays.ArrowStringArray:
+    """A string column from Python texts (None for null), converted once by Arrow."""
+    return _strings(pa.array(values, TEXT))
+
+
+def _strings(text: pa.Array | None) -> pd.arrays.ArrowStringArray:
+    """A string column from Arrow texts."""
+    assert text is not None, "a text field the reader checked"
+    return pd.arrays.ArrowStringArray(pa.chunked_array([text], TEXT))
+
+
+def _or(text: pa.Array | None, default: str) -> pa.Array:
+    """``value or default`` of each text: nulls and empty texts become ``default``."""
+    assert text is not None, "a text field the reader checked"
+    filled = pc.fill_null(text, "")
+    if not default:
+        return filled
+    return pc.if_else(pc.equal(filled, ""), pa.scalar(default, TEXT), filled)
+
+
+def _category(text: pa.Array) -> pd.Categorical:
+    """A category column from texts, its categories sorted (as pandas sorts a column's values)."""
+    encoded = pc.dictionary_encode(text)
+    names = encoded.dictionary.to_pylist()
+    order = sorted(range(len(names)), key=names.__getitem__)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
+    return pd.Categorical.from_codes(codes, categories=pd.Index([names[i] for i in order]))
+
+
+def _unless(ok: Bools, values: npt.NDArray[np.object_]) -> npt.NDArray[np.object_]:
+    """``values`` with None where the row is not scored."""
+    out = values.copy()
+    out[~ok] = None
+    return out
+
+
+def _verdicts(ok: Bools, correct: Bools) -> pd.arrays.BooleanArray:
+    """Verdicts where the row is scored, null elsewhere."""
+    return pd.arrays.BooleanArray(correct & ok, ~ok)
+
+
+def _per_distinct(values: list[Any], text: Any) -> list[str]:
+    """``text(v)`` for each value, computed once per distinct value."""
+    known = {v: text(v) for v in dict.fromkeys(values)}
+    return [known[v] for v in values]
+
+
+def _skip_reason(status: str | None) -> str:
+    if status == "ok":
+        return ""
+    if status is None:
+        return "no status: not counted"
+    return f"status {status!r}: not counted, even if a later retry succeeds"
+
+
+def _media(paths: list[str | None], sides: list[str]) -> list[str]:
+    """The image of each record as a ``media`` text ("" for none), once per distinct (path, side)."""
+    keys = list(zip(paths, sides, strict=True))
+    known = {key: media_json([("image", key[0], key[1])]) if key[0] else "" for key in dict.fromkeys(keys)}
+    return [known[key] for key in keys]
+
+
+def _sources(path: Path, records: Records) -> pd.arrays.ArrowStringArray:
+    """``file:line N`` of each record."""
+    where = records.labels or [records.where(i) for i in range(len(records))]
+    joined = pc.binary_join_element_wise(pa.scalar(f"{path.name}:", TEXT), pa.array(where, TEXT),
+                                         pa.scalar("", TEXT))  # fmt: skip
+    return pd.arrays.ArrowStringArray(pa.chunked_array([joined], TEXT))
