@@ -56,7 +56,7 @@ from analysis.benchmarks.avhbench import native as _native
 from analysis.benchmarks.avhbench import table as _avh_table
 from analysis.benchmarks.avhbench.auditing import audit_records
 from analysis.benchmarks.avhbench.detect import recognise as recognise
-from analysis.benchmarks.avhbench.read import read
+from analysis.benchmarks.avhbench.read import collector_paused, read
 from analysis.benchmarks.base import (
     Board,
     Bools,
@@ -127,8 +127,13 @@ def load(
 ) -> pd.DataFrame:
     """Read one model's AVHBench answers (any of the three shapes) into an item table."""
     refuse_task(NAME, task)
-    parsed = read(Path(predictions), need_pred=True, gold=None if gold is None else Path(gold),
-                  fmt=fmt, mapping=mapping)
+    with collector_paused():  # the records are freed before the collector resumes
+        return _table(Path(predictions), None if gold is None else Path(gold), model, fmt, mapping)
+
+
+def _table(predictions: Path, gold: Path | None, model: str | None, fmt: str | None,
+           mapping: Mapping[str, str] | None) -> pd.DataFrame:
+    parsed = read(predictions, need_pred=True, gold=gold, fmt=fmt, mapping=mapping)
     return _avh_table.build(parsed, name=NAME, model=model, readers=(first_word, READERS[ALT_PARSER]),
                             alt_parser=ALT_PARSER)
 
