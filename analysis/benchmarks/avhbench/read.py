@@ -30,6 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
+
 from analysis import harness, readers
 from analysis.errors import InputError
 
@@ -132,8 +136,10 @@ def _columns(items: list[dict[str, Any]], need_pred: bool) -> _Fields | None:
 def _by_column(records: readers.Records, fields: _Fields, need_pred: bool, gold: Path | None) -> Parsed:
     """The records read a field at a time (every field known to be well typed)."""
     n = len(records)
-    text = _per_distinct(fields.asked, question_of)
-    keys = list(zip(fields.video_id, _per_distinct(text, str.strip), strict=True))
+    text = list(fields.asked)
+    for i in _rows_with(text, "wer"):  # only a text holding "answer" (any case; "ſ" folds to s) has a suffix
+        text[i] = question_of(text[i])
+    keys = list(zip(fields.video_id, [t.strip() for t in text], strict=True))
     task, label = fields.task, fields.label
     lookup: Lookup | None = None
     if need_pred and gold is not None:  # a given gold file wins over labels inside the records
@@ -148,7 +154,9 @@ def _by_column(records: readers.Records, fields: _Fields, need_pred: bool, gold:
                 raise records.error(i, "missing, expected a string", missing)
             lookup = _gold_lookup(records, i, gold, missing)
         task[i], label[i] = _match(records, i, lookup, keys[i], task[i], label[i], gold)
-    failed = _per_distinct(fields.pred, harness.failed_inference) if need_pred else [False] * n
+    failed = [False] * n
+    for i in _rows_with(fields.pred, harness.FAILED_PREFIX):
+        failed[i] = harness.failed_inference(fields.pred[i])
     return Parsed(records.path, fields.video_id, task, text, label, fields.pred,  # type: ignore[arg-type]
                   records.labels or [readers.record_name(i) for i in range(n)],
                   _extras(records.items, fields.asked, text, need_pred), failed)
@@ -173,7 +181,7 @@ def _stem(name: str) -> str:
 def _first_of(items: list[dict[str, Any]], keys: tuple[str, ...], *, optional: bool = False) -> list[Any] | None:
     """The first of ``keys`` that is present and not null, of every record; None if one is refused."""
     values = [item.get(keys[0]) for item in items]
-    for key in keys[1:]:
+    for key in keys[1:] if None in values else ():
         for i in [i for i, v in enumerate(values) if v is None]:
             values[i] = items[i].get(key)
     return values if _texts(values, null=optional) else None
@@ -182,7 +190,7 @@ def _first_of(items: list[dict[str, Any]], keys: tuple[str, ...], *, optional: b
 def _first_present(items: list[dict[str, Any]], keys: tuple[str, ...]) -> list[Any] | None:
     """The first of ``keys`` present (null allowed), of every record; None if one has none or a non-string."""
     values = [item.get(keys[0], _ABSENT) for item in items]
-    for key in keys[1:]:
+    for key in keys[1:] if _ABSENT in values else ():
         for i in [i for i, v in enumerate(values) if v is _ABSENT]:
             values[i] = items[i].get(key, _ABSENT)
     return values if _texts(values, null=True) else None
@@ -196,10 +204,10 @@ def _texts(values: list[Any], *, null: bool = False) -> bool:
     return max(map(len, filter(None, values)), default=0) <= readers.MAX_TEXT_CHARS
 
 
-def _per_distinct(values: list[Any], function: Any) -> list[Any]:
-    """``function(v)`` for each value, computed once per distinct value."""
-    known = {v: function(v) for v in dict.fromkeys(values)}
-    return [known[v] for v in values]
+def _rows_with(texts: list[str | None], part: str) -> list[int]:
+    """The rows whose text holds ``part``, in any case (Arrow finds them without a call per row)."""
+    found = pc.match_substring(pa.array(texts, pa.large_string()), part, ignore_case=True).fill_null(False)
+    return np.flatnonzero(found.to_numpy(zero_copy_only=False)).tolist()  # type: ignore[no-any-return]
 
 
 def _extras(items: list[dict[str, Any]], asked: list[str], text: list[str], with_pred: bool) -> list[dict[str, Any]]:

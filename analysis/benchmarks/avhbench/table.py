@@ -27,7 +27,7 @@ def build(parsed: Parsed, *, name: str, model: str | None, readers: tuple[Reader
           alt_parser: str) -> pd.DataFrame:
     """The item table of ``parsed``; ``readers`` (default, alternative) is None for gold alone."""
     n = len(parsed)
-    keys = list(zip(parsed.video_id, _per_distinct(parsed.text, str.strip), strict=True))
+    keys = list(zip(parsed.video_id, [t.strip() for t in parsed.text], strict=True))
     scored, reasons = _scored(parsed, keys)
     columns: dict[str, Any] = {
         "benchmark": name,

@@ -139,7 +139,11 @@ def _one_kind(kind: type, values: Sequence[Any], depth: int) -> pa.Array:
 
 
 def _strings(values: Sequence[str]) -> pa.Array:
-    text = pa.array(values, TEXT)
+    return json_strings(pa.array(values, TEXT))
+
+
+def json_strings(text: pa.Array) -> pa.Array:
+    """Arrow texts (no nulls) as JSON string literals, exactly as ``json.dumps`` writes each."""
     distinct = pc.dictionary_encode(text)
     if 2 * len(distinct.dictionary) <= len(text):  # repeated texts: each distinct one quoted once
         return _quoted(distinct.dictionary).take(distinct.indices)

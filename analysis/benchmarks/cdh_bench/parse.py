@@ -24,11 +24,8 @@ make on this benchmark's answers:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any
-
-import numpy as np
-import numpy.typing as npt
 
 THINK_END = "</think>"
 LETTERS = frozenset({"A", "B", "C", "D"})
@@ -225,27 +222,6 @@ def read_rows(
         parsed.append(reading[0])
         correct.append(reading[1])
     return parsed, correct
-
-
-def read_columns(
-    tasks: Sequence[str], texts: Sequence[Any], golds: Sequence[Any], readers: Sequence[Reader]
-) -> list[tuple[npt.NDArray[np.object_], npt.NDArray[np.bool_]]]:
-    """Per reader, what each row was read as and its verdict: as :func:`read_rows`, as arrays.
-
-    The distinct (task, text, gold) keys are found once for all readers; each reader reads each once.
-    """
-    index: dict[tuple[str, str, str], int] = {}
-    keys = zip(tasks, [t if type(t) is str else "" for t in texts], [g if type(g) is str else "" for g in golds],
-               strict=True)  # fmt: skip
-    codes = np.fromiter((index.setdefault(k, len(index)) for k in keys), dtype=np.intp, count=len(tasks))
-    out = []
-    for reader in readers:
-        readings = [reader(*key) for key in index]
-        parsed = np.empty(len(readings), dtype=object)
-        parsed[:] = [r[0] for r in readings]
-        correct = np.array([r[1] for r in readings], dtype=bool)
-        out.append((parsed[codes], correct[codes]))
-    return out
 
 
 def _text(value: Any) -> str:

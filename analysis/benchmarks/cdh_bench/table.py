@@ -19,9 +19,9 @@ import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 
 from analysis.benchmarks.cdh_bench import parse as _parse
 from analysis.benchmarks.cdh_bench import read as _read
-from analysis.benchmarks.cdh_bench.columns import TEXT, Columns
+from analysis.benchmarks.cdh_bench.columns import TEXT, Columns, json_strings
 from analysis.readers import Records
-from analysis.table import make_table, media_json
+from analysis.table import make_table
 
 Bools = npt.NDArray[np.bool_]
 
@@ -34,7 +34,7 @@ def results_table(path: Path, records: Records, cols: dict[str, list[Any]], fiel
     sides = [s or "" for s in cols["side"]]
     pairs = [p or "" for p in cols["pair_id"]]
     readers = [_parse.READERS["reparse"], _parse.READERS[alt_parser]]
-    (parsed, _), (alt_parsed, alt_correct) = _parse.read_columns(tasks, cols["pred"], cols["gt"], readers)
+    (parsed, _), (alt_parsed, alt_correct) = _readings(fields, tasks, cols, readers)
     return make_table({
         "benchmark": name,
         "item_id": _text(_read.item_ids(pairs, tasks, sides)),
@@ -53,7 +53,7 @@ def results_table(path: Path, records: Records, cols: dict[str, list[Any]], fiel
         "alt_correct": _verdicts(ok, alt_correct),
         "scored": ok,
         "skip_reason": _text(_per_distinct(cols["status"], _skip_reason)),
-        "media": _text(_media(cols["image_path"], sides)),
+        "media": _strings(_media(fields.text("image_path"), _or(fields.text("side"), ""))),
         "pair_id": _strings(_or(fields.text("pair_id"), "")),
         "side": _strings(_or(fields.text("side"), "")),
         "source": _sources(path, records),
@@ -118,11 +118,37 @@ def _skip_reason(status: str | None) -> str:
     return f"status {status!r}: not counted, even if a later retry succeeds"
 
 
-def _media(paths: list[str | None], sides: list[str]) -> list[str]:
-    """The image of each record as a ``media`` text ("" for none), once per distinct (path, side)."""
-    keys = list(zip(paths, sides, strict=True))
-    known = {key: media_json([("image", key[0], key[1])]) if key[0] else "" for key in dict.fromkeys(keys)}
-    return [known[key] for key in keys]
+def _media(paths: pa.Array | None, sides: pa.Array) -> pa.Array:
+    """The image of each record as its ``media`` text (``media_json`` of it), "" where it has none."""
+    path = _or(paths, "")
+    texts = pc.binary_join_element_wise(
+        pa.scalar('[{"kind": "image", "path": ', TEXT), json_strings(path), pa.scalar(', "role": ', TEXT),
+        json_strings(sides), pa.scalar("}]", TEXT), pa.scalar("", TEXT))  # fmt: skip
+    return pc.if_else(pc.equal(path, ""), pa.scalar("", TEXT), texts)
+
+
+def _readings(fields: Columns, tasks: list[str], cols: dict[str, list[Any]],
+              readers: Sequence[_parse.Reader]) -> list[tuple[npt.NDArray[np.object_], Bools]]:
+    """Per reader, each row's reading and verdict, each distinct (task, answer, gold) read once.
+
+    As ``parse.read_rows``: a null answer or gold reads as "". The distinct keys are found by Arrow
+    on one text per row that no two different keys share: the task's and the gold's lengths
+    before them (``2:qa3:yesYes, it is``).
+    """
+    task, gold = _or(fields.text("task"), ""), _or(fields.text("gt"), "")
+    pieces = [pc.cast(pc.utf8_length(task), TEXT), pa.scalar(":", TEXT), task,
+              pc.cast(pc.utf8_length(gold), TEXT), pa.scalar(":", TEXT), gold, _or(fields.text("pred"), "")]
+    codes = pc.dictionary_encode(pc.binary_join_element_wise(*pieces, pa.scalar("", TEXT))).indices
+    codes = codes.to_numpy(zero_copy_only=False)
+    _, first = np.unique(codes, return_index=True)  # codes count from 0 in order of first appearance
+    keys = [(tasks[i], cols["pred"][i] or "", cols["gt"][i] or "") for i in first.tolist()]
+    out = []
+    for reader in readers:
+        readings = [reader(*key) for key in keys]
+        parsed = np.empty(len(readings), dtype=object)
+        parsed[:] = [r[0] for r in readings]
+        out.append((parsed[codes], np.array([r[1] for r in readings], dtype=bool)[codes]))
+    return out
 
 
 def _sources(path: Path, records: Records) -> pd.arrays.ArrowStringArray:
