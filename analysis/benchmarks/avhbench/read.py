@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -178,7 +178,8 @@ def _stem(name: str) -> str:
     return name[:-4] if name.lower().endswith(".mp4") else name
 
 
-def _first_of(items: list[dict[str, Any]], keys: tuple[str, ...], *, optional: bool = False) -> list[Any] | None:
+def _first_of(items: list[dict[str, Any]], keys: tuple[str, ...], *,
+              optional: bool = False) -> list[Any] | None:
     """The first of ``keys`` that is present and not null, of every record; None if one is refused."""
     values = [item.get(keys[0]) for item in items]
     for key in keys[1:] if None in values else ():
@@ -204,13 +205,15 @@ def _texts(values: list[Any], *, null: bool = False) -> bool:
     return max(map(len, filter(None, values)), default=0) <= readers.MAX_TEXT_CHARS
 
 
-def _rows_with(texts: list[str | None], part: str) -> list[int]:
+def _rows_with(texts: Sequence[str | None], part: str) -> list[int]:
     """The rows whose text holds ``part``, in any case (Arrow finds them without a call per row)."""
     found = pc.match_substring(pa.array(texts, pa.large_string()), part, ignore_case=True).fill_null(False)
-    return np.flatnonzero(found.to_numpy(zero_copy_only=False)).tolist()  # type: ignore[no-any-return]
+    rows: list[int] = np.flatnonzero(found.to_numpy(zero_copy_only=False)).tolist()
+    return rows
 
 
-def _extras(items: list[dict[str, Any]], asked: list[str], text: list[str], with_pred: bool) -> list[dict[str, Any]]:
+def _extras(items: list[dict[str, Any]], asked: list[str], text: list[str],
+            with_pred: bool) -> list[dict[str, Any]]:
     """Each record's fields not read into a column, plus the question as asked when it had a suffix."""
     used = _used(with_pred)
     if all(k in used for shape in dict.fromkeys(map(tuple, items)) for k in shape) and asked == text:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -55,7 +55,7 @@ def build(parsed: Parsed, *, name: str, model: str | None, readers: tuple[Reader
     return make_table(columns, length=n)
 
 
-def _text(values: list[str | None]) -> pd.arrays.ArrowStringArray:
+def _text(values: Sequence[str | None]) -> pd.arrays.ArrowStringArray:
     """A string column from Python texts (None for null), converted once by Arrow."""
     return pd.arrays.ArrowStringArray(pa.chunked_array([pa.array(values, _TEXT)], _TEXT))
 
@@ -75,8 +75,8 @@ def _media(video_id: str) -> str:
 
 def _sources(parsed: Parsed) -> pd.arrays.ArrowStringArray:
     """``file:record N`` of each record."""
-    joined = pc.binary_join_element_wise(pa.scalar(f"{parsed.path.name}:", _TEXT), pa.array(parsed.where, _TEXT),
-                                         pa.scalar("", _TEXT))  # fmt: skip
+    prefix = pa.scalar(f"{parsed.path.name}:", _TEXT)
+    joined = pc.binary_join_element_wise(prefix, pa.array(parsed.where, _TEXT), pa.scalar("", _TEXT))
     return pd.arrays.ArrowStringArray(pa.chunked_array([joined], _TEXT))
 
 
@@ -100,12 +100,14 @@ def _scored(parsed: Parsed, keys: list[tuple[str, str]]) -> tuple[npt.NDArray[np
     odd_gold = asked[(first == asked) & ~yes_no[asked]]
     scored = np.ones(n, dtype=bool)
     reasons = [""] * n
-    for rows, reason in ((np.flatnonzero(captioning), lambda i: CAPTION_REASON),
-                         (np.flatnonzero(failed), lambda i: "failed inference (ERROR: ...)"),
-                         (odd_gold, lambda i: f"gold label {parsed.label[i]!r} is not Yes or No")):  # fmt: skip
-        scored[rows] = False
-        for i in rows.tolist():
-            reasons[i] = reason(i)
+    for i in np.flatnonzero(captioning).tolist():
+        reasons[i] = CAPTION_REASON
+    for i in np.flatnonzero(failed).tolist():
+        reasons[i] = "failed inference (ERROR: ...)"
+    for i in odd_gold.tolist():
+        reasons[i] = f"gold label {parsed.label[i]!r} is not Yes or No"
+    scored[captioning | failed] = False
+    scored[odd_gold] = False
     scored[repeated] = False
     for i, at in zip(repeated.tolist(), first[first != asked].tolist(), strict=True):
         reasons[i] = f"repeated key: first asked at {parsed.where[at]}"

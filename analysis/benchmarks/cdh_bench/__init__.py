@@ -247,7 +247,8 @@ def _stored_commonsense_error(extra: pd.Series) -> BoolArray:
     maybe = pc.match_substring_regex(text, r'"commonsense_error"\s*:\s*true').fill_null(False)
     out = np.zeros(len(text), dtype=bool)
     candidates = np.flatnonzero(maybe.to_numpy(zero_copy_only=False))
-    out[candidates] = [orjson.loads(t).get("commonsense_error") is True for t in text.take(candidates).to_pylist()]
+    texts = text.take(candidates).to_pylist()
+    out[candidates] = [orjson.loads(t).get("commonsense_error") is True for t in texts]
     return out
 
 
@@ -305,7 +306,8 @@ def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     wanted = ((table["side"] == "counterfactual") & table["scored"]).to_numpy(dtype=bool)
     cf = np.flatnonzero(wanted[rows])
     if cf.size:
-        cs_error[cf] = _stored_commonsense_error(table["extra"].take(rows[cf]))  # as verdicts(..., "official")
+        # as verdicts(..., "official") does, from the one column it needs
+        cs_error[cf] = _stored_commonsense_error(table["extra"].take(rows[cf]))
     return {"_cs_error": cs_error}
 
 

@@ -46,7 +46,7 @@ class Columns:
         self.objects = objects
         self._texts: dict[str, pa.Array | None] = {}
         shapes = list(map(tuple, objects))
-        rows_of: dict[tuple[str, ...], list[int]] = dict.fromkeys(shapes)  # type: ignore[arg-type]
+        rows_of: dict[tuple[str, ...], list[int]] = {shape: [] for shape in dict.fromkeys(shapes)}
         self.grouped = len(rows_of) <= max(_MIN_GROUP, len(objects) // _MIN_GROUP)
         """False when the objects have too many key sequences to group: then read one by one."""
         self.groups: list[tuple[tuple[str, ...], list[int] | None, dict[str, Sequence[Any]]]] = []
@@ -56,8 +56,6 @@ class Columns:
         if len(rows_of) == 1:
             self.groups.append((shapes[0], None, _transpose(objects, shapes[0])))
             return
-        for shape in rows_of:
-            rows_of[shape] = []
         for row, shape in enumerate(shapes):
             rows_of[shape].append(row)
         for shape, rows in rows_of.items():
@@ -78,7 +76,10 @@ class Columns:
         return out
 
     def text(self, key: str) -> pa.Array | None:
-        """Field ``key`` of every object as Arrow text (null where absent or null); None if one is not a string."""
+        """Field ``key`` of every object as Arrow text (null where absent or null).
+
+        None when some value is not a string.
+        """
         if key not in self._texts:
             values = self.groups[0][2].get(key) if self.grouped and len(self.groups) == 1 else None
             try:
@@ -88,7 +89,7 @@ class Columns:
         return self._texts[key]
 
     def texts_without(self, drop: Collection[str], *, depth: int = 0) -> pa.Array:
-        """Each object without the keys in ``drop``, as ``json.dumps`` writes it (``{}`` when none is left)."""
+        """Each object without the keys in ``drop``, as ``json.dumps`` writes it ("{}" if none is left)."""
         if not self.grouped or depth >= _MAX_DEPTH:
             return pa.array([
                 json.dumps({k: v for k, v in o.items() if k not in drop}, ensure_ascii=False, default=str)
