@@ -95,7 +95,8 @@ class Columns:
                 json.dumps({k: v for k, v in o.items() if k not in drop}, ensure_ascii=False, default=str)
                 for o in self.objects
             ], TEXT)  # fmt: skip
-        parts = [_joined(shape, columns, drop, len(rows) if rows is not None else len(self.objects), depth)
+        known = self._texts if len(self.groups) == 1 else {}  # strings already in Arrow: not again
+        parts = [_joined(shape, columns, drop, len(self.objects if rows is None else rows), depth, known)
                  for shape, rows, columns in self.groups]  # fmt: skip
         if len(parts) <= 1:
             return parts[0] if parts else pa.array([], TEXT)
@@ -177,7 +178,7 @@ _SHORT_ESCAPES = (("\\", "\\\\"), ('"', '\\"'), ("\n", "\\n"), ("\r", "\\r"), ("
 
 
 def _joined(shape: tuple[str, ...], columns: dict[str, Sequence[Any]], drop: Collection[str], n: int,
-            depth: int) -> pa.Array:
+            depth: int, known: dict[str, pa.Array | None]) -> pa.Array:
     """Texts of ``n`` objects with the keys ``shape``, from their columns, keys in ``drop`` left out."""
     keys = [k for k in shape if k not in drop]
     if not keys:
@@ -185,7 +186,9 @@ def _joined(shape: tuple[str, ...], columns: dict[str, Sequence[Any]], drop: Col
     pieces: list[Any] = []
     for i, key in enumerate(keys):
         pieces.append(pa.scalar(("{" if i == 0 else ", ") + json_string(key) + ": ", TEXT))
-        pieces.append(dumps_each(columns[key], depth=depth))
+        text = known.get(key)
+        whole = text is not None and text.null_count == 0  # every value a string
+        pieces.append(json_strings(text) if whole else dumps_each(columns[key], depth=depth))
     pieces.append(pa.scalar("}", TEXT))
     return pc.binary_join_element_wise(*pieces, pa.scalar("", TEXT))
 

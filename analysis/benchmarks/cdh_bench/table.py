@@ -29,7 +29,7 @@ Bools = npt.NDArray[np.bool_]
 def results_table(path: Path, records: Records, cols: dict[str, list[Any]], fields: Columns, *,
                   name: str, model: str | None, alt_parser: str) -> pd.DataFrame:
     """The item table of the records of ``path`` (every record, in file order)."""
-    ok = np.array([s == "ok" for s in cols["status"]], dtype=bool)
+    ok = _is(fields.text("status"), "ok")
     tasks = [t or "" for t in cols["task"]]
     sides = [s or "" for s in cols["side"]]
     pairs = [p or "" for p in cols["pair_id"]]
@@ -47,7 +47,7 @@ def results_table(path: Path, records: Records, cols: dict[str, list[Any]], fiel
         "gold": _strings(_or(fields.text("gt"), "")),
         "raw_answer": _strings(fields.text("pred")),
         "parsed": _text(_unless(ok, parsed)),
-        "correct": _verdicts(ok, np.array([c is True for c in cols["correct"]], dtype=bool)),
+        "correct": _verdicts(ok, _true(cols["correct"])),
         "alt_parser": alt_parser,
         "alt_parsed": _text(_unless(ok, alt_parsed)),
         "alt_correct": _verdicts(ok, alt_correct),
@@ -90,6 +90,19 @@ def _category(text: pa.Array) -> pd.Categorical:
     rank[order] = np.arange(len(order), dtype=np.int64)
     codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
     return pd.Categorical.from_codes(codes, categories=pd.Index([names[i] for i in order]))
+
+
+def _is(text: pa.Array | None, value: str) -> Bools:
+    """Where the text is ``value`` (never where it is null)."""
+    assert text is not None, "a text field the reader checked"
+    found: Bools = pc.equal(text, value).fill_null(False).to_numpy(zero_copy_only=False)
+    return found
+
+
+def _true(values: list[bool | None]) -> Bools:
+    """Where the value is True (not null)."""
+    found: Bools = pa.array(values, pa.bool_()).fill_null(False).to_numpy(zero_copy_only=False)
+    return found
 
 
 def _unless(ok: Bools, values: npt.NDArray[np.object_]) -> npt.NDArray[np.object_]:
