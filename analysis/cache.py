@@ -112,16 +112,59 @@ def read_frame(entry: Path) -> tuple[pd.DataFrame, dict[str, Any]] | None:
         meta = json.loads((arrow.schema.metadata or {})[b"halluscope"])
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
             return None
-        frame = arrow.to_pandas(types_mapper=_text_dtype, split_blocks=True)
+        frame = _frame(arrow)
     except (OSError, pa.ArrowException, KeyError, ValueError, TypeError):
         return None
+    os.utime(entry)  # most recently used (for pruning)
+    return frame, meta
+
+
+def _frame(arrow: pa.Table) -> pd.DataFrame:
+    """An Arrow table as item-table columns: text wraps the Arrow buffers, categories are ``string``."""
+    frame: pd.DataFrame = arrow.to_pandas(types_mapper=_text_dtype, split_blocks=True)
     for name, dtype in frame.dtypes.items():
         if isinstance(dtype, pd.CategoricalDtype):  # categories come back as "str"; the table has "string"
             codes = frame[name].cat.codes.to_numpy()
             categories = pd.Index(dtype.categories, dtype="string")
             frame[name] = pd.Categorical.from_codes(codes, categories=categories)
+    return frame
+
+
+def entry_columns(entry: Path) -> list[str] | None:
+    """The column names of an entry of :func:`write_frame`; None if it cannot be read."""
+    try:
+        return list(pa.ipc.open_file(pa.memory_map(str(entry), "r")).schema.names)
+    except (OSError, pa.ArrowException):
+        return None
+
+
+def entry_rows(entry: Path) -> int | None:
+    """The rows of a readable entry of :func:`write_frame` in the current format; None otherwise."""
+    try:
+        reader = pa.ipc.open_file(pa.memory_map(str(entry), "r"))
+        meta = json.loads((reader.schema.metadata or {})[b"halluscope"])
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            return None
+        rows = int(sum(reader.get_batch(i).num_rows for i in range(reader.num_record_batches)))
+    except (OSError, pa.ArrowException, KeyError, ValueError, TypeError):
+        return None
     os.utime(entry)  # most recently used (for pruning)
-    return frame, meta
+    return rows
+
+
+def read_column(entry: Path, name: str) -> pd.Series:
+    """One column of an entry of :func:`write_frame`, through a memory map of its own.
+
+    When the column is let go, so is its map: stacking many entries a column at a time then
+    holds only one column of them in memory (a whole entry's map would keep every page that
+    was read resident). The whole entry is wrapped and one column kept: pyarrow copies the
+    buffers of a column read alone (``included_fields``), but wraps a whole file's without
+    reading them. Raises OSError or ArrowException when the entry cannot be read.
+    """
+    with pa.memory_map(str(entry), "r") as source:
+        arrow = pa.ipc.open_file(source).read_all()
+    column: pd.Series = _frame(arrow.select([name]))[name]
+    return column
 
 
 def _text_dtype(arrow_type: pa.DataType) -> Any:

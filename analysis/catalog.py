@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -27,15 +27,15 @@ import pandas as pd
 
 from analysis import _catalog_cache, benchmarks
 from analysis.benchmarks.base import Finding
-from analysis.cache import read_frame
+from analysis.cache import entry_columns, entry_rows, read_column, read_frame
 from analysis.chart_cells import ChartCells
 from analysis.charts import CHART_COLUMNS, derive_columns
 from analysis.detect import Detected, Role, detect
 from analysis.errors import InputError
 from analysis.media import MediaResolver
 from analysis.readers import read_object
-from analysis.table import concat_tables, single_chunks
-from analysis.views import Filters, ItemDetail, filter_rows, group_indices, item_detail, prepare
+from analysis.table import concat_tables, single_chunks, stack_columns
+from analysis.views import Filters, ItemDetail, filter_rows, group_indices, item_detail, prepare, search_text
 
 T = TypeVar("T")
 Progress = Callable[[str], None]
@@ -334,13 +334,13 @@ def load_sources(
         unreadable: set[Path] = set()  # a cached set of files loaded the same way before
         took = time.perf_counter() - start
         say(f"{len(table):,} rows from the cache of {len(sources)} files ({took:.1f} s)")
-    else:
+    saving = None
+    if restored is None:
         table, errors, unreadable = _load_tables(sources, gold_by_bench, say, cache_dir)
         say(f"{len(table):,} rows from {len(sources)} files in {time.perf_counter() - start:.1f} s")
-        if entry is not None:
-            entry = _catalog_cache.save(entry, table, errors)
-            if entry is not None:
-                say(f"cached for the next start: {entry}")
+        if entry is not None:  # written while the audits run and the catalog indexes (I/O, no GIL)
+            saving = ThreadPoolExecutor(max_workers=1)
+            saved = saving.submit(_catalog_cache.save, entry, table.copy(deep=False), list(errors))
     roots = {b: tuple(Path(p) for p in r) for b, r in media_roots.items()}
     # audit only the gold files that loaded: a bad one is listed once, by its loading error
     readable = {b: [g for g in gs if g.path not in unreadable] for b, gs in gold_by_bench.items()}
@@ -349,7 +349,13 @@ def load_sources(
     for source in sources:
         if source.role in ("gold", "predictions") and source.path not in files.get(source.benchmark, []):
             files.setdefault(source.benchmark, []).append(source.path)
-    return Catalog(_mark_flagged(table, findings), findings, errors, roots, files, entry)
+    catalog = Catalog(_mark_flagged(table, findings), findings, errors, roots, files, entry)
+    if saving is not None:
+        catalog.cache_entry = saved.result()
+        saving.shutdown()
+        if catalog.cache_entry is not None:
+            say(f"cached for the next start: {catalog.cache_entry}")
+    return catalog
 
 
 def _mark_flagged(table: pd.DataFrame, findings: Mapping[str, list[Finding]]) -> pd.DataFrame:
@@ -370,33 +376,77 @@ def _load_tables(
     With ``cache_dir``, prediction files load in worker processes (one per core) through
     per-file cache entries (:func:`_load_to_file`): files load side by side, a table comes back
     as a memory-mapped file instead of a pickle, and a file already loaded once (in another set
-    of files) is not parsed again.
+    of files) is not parsed again. The entries are then stacked a column at a time
+    (:func:`_stack`), so the loading process never holds them all beside the stacked table.
     """
     errors: list[str] = []
     predictions = [s for s in sources if s.role == "predictions"]
+    parts: list[Part | None]
     if cache_dir is not None and len(predictions) > 1:
-        tables = _load_in_workers(predictions, gold_by_bench, cache_dir, errors, say)
+        parts = _load_in_workers(predictions, gold_by_bench, cache_dir, errors, say)
     else:
-        tables = []
+        parts = []
         for index, source in enumerate(predictions, 1):
             started = time.perf_counter()
             size = source.path.stat().st_size / 1e6 if source.path.is_file() else 0.0
             say(f"[{index}/{len(predictions)}] {source.benchmark} {source.path.name} ({size:,.1f} MB)...")
-            tables.append(_attempt(errors, source.path, _load_predictions, source, gold_by_bench))
-            rows = len(tables[-1]) if tables[-1] is not None else 0
+            table = _attempt(errors, source.path, _load_predictions, source, gold_by_bench)
+            parts.append(table)
+            rows = len(table) if table is not None else 0
             say(f"[{index}/{len(predictions)}] {rows:,} rows in {time.perf_counter() - started:.1f} s")
-    covered = {(str(b), str(t)) for t_ in tables if t_ is not None for b, t in _bench_tasks(t_)}
+    covered = {(str(b), str(t)) for p in parts if p is not None for b, t in _bench_tasks(p)}
     unreadable: set[Path] = set()
     for bench_id, gold in gold_by_bench.items():
         say(f"gold of {bench_id} ({len(gold)} files)...")
         for one in gold:  # one by one: a bad gold file drops itself, not its benchmark's others
             part = _attempt(errors, one.path, _load_gold, bench_id, [one], covered)
-            tables.append(part)
+            parts.append(part)
             if part is None:
                 unreadable.add(one.path)
     say("indexing...")
-    table = prepare(concat_tables([t for t in tables if t is not None]))
-    return derive_columns(table), errors, unreadable
+    return _index(_stack([p for p in parts if p is not None])), errors, unreadable
+
+
+def _index(stacked: pd.DataFrame) -> pd.DataFrame:
+    """``derive_columns(prepare(stacked))``, the search text made in a thread meanwhile.
+
+    The search text is Arrow work without the GIL and the benchmarks' derived columns mostly
+    Python: on two cores they go side by side.
+    """
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        text = pool.submit(search_text, stacked)
+        derived = derive_columns(stacked.copy(deep=False))  # reads only the item table's columns
+        table = prepare(stacked, text=text.result())
+    for name in derived.columns[len(stacked.columns):]:
+        table[name] = derived[name].to_numpy() if derived[name].dtype != object else derived[name].array
+    return table
+
+
+Part = pd.DataFrame | Path
+"""A loaded item table, or the per-file cache entry holding it (:func:`_load_to_file`)."""
+
+
+def _stack(parts: Sequence[Part]) -> pd.DataFrame:
+    """The parts as one item table, their text in single Arrow arrays; entries read a column at a time."""
+    names = [_columns(p) for p in parts]
+    first = names[0] if names else None
+    if first is None or any(n != first for n in names):
+        return concat_tables([_frame(p) for p in parts])
+    return stack_columns(first, lambda name: [read_column(p, name) if isinstance(p, Path) else p[name]
+                                                 for p in parts])
+
+
+def _columns(part: Part) -> list[str] | None:
+    return list(part.columns) if isinstance(part, pd.DataFrame) else entry_columns(part)
+
+
+def _frame(part: Part) -> pd.DataFrame:
+    if isinstance(part, pd.DataFrame):
+        return part
+    restored = read_frame(part)
+    if restored is None:
+        raise InputError(part, "a cache entry written during this load could not be read back")
+    return restored[0]
 
 
 def _load_in_workers(
@@ -405,67 +455,78 @@ def _load_in_workers(
     cache_dir: Path,
     errors: list[str],
     say: Progress,
-) -> list[pd.DataFrame | None]:
-    """Prediction tables loaded by worker processes, in the order of ``predictions``."""
-    tables: list[pd.DataFrame | None] = [None] * len(predictions)
+) -> list[Part | None]:
+    """Prediction tables loaded by worker processes, in the order of ``predictions``.
+
+    A table comes back as its cache entry (or, when the entry could not be written, itself).
+    """
+    parts: list[Part | None] = [None] * len(predictions)
     problems: dict[int, str] = {}
     workers = max(1, min(os.cpu_count() or 1, _WORKERS, len(predictions)))
     size = sum(s.path.stat().st_size for s in predictions if s.path.is_file()) / 1e6
     say(f"loading {len(predictions)} files ({size:,.1f} MB) in {workers} processes...")
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        # largest first: the last file to finish is then a small one, not one worker's long tail
+        order = sorted(range(len(predictions)), key=lambda i: -_size(predictions[i].path))
         futures = {
-            pool.submit(_load_to_file, source, dict(gold_by_bench), cache_dir): index
-            for index, source in enumerate(predictions)
+            pool.submit(_load_to_file, predictions[index], dict(gold_by_bench), cache_dir): index
+            for index in order
         }
         for done, future in enumerate(as_completed(futures), 1):
             index = futures[future]
             source = predictions[index]
-            loaded, problem, took = future.result()
+            loaded, problem, rows, took = future.result()
             if problem is not None:
                 problems[index] = problem
-            elif isinstance(loaded, Path):
-                restored = read_frame(loaded)
-                if restored is None:  # removed in between: load it here
-                    tables[index] = _attempt(errors, source.path, _load_predictions, source, gold_by_bench)
-                else:
-                    tables[index] = restored[0]
+            elif isinstance(loaded, Path) and entry_columns(loaded) is None:  # removed in between
+                parts[index] = _attempt(errors, source.path, _load_predictions, source, gold_by_bench)
             else:
-                tables[index] = loaded
-            table = tables[index]
-            rows = len(table) if table is not None else 0
+                parts[index] = loaded
             say(f"[{done}/{len(predictions)}] {source.benchmark} {source.path.name}: {rows:,} rows, "
                 f"{took:.1f} s")
     errors.extend(problems[i] for i in sorted(problems))
-    return tables
+    return parts
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _load_to_file(
     source: Source, gold_by_bench: dict[str, list[Source]], cache_dir: Path
-) -> tuple[Path | pd.DataFrame | None, str | None, float]:
+) -> tuple[Path | pd.DataFrame | None, str | None, int, float]:
     """In a worker: load one prediction file into its per-file cache entry (reused if there).
 
     Returns the entry (or the table itself when the cache cannot be written), the one-line
-    error instead when the file cannot be loaded, and the seconds it took.
+    error instead when the file cannot be loaded, the rows and the seconds it took.
     """
     start = time.perf_counter()
     digests = _catalog_cache.Digests()
     candidates = [g for gold in gold_by_bench.values() for g in gold if g.benchmark == source.benchmark]
     entry = _catalog_cache.file_entry(cache_dir, source, candidates, digests)
-    if read_frame(entry) is not None:
-        return entry, None, time.perf_counter() - start
+    cached = entry_rows(entry)
+    if cached is not None:
+        return entry, None, cached, time.perf_counter() - start
     errors: list[str] = []
     table = _attempt(errors, source.path, _load_predictions, source, gold_by_bench)
     if table is None:
-        return None, errors[0], time.perf_counter() - start
+        return None, errors[0], 0, time.perf_counter() - start
     table = single_chunks(table)
     if _catalog_cache.save_file(entry, table):
-        return entry, None, time.perf_counter() - start
-    return table, None, time.perf_counter() - start
+        return entry, None, len(table), time.perf_counter() - start
+    return table, None, len(table), time.perf_counter() - start
 
 
-def _bench_tasks(table: pd.DataFrame) -> list[tuple[Any, Any]]:
-    pairs = table[["benchmark", "task"]].astype(str).drop_duplicates()
+def _bench_tasks(part: Part) -> list[tuple[Any, Any]]:
+    if isinstance(part, Path):
+        frame = pd.DataFrame({name: read_column(part, name) for name in ("benchmark", "task")})
+    else:
+        frame = part[["benchmark", "task"]]
+    pairs = frame.drop_duplicates().astype(str).drop_duplicates()  # text of the few distinct pairs only
     return list(pairs.itertuples(index=False, name=None))
 
 

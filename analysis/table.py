@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
@@ -106,13 +108,66 @@ def empty_table() -> pd.DataFrame:
 
 
 def concat_tables(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    """Stack item tables (several models, several files) keeping the schema's dtypes."""
+    """Stack item tables (several models, several files) keeping the schema's dtypes.
+
+    Each text column comes out as one contiguous Arrow array (:func:`stack_column`).
+    """
     if not tables:
         return empty_table()
-    frame = pd.concat(list(tables), ignore_index=True)
-    for col in COLUMNS:
-        frame[col.name] = frame[col.name].astype(_pandas_dtype(col))  # type: ignore[call-overload]
-    return frame
+    names = list(tables[0].columns)
+    if any(list(t.columns) != names for t in tables[1:]):  # columns differ: pandas aligns them
+        frame = pd.concat(list(tables), ignore_index=True)
+        for col in COLUMNS:
+            frame[col.name] = frame[col.name].astype(_pandas_dtype(col))  # type: ignore[call-overload]
+        return single_chunks(frame)
+    return stack_columns(names, lambda name: [t[name] for t in tables])
+
+
+STACK_THREADS = 2
+"""Columns stacked at once: most of a stack is copying (and first touching) memory, which
+Arrow does without holding the GIL, so two columns go side by side on two cores."""
+
+
+def stack_columns(names: Sequence[str], pieces: Callable[[str], list[pd.Series]]) -> pd.DataFrame:
+    """A table whose column ``name`` stacks ``pieces(name)``, asked for one column at a time.
+
+    ``pieces`` may read each column from disk when asked (a memory-mapped cache entry): only one
+    column's pieces are then held at once, next to the table being built.
+    """
+    with ThreadPoolExecutor(max_workers=STACK_THREADS) as pool:  # Arrow copies without the GIL
+        stacked = list(pool.map(lambda name: stack_column(name, pieces(name)), names))
+    return pd.DataFrame(dict(zip(names, stacked, strict=True)), copy=False)
+
+
+def stack_column(name: str, pieces: Sequence[pd.Series]) -> pd.Series:
+    """One column from pieces, in the schema's dtype; text as one Arrow array (a single copy).
+
+    The same values and dtype as ``pd.concat(pieces).astype(dtype)``, without pandas' per-block
+    copies and with no chunk left to join when a page of rows is taken.
+    """
+    col = _BY_NAME.get(name)
+    dtype = _pandas_dtype(col) if col is not None else None
+    if dtype == "string" or (dtype is None and all(isinstance(p.array, pd.arrays.ArrowStringArray)
+                                                   for p in pieces)):
+        chunks = []
+        for piece in pieces:
+            array = piece.array
+            if not isinstance(array, pd.arrays.ArrowStringArray):
+                array = piece.astype(pd.StringDtype("pyarrow")).array
+            chunks.extend(array._pa_array.chunks)
+        size = sum(c.nbytes for c in chunks)
+        text = pa.large_string() if size >= 2**31 - 1 or any(c.type == pa.large_string() for c in chunks) \
+            else pa.string()
+        joined = pa.concat_arrays([c.cast(text) for c in chunks]) if chunks else pa.array([], text)
+        return pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([joined])), name=name, copy=False)
+    kinds = {str(p.dtype.categories.dtype) if isinstance(p.dtype, pd.CategoricalDtype) else None
+             for p in pieces}
+    if dtype == "category" and len(kinds) == 1 and None not in kinds:  # categoricals of one kind of text
+        return pd.Series(_stack_categorical([p.array for p in pieces]), name=name, copy=False)
+    stacked = pd.concat(list(pieces), ignore_index=True)
+    if dtype is not None:
+        stacked = stacked.astype(dtype)  # type: ignore[call-overload]
+    return stacked.rename(name)
 
 
 def single_chunks(frame: pd.DataFrame) -> pd.DataFrame:
@@ -123,6 +178,27 @@ def single_chunks(frame: pd.DataFrame) -> pd.DataFrame:
         if isinstance(array, pd.arrays.ArrowStringArray) and chunked is not None and chunked.num_chunks > 1:
             frame[name] = pd.arrays.ArrowStringArray(pa.chunked_array([chunked.combine_chunks()]))
     return frame
+
+
+def _stack_categorical(pieces: Sequence[pd.Categorical]) -> pd.Categorical:
+    """Categoricals stacked as ``pd.concat(...).astype("category")`` would, on codes alone.
+
+    Pieces with the same categories keep them (unused ones included); otherwise the categories
+    are the values used, sorted, as pandas makes them from the values (its concat of differing
+    categoricals gives plain values). No text is looked at row by row.
+    """
+    first = pieces[0].dtype
+    if all(p.dtype == first for p in pieces):
+        codes = np.concatenate([np.asarray(p.codes) for p in pieces])
+        return pd.Categorical.from_codes(codes, dtype=first)
+    used = [p.categories[np.unique(p.codes[p.codes >= 0])] for p in pieces]
+    values = pd.Index(np.unique(np.concatenate([np.asarray(u, dtype=object) for u in used])))
+    categories = pd.Index(values, dtype=first.categories.dtype)
+    recoded = []
+    for piece in pieces:
+        mapping = np.append(categories.get_indexer(piece.categories), -1)  # code -1 (missing) stays -1
+        recoded.append(mapping[np.asarray(piece.codes)])
+    return pd.Categorical.from_codes(np.concatenate(recoded), categories=categories)
 
 
 def item_key(*parts: str | None) -> str:

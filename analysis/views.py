@@ -75,15 +75,18 @@ ALL = "(all)"
 _TRUNCATE = {"question": 90, "answer": 60, "gold": 40, "parsed": 30}
 
 
-def prepare(table: pd.DataFrame, flagged: Collection[str] = ()) -> pd.DataFrame:
+def prepare(
+    table: pd.DataFrame, flagged: Collection[str] = (), *, text: pd.arrays.ArrowStringArray | None = None
+) -> pd.DataFrame:
     """Add the derived columns filters and charts read; ``flagged`` are item ids the audit named.
 
     Every text column is made one contiguous Arrow array: taking a page of rows from an array of
     many chunks (one per file, per block read) first joins the chunks, a cost that grows with the
-    table; from one chunk it costs what the page holds.
+    table; from one chunk it costs what the page holds. ``text``: the table's :func:`search_text`
+    if already made (in another thread while the rest is derived).
     """
     out = single_chunks(table.reset_index(drop=True))
-    out["_text"] = _search_text(out)
+    out["_text"] = search_text(out) if text is None else text
     out["_flagged"] = out["item_id"].isin(list(flagged)).to_numpy(dtype=bool)
     parsed = out["parsed"].fillna("").str.strip().str.lower()
     out["_pred_code"] = np.select([parsed == "yes", parsed == "no"], [YES, NO], UNPARSED).astype(np.int8)
@@ -95,7 +98,7 @@ def prepare(table: pd.DataFrame, flagged: Collection[str] = ()) -> pd.DataFrame:
     return out
 
 
-def _search_text(table: pd.DataFrame) -> pd.arrays.ArrowStringArray:
+def search_text(table: pd.DataFrame) -> pd.arrays.ArrowStringArray:
     """Lower-cased question, answer, item id, pair and side, one line each (what search reads).
 
     One Arrow join and one lower-casing over whole columns (pandas' ``+`` on text columns makes

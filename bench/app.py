@@ -10,7 +10,11 @@ The 100,000 rows are native files made by replicating the bundled samples' predi
 distinct keys (CMM, CDH-Bench, AVHBench, DetailVerifyBench, VidHalluc TSH and MCQ), so the loaders,
 the catalog and the app run exactly as on real files.
 
-    python bench/app.py [--rows 100000] [--no-cold-start]
+    python bench/app.py [--rows 100000 1000000] [--no-cold-start]
+
+Each cold load is printed beside two baselines run in the same process tree on the same files:
+the per-record script (json.loads of every record, no item table: what a plain script costs just
+to read the files) and DuckDB's bare parse of every file (the floor).
 """
 
 from __future__ import annotations
@@ -143,6 +147,40 @@ print(json.dumps({"seconds": took, "rows": len(cat.table), "peak_mb": int(hwm.sp
 """
 
 
+PER_RECORD = """
+import json, sys
+records = 0
+for name in sys.argv[1:]:
+    with open(name, encoding="utf-8") as handle:
+        if name.endswith(".jsonl"):
+            records += sum(1 for line in handle if line.strip() and json.loads(line) is not None)
+        else:
+            value = json.load(handle)
+            records += len(value)
+print(records)
+"""
+"""The per-record baseline: every record parsed with the standard library, nothing built."""
+
+DUCKDB_FLOOR = """
+import duckdb, sys
+total = 0
+for name in sys.argv[1:]:
+    layout = "newline_delimited" if name.endswith(".jsonl") else "auto"
+    total += duckdb.execute("SELECT count(*) FROM read_json_objects($p, format = '" + layout + "')",
+                            {"p": name}).fetchone()[0]
+print(total)
+"""
+"""The floor: DuckDB parsing every top-level JSON value of every file (all cores), nothing built."""
+
+
+def baseline_seconds(script: str, files: list[Path]) -> float:
+    """Wall time of ``script`` over ``files`` in a fresh process (interpreter start included)."""
+    start = time.perf_counter()
+    cmd = [sys.executable, "-c", script, *map(str, files)]
+    subprocess.run(cmd, check=True, capture_output=True, cwd=ROOT)
+    return time.perf_counter() - start
+
+
 def in_fresh_process(cache: Path, files: list[Path], cold: bool) -> dict[str, float]:
     """Load (cold: the cache emptied first) in a fresh process: seconds (imports included), peak memory."""
     if cold:
@@ -243,16 +281,27 @@ def cold_start(files: list[Path]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--rows", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--no-cold-start", action="store_true")
     args = parser.parse_args()
+    for rows in args.rows:
+        print(f"== about {rows:,} rows ==")
+        run(rows, cold_start_too=not args.no_cold_start)
+
+
+def run(rows: int, *, cold_start_too: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        files = synthesize(Path(tmp), args.rows)
+        files = synthesize(Path(tmp), rows)
         cache = Path(tmp) / "cache"
         cache.mkdir()
+        size = sum(f.stat().st_size for f in files) / 1e6
+        naive = baseline_seconds(PER_RECORD, files)
+        floor = baseline_seconds(DUCKDB_FLOOR, files)
         cold = in_fresh_process(cache, files, cold=True)
         print(f"{'cold load of every file, fresh process (ms)':58} {cold['seconds'] * 1000:10.0f}   "
-              f"(load {loadavg()}; peak {cold['peak_mb']:.0f} MB; {cold['rows']:,.0f} rows)")
+              f"(load {loadavg()}; peak {cold['peak_mb']:.0f} MB; {cold['rows']:,.0f} rows; {size:,.0f} MB)")
+        print(f"{'  baseline: per-record json.loads of every file (ms)':58} {naive * 1000:10.0f}")
+        print(f"{'  floor: DuckDB parsing every file (ms)':58} {floor * 1000:10.0f}")
         warm = in_fresh_process(cache, files, cold=False)
         print(f"{'restart with the cache, fresh process (ms)':58} {warm['seconds'] * 1000:10.0f}   "
               f"(load {loadavg()}; peak {warm['peak_mb']:.0f} MB)")
@@ -264,7 +313,7 @@ def main() -> None:
         print(f"{'load and index in process, from the cache (ms)':58} {load * 1000:10.0f}")
         click_baselines(cat)
         handler_figures(cat)
-        if not args.no_cold_start:
+        if cold_start_too:
             cold_start(files)
 
 

@@ -49,6 +49,28 @@ def test_concat_keeps_dtypes() -> None:
     assert both["item_id"].tolist() == ["a", "b"]
 
 
+def _pandas_stack(tables: list[pd.DataFrame]) -> pd.DataFrame:
+    """What concat_tables did before it stacked column by column (the reference)."""
+    frame = pd.concat(tables, ignore_index=True)
+    for col in COLUMNS:
+        frame[col.name] = frame[col.name].astype({"str": "string"}.get(col.dtype, col.dtype))
+    return frame
+
+
+def test_concat_equals_pandas_concat_and_leaves_text_in_one_chunk() -> None:
+    a = make_table({"item_id": ["a", "b"], "model": "zeta", "gold": ["x", None], "correct": [True, None],
+                    "category": ["c2", "c1"]})
+    b = make_table({"item_id": ["c"], "model": "alpha", "gold": ["é\n\"q\""], "scored": [True]})
+    same = make_table({"item_id": ["d"], "model": "zeta", "category": ["c2"]})
+    for tables in ([a, b], [a, same], [b, empty_table(), a]):
+        both = concat_tables(tables)
+        # categories differing between the tables come out sorted, as with pandas
+        pd.testing.assert_frame_equal(both, _pandas_stack(tables))
+        assert list(both["model"].cat.categories) == list(_pandas_stack(tables)["model"].cat.categories)
+        for name in ("item_id", "gold", "extra"):
+            assert both[name].array._pa_array.num_chunks == 1
+
+
 def test_item_key_is_deterministic() -> None:
     assert item_key("00191", "Is it?") == item_key("00191", "Is it?")
     assert item_key("a", "bc") != item_key("ab", "c")

@@ -86,6 +86,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
 from analysis.benchmarks.base import (
     Board,
@@ -102,7 +103,13 @@ from analysis.benchmarks.detailverifybench import gold as _gold
 from analysis.benchmarks.detailverifybench import native as _native
 from analysis.benchmarks.detailverifybench import read as dvb_io
 from analysis.benchmarks.detailverifybench.auditing import audit_gold
-from analysis.benchmarks.detailverifybench.columns import ColumnTexts, extra_column, may_hold_labels
+from analysis.benchmarks.detailverifybench.columns import (
+    ColumnTexts,
+    extra_column,
+    image_media,
+    may_hold_labels,
+    sources,
+)
 from analysis.benchmarks.detailverifybench.detect import recognise as recognise
 from analysis.benchmarks.detailverifybench.measure import Comparison
 from analysis.benchmarks.detailverifybench.scoring import (
@@ -149,6 +156,7 @@ _OWN_COLUMNS = ("image_path", "gt_hallucinated_caption_with_tags", "hallucinated
                 "validation_passed")
 
 
+@dvb_io.without_gc_pauses
 def load(
     predictions: Path,
     *,
@@ -163,16 +171,13 @@ def load(
     del task  # no tasks
     pf = dvb_io.read_pipeline(predictions)
     scored, reasons = _scored(pf)
-    labels = _gold_labels(gold, pf) if gold is not None else [None] * len(pf.ids)
-    rows = np.flatnonzero(scored)
-    results = compare_parsers([pf.gold[i] for i in rows], [str(pf.predictions[i]) for i in rows],
-                              ("official", ALT_PARSER))
-    verdicts = {parser: _spread(result, rows, len(pf.ids)) for parser, result in results.items()}
+    labels = _gold_labels(gold, pf) if gold is not None else None
+    verdicts = _verdicts(pf, scored)
     return make_table({
         "benchmark": NAME,
-        "item_id": [dvb_io.make_item_id(i, g) for i, g in zip(pf.ids, pf.gold, strict=True)],
+        "item_id": dvb_io.make_item_ids(pf.ids, pf.gold),
         "model": model or predictions.stem,
-        "category": [dvb_io.domain_of(p) for p in pf.image_paths],
+        "category": dvb_io.domains_of(pf.image_paths),
         "question": pf.questions,
         "gold": pf.gold,
         "raw_answer": pf.predictions,
@@ -181,10 +186,10 @@ def load(
         "alt_parser": ALT_PARSER,
         "alt_parsed": verdicts[ALT_PARSER][0],
         "alt_correct": verdicts[ALT_PARSER][1],
-        "scored": scored.tolist(),
+        "scored": scored,
         "skip_reason": reasons,
-        "media": [media_json([("image", p, "image")]) for p in pf.image_paths],
-        "source": [f"{predictions.name}:{pf.records.where(i)}" for i in range(len(pf.ids))],
+        "media": image_media(pf.image_paths),
+        "source": sources(predictions.name, pf.records),
         "extra": extra_column(pf.records.items, labels, _OWN_COLUMNS),
     }, length=len(pf.ids))
 
@@ -205,15 +210,31 @@ def _scored(pf: dvb_io.PipelineFile) -> tuple[np.ndarray[Any, np.dtype[np.bool_]
     return scored, reasons
 
 
-def _spread(
-    result: Comparison, rows: np.ndarray[Any, Any], n: int
-) -> tuple[list[str | None], list[bool | None]]:
-    parsed: list[str | None] = [None] * n
-    correct: list[bool | None] = [None] * n
-    for k, index in enumerate(rows.tolist()):
-        parsed[index] = result.flags[k]
-        correct[index] = bool(result.exact[k])
-    return parsed, correct
+def _verdicts(
+    pf: dvb_io.PipelineFile, scored: npt.NDArray[np.bool_]
+) -> dict[str, tuple[pd.arrays.ArrowStringArray, pd.arrays.BooleanArray]]:
+    """``parsed`` and ``correct`` of each parser; null where not scored.
+
+    An item's numbers depend on its (gold, prediction) pair alone, so each distinct pair is
+    compared once (re-runs and replicated files repeat many) and the results are spread back.
+    """
+    rows = np.flatnonzero(scored)
+    pairs: dict[tuple[str, str], int] = {}
+    codes = np.zeros(len(pf.ids), dtype=np.int64)
+    codes[rows] = [pairs.setdefault((pf.gold[i], str(pf.predictions[i])), len(pairs)) for i in rows.tolist()]
+    results = compare_parsers([g for g, _ in pairs], [p for _, p in pairs], ("official", ALT_PARSER))
+    at = pa.array(codes, mask=~scored)
+    return {
+        parser: (
+            _strings(pa.array(result.flags, pa.large_string()).take(at)),
+            pd.arrays.BooleanArray(result.exact[codes] & scored if len(pairs) else scored, ~scored),
+        )
+        for parser, result in results.items()
+    }
+
+
+def _strings(values: pa.Array) -> pd.arrays.ArrowStringArray:
+    return pd.arrays.ArrowStringArray(pa.chunked_array([values]))
 
 
 def _gold_labels(gold: Path, pf: dvb_io.PipelineFile) -> list[list[dict[str, Any]] | None]:
@@ -226,6 +247,7 @@ def _gold_labels(gold: Path, pf: dvb_io.PipelineFile) -> list[list[dict[str, Any
     return found
 
 
+@dvb_io.without_gc_pauses
 def load_gold(paths: Sequence[Path]) -> pd.DataFrame:
     """Read ``real_test.jsonl`` / ``synthetic_test.jsonl`` rows into an item table (no model)."""
     rows = dvb_io.read_gold(paths)

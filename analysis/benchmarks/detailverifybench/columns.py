@@ -19,7 +19,8 @@ import orjson
 import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
-from analysis.table import extra_json
+from analysis.readers import Records, record_name
+from analysis.table import extra_json, json_string, media_json
 
 ROWS_PER_SLICE = 8192
 """Records encoded (or rows read) per step."""
@@ -29,14 +30,20 @@ _LABELS_KEY = '"hallucination_labels"'
 
 def extra_column(
     records: Sequence[dict[str, Any]],
-    labels: Sequence[list[dict[str, Any]] | None],
+    labels: Sequence[list[dict[str, Any]] | None] | None,
     own_columns: Sequence[str],
 ) -> pd.arrays.ArrowStringArray:
-    """Each record's other fields as a JSON object (``""`` when none), ``hallucination_labels`` last."""
+    """Each record's other fields as a JSON object (``""`` when none), ``hallucination_labels`` last.
+
+    ``labels`` None: no record has label entries.
+    """
     chunks = []
     for lo in range(0, len(records), ROWS_PER_SLICE):
         hi = lo + ROWS_PER_SLICE
-        blobs = [_extra(r, x, own_columns) for r, x in zip(records[lo:hi], labels[lo:hi], strict=True)]
+        if labels is None:
+            blobs = [_extra(r, None, own_columns) for r in records[lo:hi]]
+        else:
+            blobs = [_extra(r, x, own_columns) for r, x in zip(records[lo:hi], labels[lo:hi], strict=True)]
         offsets = np.zeros(len(blobs) + 1, dtype=np.int64)
         np.cumsum(np.fromiter(map(len, blobs), dtype=np.int64, count=len(blobs)), out=offsets[1:])
         data = pa.py_buffer(b"".join(blobs))
@@ -45,7 +52,9 @@ def extra_column(
 
 
 def _extra(record: dict[str, Any], labels: list[dict[str, Any]] | None, own_columns: Sequence[str]) -> bytes:
-    rest = {k: v for k, v in record.items() if k not in own_columns}
+    rest = record.copy()  # a C-level copy, then a few deletions: the same keys in the same order
+    for key in own_columns:
+        rest.pop(key, None)
     if labels is not None:
         rest["hallucination_labels"] = labels
     if not rest:
@@ -54,6 +63,27 @@ def _extra(record: dict[str, Any], labels: list[dict[str, Any]] | None, own_colu
         return orjson.dumps(rest)
     except TypeError:  # values orjson refuses (integers beyond 64 bits): the slower general path
         return extra_json(rest, ()).encode("utf-8")
+
+
+def image_media(paths: Sequence[str]) -> list[str]:
+    """The ``media`` value of each image path: :func:`analysis.table.media_json` of one image.
+
+    When no path needs escaping (the usual case: then their concatenation needs none, one scan),
+    each value is the encoding of a placeholder path with the path put in its place.
+    """
+    template = media_json([("image", "@", "image")])
+    joined = "".join(paths)
+    if template.count('"@"') != 1 or json_string(joined) != f'"{joined}"':
+        return [media_json([("image", path, "image")]) for path in paths]
+    head, tail = template.split('"@"')
+    return [f'{head}"{path}"{tail}' for path in paths]
+
+
+def sources(name: str, records: Records) -> list[str]:
+    """The ``source`` value of each record: the file name and where the record is in it."""
+    if records.labels:
+        return [f"{name}:{label}" for label in records.labels]
+    return [f"{name}:{record_name(index)}" for index in range(len(records.items))]
 
 
 class ColumnTexts(Sequence[str]):

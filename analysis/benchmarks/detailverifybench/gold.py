@@ -12,7 +12,15 @@ import pandas as pd
 
 from analysis.benchmarks.base import Bools
 from analysis.benchmarks.corrected import set_verdicts
-from analysis.benchmarks.detailverifybench.scoring import compare, compare_prepared, prepare
+from analysis.benchmarks.detailverifybench.batch import tokenize_texts
+from analysis.benchmarks.detailverifybench.columns import may_hold_labels
+from analysis.benchmarks.detailverifybench.scoring import (
+    compare,
+    compare_prepared,
+    prepare,
+    token_f1_of_flags,
+    usable_flags,
+)
 
 
 def rescore(out: pd.DataFrame, rows: Bools, _labels: Mapping[str, str], alt_parser: str) -> None:
@@ -38,22 +46,45 @@ def chart_columns(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, 
     labels: list[Any] = [None] * len(rows)
     scored = np.flatnonzero(table["scored"].to_numpy(dtype=bool)[rows])
     if scored.size:
-        part = table.iloc[rows[scored]]
-        # Score each distinct (gold, prediction) pair once: runs and re-runs repeat many of them.
-        pairs = pd.MultiIndex.from_arrays([part["gold"].fillna(""), part["raw_answer"].fillna("")])
-        codes, uniques = pairs.factorize()
-        distinct = pd.MultiIndex.from_tuples(list(uniques))
-        gold = [str(g) for g in distinct.get_level_values(0)]
-        result = compare(gold, [str(p) for p in distinct.get_level_values(1)], "official")
-        token_f1[scored] = result.token["f1"][codes]
-        for k, found in zip(scored.tolist(), _labels(part["extra"]), strict=True):
-            labels[k] = found
+        at = rows[scored]
+        token_f1[scored] = _token_f1(table, at)
+        if may_hold_labels(table["extra"]):
+            for k, found in _labels(table["extra"].iloc[at]):
+                labels[int(scored[k])] = found
     return {"_token_f1": token_f1, "_labels": labels}
 
 
-def _labels(extra: pd.Series) -> list[Any]:
-    out: list[Any] = []
-    for text in extra.fillna("").astype(str):
-        found = json.loads(text).get("hallucination_labels") if '"hallucination_labels"' in text else None
-        out.append(found if isinstance(found, list) else None)
+def _token_f1(table: pd.DataFrame, at: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
+    """The official token F1 of rows ``at``, from their ``parsed`` flags and distinct gold captions.
+
+    ``parsed`` holds the official reading of ``raw_answer`` (``load`` and ``rescore`` write it);
+    a row whose flags cannot be that reading is compared again from ``raw_answer``, as scoring does.
+    Each distinct (gold, flags) pair is counted once: runs and re-runs repeat many of them.
+    """
+    gold_codes, distinct = pd.factorize(table["gold"].iloc[at].fillna(""))
+    gold_codes = gold_codes.astype(np.int64)
+    flag_codes, _ = pd.factorize(table["parsed"].iloc[at], use_na_sentinel=False)
+    _, first, inverse = np.unique(gold_codes * (int(flag_codes.max()) + 1) + flag_codes,
+                                  return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    gold = [str(g) for g in distinct]
+    gt = tokenize_texts(gold, sentences=False)
+    flags = usable_flags(table["parsed"].iloc[at[first]].tolist(), gt.counts()[gold_codes[first]].tolist())
+    out = token_f1_of_flags(gt, gold_codes[first], [f or "" for f in flags])[inverse]
+    bad = np.flatnonzero(np.isin(inverse, [k for k, f in enumerate(flags) if f is None]))
+    if bad.size:  # each such row on its own: rows with the same unusable flags may answer differently
+        pred = table["raw_answer"].iloc[at[bad]].fillna("").astype(str).tolist()
+        out[bad] = compare([gold[k] for k in gold_codes[bad].tolist()], pred, "official").token["f1"]
+    return out
+
+
+def _labels(extra: pd.Series) -> list[tuple[int, Any]]:
+    """(position, label entries) of the texts of ``extra`` holding a ``hallucination_labels`` list."""
+    texts = extra.fillna("").astype(str)
+    hits = np.flatnonzero(texts.str.contains('"hallucination_labels"', regex=False).to_numpy(dtype=bool))
+    out: list[tuple[int, Any]] = []
+    for k in hits.tolist():
+        found = json.loads(texts.iloc[k]).get("hallucination_labels")
+        if isinstance(found, list):
+            out.append((k, found))
     return out

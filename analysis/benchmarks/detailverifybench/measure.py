@@ -74,7 +74,7 @@ def measure(
 ) -> Comparison:
     """Per-item numbers of the compared positions of items ``g_codes`` (labels: one per item)."""
     n = g_codes.size
-    token, gold_any, pred_any, exact, compared = _token_level(pos, n, extra_fp)
+    token, gold_any, pred_any, exact, compared = token_level(pos, n, extra_fp)
     sentence = _sentence_level(pos, sentences, g_codes, n)
     hits = label_hits(pos, gt, g_codes, labels) if labels is not None else {}
     return Comparison(token, sentence, gold_any, pred_any, exact, _flag_strings(pos, compared), hits)
@@ -151,9 +151,10 @@ def _outcomes(owner: IntArray, gold: BoolArray, pred: BoolArray, n: int) -> npt.
     return np.bincount(code, minlength=4 * n).reshape(n, 4).astype(np.float64)
 
 
-def _token_level(
+def token_level(
     pos: Positions, n: int, extra_fp: IntArray
 ) -> tuple[dict[str, FloatArray], BoolArray, BoolArray, BoolArray, IntArray]:
+    """Per item token P / R / F1 / IoU, gold and prediction "any", exact match and positions compared."""
     counts = _outcomes(pos.item, pos.gold, pos.pred, n)
     tp, fn = counts[:, 3], counts[:, 2]
     fp = counts[:, 1] + extra_fp

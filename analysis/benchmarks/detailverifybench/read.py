@@ -5,17 +5,45 @@ Every malformed file raises :class:`~analysis.errors.InputError` naming file, re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+import gc
+import hashlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
-from analysis.readers import Records, read_records, require, require_column
+from analysis.readers import MAX_TEXT_CHARS, Records, read_records, require, require_column
 from analysis.spans import CLOSE, OPEN, strip_tags
 from analysis.table import item_key
 
+P = ParamSpec("P")
+R = TypeVar("R")
 GOLD_CASE_TAGS = (("<Hallucination>", OPEN), ("</Hallucination>", CLOSE))
 """Tag spellings of the raw gold files that the official formatter turns into the upper-case tags."""
+
+
+def without_gc_pauses(load: Callable[P, R]) -> Callable[P, R]:
+    """Run ``load`` with the cyclic garbage collector paused (its state restored after).
+
+    Reading a file creates a few hundred thousand dicts, lists and strings, none in a cycle;
+    each few hundred allocations the collector would walk every object alive, the whole parsed
+    file included, which took about half of a large file's table build. Reference counting
+    still frees everything; a cycle made meanwhile is collected at the next pass after.
+    """
+
+    @functools.wraps(load)
+    def paused(*args: P.args, **kwargs: P.kwargs) -> R:
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return load(*args, **kwargs)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    return paused
 
 
 @dataclass(frozen=True)
@@ -72,6 +100,18 @@ def make_item_id(image_id: str, tagged_gold: str) -> str:
     return f"{image_id}:{item_key(image_id, strip_tags(tagged_gold))}"
 
 
+def make_item_ids(image_ids: Sequence[str], tagged_golds: Sequence[str]) -> list[str]:
+    r""":func:`make_item_id` of every record: each distinct gold caption is untagged once.
+
+    The digest is :func:`analysis.table.item_key`'s (blake2b of the parts joined by ``\x1f``),
+    written out here so a whole column costs one hash call per record and nothing more.
+    """
+    clean = {gold: "\x1f" + strip_tags(gold) for gold in dict.fromkeys(tagged_golds)}
+    digest = hashlib.blake2b
+    return [i + ":" + digest((i + clean[g]).encode(), digest_size=8).hexdigest()
+            for i, g in zip(image_ids, tagged_golds, strict=True)]
+
+
 def domain_of(image_path: str) -> str:
     """The folder directly containing the image (``./test/Chart/x.png`` -> ``Chart``)."""
     parts = image_path.replace("\\", "/").split("/")
@@ -79,29 +119,66 @@ def domain_of(image_path: str) -> str:
     return folder if folder not in ("", ".", "..") else "Unknown"
 
 
+def domains_of(image_paths: Sequence[str]) -> list[str]:
+    """:func:`domain_of` of every path, worked out once per distinct folder."""
+    folders = [path.replace("\\", "/").rpartition("/")[0] for path in image_paths]
+    domain = {folder: domain_of(folder + "/") for folder in dict.fromkeys(folders)}
+    return [domain[folder] for folder in folders]
+
+
 def read_pipeline(path: Path) -> PipelineFile:
     """Read and check a pipeline output (a JSON list; records wrapped in ``data`` are unwrapped)."""
     records = read_records(path)
-    records.items = [_unwrap(item) for item in records.items]
-    raw_ids = require_column(records, "id", (str, int))
-    valid = require_column(records, "validation_passed", (bool,))
-    gold = require_column(records, "gt_hallucinated_caption_with_tags")
-    predictions = require_column(records, "hallucinated_caption_with_tags", optional=True)
+    if sum(map(dict.__contains__, records.items, repeat("id"))) != len(records.items):
+        records.items = [_unwrap(item) for item in records.items]
+    raw_ids = column(records, "id", (str, int))
+    valid = column(records, "validation_passed", (bool,))
+    gold = column(records, "gt_hallucinated_caption_with_tags")
+    predictions = column(records, "hallucinated_caption_with_tags", optional=True)
     # A valid record needs a prediction (its type is checked above): name the first without one.
-    missing = [i for i, (ok, text) in enumerate(zip(valid, predictions, strict=True)) if ok and text is None]
-    if missing:
-        require(records, missing[0], "hallucinated_caption_with_tags")
-    messages = require_column(records, "validation_message", optional=True)
+    if None in predictions:
+        pairs = enumerate(zip(valid, predictions, strict=True))
+        missing = [i for i, (ok, text) in pairs if ok and text is None]
+        if missing:
+            require(records, missing[0], "hallucinated_caption_with_tags")
+    messages = column(records, "validation_message", optional=True)
     return PipelineFile(
         records=records,
-        ids=[str(v) for v in raw_ids],
-        image_paths=require_column(records, "image_path"),
+        ids=raw_ids if kinds_of(raw_ids) <= {str} else [str(v) for v in raw_ids],
+        image_paths=column(records, "image_path"),
         gold=gold,
         predictions=predictions,
         valid=valid,
         messages=messages,
         questions=_questions(records, gold),
     )
+
+
+def kinds_of(values: Sequence[Any]) -> set[type]:
+    """The exact types among ``values`` (one C-level pass)."""
+    return set(map(type, values))
+
+
+def column(
+    records: Records, key: str, kinds: tuple[type, ...] = (str,), *, optional: bool = False
+) -> list[Any]:
+    """:func:`analysis.readers.require_column`, with the check done in bulk.
+
+    The types present and the longest string are found by C-level passes over the column; only
+    when one of them is off is the reader's record-by-record check run, and it names the record.
+    """
+    values = list(map(dict.get, records.items, repeat(key)))
+    found = kinds_of(values)
+    allowed = set(kinds) | ({type(None)} if optional else set())
+    if found <= allowed and (str not in found or _longest(values, len(found) == 1) <= MAX_TEXT_CHARS):
+        return values
+    return require_column(records, key, kinds, optional=optional)
+
+
+def _longest(values: Sequence[Any], all_str: bool) -> int:
+    if all_str:
+        return max(map(len, values), default=0)
+    return max((len(v) for v in values if type(v) is str), default=0)
 
 
 def _unwrap(item: dict[str, Any]) -> dict[str, Any]:
@@ -113,13 +190,12 @@ def _unwrap(item: dict[str, Any]) -> dict[str, Any]:
 
 def _questions(records: Records, gold: Sequence[str]) -> list[str]:
     """The caption the model saw: ``original_caption`` if ``is_use_original``, else the hallucinated one."""
-    use_original = require_column(records, "is_use_original", (bool,), optional=True)
-    original = require_column(records, "original_caption", optional=True)
-    shown = require_column(records, "hallucinated_caption", optional=True)
-    out: list[str] = []
-    for flag, orig, hall, tagged in zip(use_original, original, shown, gold, strict=True):
-        text = orig if flag else hall
-        out.append(text if text is not None else strip_tags(tagged))
+    use_original = column(records, "is_use_original", (bool,), optional=True)
+    original = column(records, "original_caption", optional=True)
+    shown = column(records, "hallucinated_caption", optional=True)
+    out = [orig if flag else hall for flag, orig, hall in zip(use_original, original, shown, strict=True)]
+    if None in out:
+        out = [strip_tags(tagged) if text is None else text for text, tagged in zip(out, gold, strict=True)]
     return out
 
 

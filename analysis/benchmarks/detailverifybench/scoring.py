@@ -43,9 +43,10 @@ from analysis.benchmarks.detailverifybench.measure import (
     positions,
     sentence_numbers,
     splice,
+    token_level,
 )
 from analysis.metrics import FloatArray, MetricDict, f1, f1s, macro_mean, ratio, ratios
-from analysis.spans import align_flags, is_no_hallucination
+from analysis.spans import NO_HALLUCINATION, align_flags
 
 METRIC_KEYS = (
     "token_precision", "token_recall", "token_f1", "token_iou",
@@ -57,6 +58,8 @@ PARSERS = ("official", "aligned")
 
 ITEMS_PER_CHUNK = 2048
 """Items scored per vectorised pass: keeps every position array small (a few MB)."""
+FLAGS_PER_PASS = 65536
+"""Items per pass of :func:`token_f1_of_flags` (positions only, no text: a few tens of MB)."""
 
 
 @dataclass(frozen=True)
@@ -91,12 +94,22 @@ def _check_lengths(gold: Sequence[str], pred: Sequence[str | None]) -> None:
 
 
 def _prepare_part(gold: Sequence[str], pred: Sequence[str]) -> _Part:
-    none = np.fromiter(map(is_no_hallucination, pred), dtype=bool, count=len(pred))
+    none = np.fromiter(map(says_none, pred), dtype=bool, count=len(pred))
     # NO HALLUCINATION answers are not tokenised: they read as all clean, gold-long.
     kept = [("" if x else p) for p, x in zip(pred, none.tolist(), strict=True)]
     gold_tokens = tokenize_texts(gold)
     pred_tokens, same = tokenize_like(kept, gold_tokens)
     return _Part(gold_tokens, pred_tokens, none, same)
+
+
+def says_none(prediction: str) -> bool:
+    """:func:`analysis.spans.is_no_hallucination`, without upper-casing a whole caption.
+
+    Upper-casing never shortens a text, so a stripped answer longer than ``NO HALLUCINATION``
+    cannot be it.
+    """
+    text = prediction.strip()
+    return len(text) <= len(NO_HALLUCINATION) and text.upper() == NO_HALLUCINATION
 
 
 def compare(
@@ -150,7 +163,7 @@ def compare_flags(
     parts = []
     for lo in range(0, len(gold), ITEMS_PER_CHUNK):
         gt = tokenize_texts(gold[lo:lo + ITEMS_PER_CHUNK])
-        usable = _usable_flags(flags[lo:lo + ITEMS_PER_CHUNK], gt)
+        usable = usable_flags(flags[lo:lo + ITEMS_PER_CHUNK], gt.counts().tolist())
         bad = [k for k, f in enumerate(usable) if f is None]
         if bad:
             again = compare([gt.texts[k] for k in bad], [pred[lo + k] for k in bad]).flags
@@ -161,14 +174,32 @@ def compare_flags(
     return merge(parts)
 
 
-def _usable_flags(flags: Sequence[str | None], gt: TokenTable) -> list[str | None]:
-    """The flags that can be the official reading of their item; None for the others."""
-    sizes = gt.counts().tolist()
+def usable_flags(flags: Sequence[str | None], sizes: Sequence[int]) -> list[str | None]:
+    """The flags that can be the official reading of their item (of ``sizes`` gold tokens); else None."""
     out = [f if type(f) is str and len(f) <= n else None for f, n in zip(flags, sizes, strict=True)]
     joined = "".join(f for f in out if f is not None)
     if joined.isascii() and np.all(np.frombuffer(joined.encode("ascii"), dtype=np.uint8) | 1 == ord("1")):
         return out
     return [f if f is not None and set(f) <= {"0", "1"} else None for f in out]
+
+
+def token_f1_of_flags(gt: TokenTable, codes: IntArray, flags: Sequence[str]) -> FloatArray:
+    """Official token F1 per item from flags already read (usable ones: :func:`usable_flags`).
+
+    Item ``k`` compares its flags with the first ``len(flags[k])`` tokens of gold caption
+    ``codes[k]`` of ``gt``, which may hold each distinct caption once (the models of a
+    leaderboard share them): each is tokenised once, and the items cost only position arithmetic.
+    """
+    parts = [np.zeros(0, dtype=np.float64)]
+    for lo in range(0, codes.size, FLAGS_PER_PASS):
+        part, chunk = codes[lo:lo + FLAGS_PER_PASS], flags[lo:lo + FLAGS_PER_PASS]
+        n = part.size
+        item, rank = positions(np.fromiter(map(len, chunk), dtype=np.int64, count=n))
+        gold_index = gt.offsets[part][item] + rank
+        pred = np.frombuffer("".join(chunk).encode("ascii"), dtype=np.uint8) == ord("1")
+        pos = Positions(item, gt.flags[gold_index], pred, gold_index, rank)
+        parts.append(token_level(pos, n, np.zeros(n, dtype=np.int64))[0]["f1"])
+    return np.concatenate(parts)
 
 
 def _from_flags(gt: TokenTable, flags: Sequence[str], labels: Labels | None) -> Comparison:

@@ -128,7 +128,7 @@ from analysis.benchmarks.vidhalluc import gold as _gold
 from analysis.benchmarks.vidhalluc import harnessed as _harnessed
 from analysis.benchmarks.vidhalluc import native as _native
 from analysis.benchmarks.vidhalluc import stats as stats
-from analysis.benchmarks.vidhalluc.common import ALT, model_name
+from analysis.benchmarks.vidhalluc.common import ALT, model_name, without_gc_pauses
 from analysis.benchmarks.vidhalluc.detect import recognise as recognise
 from analysis.cluster_stats import ClusterStats
 from analysis.embedder import SentenceEmbedder
@@ -165,6 +165,7 @@ _GOLD_FILE = {"bqa": "ach_binaryqa.json", "sth": "sth.json"}
 _GOLD_LOADERS = {"bqa": bqa.load_gold, "mcq": mcq.load_gold, "tsh": tsh.load_gold, "sth": sth.load_gold}
 
 
+@without_gc_pauses
 def load(
     predictions: Path,
     *,
@@ -206,6 +207,7 @@ def load(
     return mcq.load(predictions, gold, who)
 
 
+@without_gc_pauses
 def load_gold(paths: Sequence[Path]) -> pd.DataFrame:
     """The gold files (any of the four, recognised by shape or name) as one table to browse."""
     tables = []

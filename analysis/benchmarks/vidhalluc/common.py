@@ -2,20 +2,47 @@
 
 from __future__ import annotations
 
+import functools
+import gc
+import hashlib
 import json
 from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import pandas as pd
 
 from analysis.errors import InputError
 from analysis.readers import MAX_TEXT_CHARS, type_name
-from analysis.table import item_key, make_table, media_json
+from analysis.table import item_key, json_string, make_table, media_json
 
 NAME = "vidhalluc"
 ALT = "lenient"
 GOLD_ONLY = "gold only: no model answer"
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def without_gc_pauses(load: Callable[P, R]) -> Callable[P, R]:
+    """Run ``load`` with the cyclic garbage collector paused (its state restored after).
+
+    Reading a file creates a few hundred thousand dicts, lists and strings, none in a cycle;
+    each few hundred allocations the collector would walk every object alive, the whole parsed
+    file included, which took about half of a large file's table build. Reference counting
+    still frees everything; a cycle made meanwhile is collected at the next pass after.
+    """
+
+    @functools.wraps(load)
+    def paused(*args: P.args, **kwargs: P.kwargs) -> R:
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return load(*args, **kwargs)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    return paused
 
 
 def expect(
@@ -50,6 +77,24 @@ def field(
     return expect(path, value, kinds, record=record, field=key)
 
 
+def only(kind: type, values: Sequence[Any]) -> bool:
+    """Whether every value has exactly type ``kind`` (one C-level pass; a bulk check)."""
+    return set(map(type, values)) <= {kind}
+
+
+def texts_ok(values: Sequence[Any], *, optional: bool) -> bool:
+    """Whether every value is a string within the length limit (or null, if ``optional``).
+
+    The bulk form of :func:`field`'s check: when it says no, the record-by-record reading names
+    the bad value.
+    """
+    kinds = set(map(type, values))
+    if not kinds <= ({str, type(None)} if optional else {str}):
+        return False
+    present = filter(None, values) if type(None) in kinds else values  # "" and None have no length to check
+    return max(map(len, present), default=0) <= MAX_TEXT_CHARS
+
+
 def _describe(kinds: tuple[type, ...]) -> str:
     names = {str: "a string", dict: "an object", list: "a list", int: "a number", float: "a number"}
     return " or ".join(dict.fromkeys(names.get(k, k.__name__) for k in kinds))
@@ -65,14 +110,48 @@ def make_id(task: str, *parts: str) -> str:
     return f"{task}-{item_key(task, *parts)}"
 
 
+def make_ids(task: str, *columns: Sequence[str]) -> list[str]:
+    r""":func:`make_id` of each row of the (string) key columns, one hash call per row.
+
+    The digest is :func:`analysis.table.item_key`'s: blake2b of the parts joined by ``\x1f``.
+    """
+    digest, sep, head = hashlib.blake2b, "\x1f", task + "\x1f"
+    return [task + "-" + digest((head + sep.join(parts)).encode(), digest_size=8).hexdigest()
+            for parts in zip(*columns, strict=True)]
+
+
 def video(clip_id: str) -> str:
     """The ``media`` value of one clip, ``<clip_id>.mp4``."""
     return media_json([("video", f"{clip_id}.mp4", "clip")])
 
 
+def videos(clip_ids: Sequence[str]) -> list[str]:
+    """:func:`video` of each clip id.
+
+    When no id needs escaping (then neither does their concatenation: one scan), each value is
+    the encoding of a placeholder clip with the id put in its place.
+    """
+    template = video("@")
+    joined = "".join(clip_ids)
+    if template.count('"@.mp4"') != 1 or json_string(joined) != f'"{joined}"':
+        return [video(clip) for clip in clip_ids]
+    head, tail = template.split('"@.mp4"')
+    return [f'{head}"{clip}.mp4"{tail}' for clip in clip_ids]
+
+
 def read_extra(table: pd.DataFrame) -> list[dict[str, Any]]:
-    """Decode the ``extra`` column (empty strings become empty dicts)."""
-    return [json.loads(text) if text else {} for text in table["extra"].astype(str).tolist()]
+    """Decode the ``extra`` column (empty strings become empty dicts), each distinct text once.
+
+    Rows with the same text share one dict: read it, do not change it.
+    """
+    decoded: dict[str, dict[str, Any]] = {}
+    out = []
+    for text in table["extra"].astype(str).tolist():
+        value = decoded.get(text)
+        if value is None:
+            value = decoded[text] = json.loads(text) if text else {}
+        out.append(value)
+    return out
 
 
 def by_distinct(values: Sequence[Hashable], parse: Callable[[Any], Any]) -> list[Any]:
@@ -88,7 +167,7 @@ def by_distinct(values: Sequence[Hashable], parse: Callable[[Any], Any]) -> list
 
 def nullable(values: Sequence[Any]) -> list[str | None]:
     """Raw answers from a string column, with pandas' missing values turned into None."""
-    return [None if v is None or pd.isna(v) else str(v) for v in values]
+    return [v if type(v) is str else None if v is None or pd.isna(v) else str(v) for v in values]
 
 
 def table(columns: dict[str, Any], *, task: str, model: str, n: int) -> pd.DataFrame:

@@ -7,13 +7,17 @@ separate gold file (``--gold ach_mcq.json``) are read too.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
+from analysis.benchmarks.vidhalluc import mcq_columns
 from analysis.benchmarks.vidhalluc.common import (
     GOLD_ONLY,
     expect,
@@ -113,11 +117,21 @@ def _is_article(text: str, start: int) -> bool:
     return follows_word.group(1) not in {"and", "or", "is", "are", "was", "seems", "would", "best"}
 
 
+@functools.lru_cache(maxsize=65536)
+def _whole_words(phrase: str) -> re.Pattern[str]:
+    """The pattern finding ``phrase`` as whole words, any case, compiled once per phrase.
+
+    The ``re`` module's own cache keeps 512 patterns: a file with more distinct choice texts
+    than that would compile each of them again for every answer.
+    """
+    return re.compile(rf"(?<!\w){re.escape(phrase)}(?!\w)", re.I)
+
+
 def _choice_text(text: str, choices: Choices) -> frozenset[str]:
     best: tuple[int, str] | None = None
     for key, value in choices.items():
         phrase = value.strip()
-        if not phrase or not re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", text, re.I):
+        if not phrase or not _whole_words(phrase).search(text):
             continue
         if best is None or len(phrase) > best[0]:
             best = (len(phrase), key.strip().upper())
@@ -133,31 +147,38 @@ def letters_text(letters: frozenset[str]) -> str | None:
 
 
 def verdicts(frame: pd.DataFrame, parser: str) -> tuple[list[str | None], list[bool]]:
-    """Letters read under ``parser`` and the official set comparison with the gold letters."""
+    """Letters read under ``parser`` and the official set comparison with the gold letters.
+
+    Each distinct extra text (it holds the choices) is decoded once, each distinct (answer,
+    extra) pair parsed once and each distinct gold read once, then spread back to the rows by
+    their codes: a million rows repeat them a great deal.
+    """
     parse = PARSE[parser]
-    # Each distinct extra text (it holds the choices) is decoded once, each distinct (answer,
-    # extra) parsed once and each gold read once: a million rows repeat them a great deal.
-    extras: dict[str, dict[str, Any]] = {}
-    cache: dict[tuple[str | None, str], frozenset[str]] = {}
-    golds: dict[str, frozenset[str]] = {}
-    parsed: list[str | None] = []
-    correct: list[bool] = []
-    texts = frame["extra"].astype(str).tolist()
-    for raw, gold, text in zip(nullable(frame["raw_answer"].tolist()), frame["gold"].astype(str).tolist(),
-                               texts, strict=True):
-        extra = extras.get(text)
-        if extra is None:
-            extra = extras[text] = json.loads(text) if text else {}
-        key = (raw, text)
-        if key not in cache:
-            cache[key] = parse(raw, extra.get("Choices") or {})
-        letters = cache[key]
-        if gold not in golds:
-            golds[gold] = gold_letters(gold)
-        parsed.append(letters_text(letters))
-        # A clip missing from the predictions counts, and is wrong even against an empty gold set.
-        correct.append(not extra.get("missing_prediction") and letters == golds[gold])
-    return parsed, correct
+    extra_codes, extra_texts = pd.factorize(frame["extra"].astype(str))
+    extras = [json.loads(text) if text else {} for text in extra_texts.tolist()]
+    raw_codes, raws = pd.factorize(frame["raw_answer"])
+    answers = [*nullable(list(raws)), None]  # code -1 (a null answer) reads the last entry
+    pairs, inverse = _pairs(raw_codes.astype(np.int64) % len(answers), extra_codes.astype(np.int64))
+    letters = [parse(answers[a], extras[e].get("Choices") or {}) for a, e in pairs.tolist()]
+    parsed = np.array([letters_text(x) for x in letters], dtype=object)
+    keys = np.array([letters_text(x) or "" for x in letters], dtype=object)
+    gold_codes, golds = pd.factorize(frame["gold"].astype(str))
+    gold_keys = np.array([letters_text(gold_letters(g)) or "" for g in golds.tolist()], dtype=object)
+    missing = np.array([bool(e.get("missing_prediction")) for e in extras], dtype=bool)
+    # Equal sorted letters are equal sets. A clip missing from the predictions counts, and is
+    # wrong even against an empty gold set.
+    correct = (keys[inverse] == gold_keys[gold_codes]) & ~missing[extra_codes]
+    return parsed[inverse].tolist(), correct.tolist()
+
+
+def _pairs(
+    a: npt.NDArray[np.int64], b: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.intp]]:
+    """Distinct (a, b) pairs (rows of a 2-column array) and, per row, the number of its pair."""
+    if a.size == 0:
+        return np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.intp)
+    _, first, inverse = np.unique(a * (int(b.max()) + 1) + b, return_index=True, return_inverse=True)
+    return np.stack((a[first], b[first]), axis=1), inverse.reshape(-1)
 
 
 _KNOWN = ("Question", "Choices", "Correct Answer", "Model Answer")
@@ -190,7 +211,28 @@ def load_gold(path: Path, data: dict[str, Any]) -> pd.DataFrame:
 def _table(
     gold_path: Path, gold: dict[str, Any], pred_path: Path | None, pred: dict[str, Any] | None, model: str
 ) -> pd.DataFrame:
-    """``pred`` None with a ``pred_path``: one file holds both gold and answers."""
+    """``pred`` None with a ``pred_path``: one file holds both gold and answers.
+
+    The columns are built a column at a time (:mod:`.mcq_columns`); when a value fails its bulk
+    check they are built record by record, which names the bad record and field.
+    """
+    cols = mcq_columns.columns(gold_path, gold, pred_path, pred)
+    if cols is None:
+        cols = _columns_one_by_one(gold_path, gold, pred_path, pred)
+    frame = table(cols, task=TASK, model=model, n=len(cols["item_id"]))
+    scored = frame["scored"].tolist()
+    for parser, (p_col, c_col) in {"official": ("parsed", "correct"),
+                                   "lenient": ("alt_parsed", "alt_correct")}.items():
+        parsed, correct = verdicts(frame, parser)
+        frame[p_col] = pd.Series(parsed, dtype="string")
+        frame[c_col] = pd.Series(mask_unscored(correct, scored), dtype="boolean")
+    return frame
+
+
+def _columns_one_by_one(
+    gold_path: Path, gold: dict[str, Any], pred_path: Path | None, pred: dict[str, Any] | None
+) -> dict[str, list[Any]]:
+    """The columns, record by record: every check in file order, so the first bad value is named."""
     rows: list[dict[str, Any]] = []
     for group, clips in gold.items():
         expect(gold_path, clips, (dict,), record=f"group {group!r}")
@@ -199,15 +241,7 @@ def _table(
             where = f"group {group!r}, clip {clip!r}"
             expect(gold_path, record, (dict,), record=where)
             rows.append(_row(gold_path, pred_path, group, clip, record, answers, reason))
-    cols = {key: [r[key] for r in rows] for key in _ROW_KEYS}
-    frame = table(cols, task=TASK, model=model, n=len(rows))
-    scored = frame["scored"].tolist()
-    for parser, (p_col, c_col) in {"official": ("parsed", "correct"),
-                                   "lenient": ("alt_parsed", "alt_correct")}.items():
-        parsed, correct = verdicts(frame, parser)
-        frame[p_col] = pd.Series(parsed, dtype="string")
-        frame[c_col] = pd.Series(mask_unscored(correct, scored), dtype="boolean")
-    return frame
+    return {key: [r[key] for r in rows] for key in _ROW_KEYS}
 
 
 _ROW_KEYS = ("item_id", "pair_id", "side", "question", "options", "gold", "raw_answer", "scored",

@@ -27,11 +27,12 @@ from analysis.benchmarks.vidhalluc.common import (
     expect,
     field,
     make_id,
+    make_ids,
     mask_unscored,
     nullable,
     read_extra,
     table,
-    video,
+    videos,
 )
 from analysis.embedder import SIMCSE_ENV, SentenceEmbedder, cosine, load_simcse
 from analysis.metrics import MetricDict, mcc
@@ -241,14 +242,15 @@ def _table(
     raws = [pred.get(k) for k in keys]
     gold_records = [gold.get(k) or {} for k in keys]
     cols = {
-        "item_id": [item_id(k) for k in keys],
+        "item_id": make_ids(TASK, keys),
         "question": PROMPT,
         "gold": [r.get("Scene change", "") for r in gold_records],
         "raw_answer": raws,
         "scored": [not r for r in reasons],
         "skip_reason": reasons,
-        "media": [video(k) for k in keys],
-        "source": [f"{(pred_path if k in pred else gold_path).name}:video {k!r}" for k in keys],
+        "media": videos(keys),
+        "source": [f"{pred_name if k in pred else gold_name}:video {k!r}"
+                   for pred_name, gold_name in ((pred_path.name, gold_path.name),) for k in keys],
         "extra": [json.dumps({"gold_locations": r.get("Locations"), "locations": official(raw)[2],
                               "alt_locations": lenient(raw)[2]}, ensure_ascii=False)
                   for r, raw in zip(gold_records, raws, strict=True)],

@@ -20,10 +20,14 @@ from analysis.benchmarks.vidhalluc.common import (
     expect,
     field,
     make_id,
+    make_ids,
     mask_unscored,
     nullable,
+    only,
     table,
+    texts_ok,
     video,
+    videos,
 )
 from analysis.metrics import MetricDict, accuracy
 from analysis.readers import read_object
@@ -161,9 +165,54 @@ def load_gold(path: Path, data: dict[str, Any]) -> pd.DataFrame:
 
 
 _KNOWN = ("video", "Question", "Correct Answer", "Model Answer")
+_KNOWN_SET = frozenset(_KNOWN)
 
 
 def _table(path: Path, data: dict[str, Any], model: str, *, gold_only: bool) -> pd.DataFrame:
+    cols = _columns(path, data, gold_only=gold_only)
+    if cols is None:
+        cols = _columns_one_by_one(path, data, gold_only=gold_only)
+    n = len(cols["item_id"])
+    frame = table({**cols, "scored": not gold_only, "skip_reason": GOLD_ONLY if gold_only else ""},
+                  task=TASK, model=model, n=n)
+    scored = frame["scored"].tolist()
+    for parser, (p_col, c_col) in {"official": ("parsed", "correct"),
+                                   "lenient": ("alt_parsed", "alt_correct")}.items():
+        parsed, correct = verdicts(frame, parser)
+        frame[p_col] = pd.Series(parsed, dtype="string")
+        frame[c_col] = pd.Series(mask_unscored(correct, scored), dtype="boolean")
+    return frame
+
+
+def _columns(path: Path, data: dict[str, Any], *, gold_only: bool) -> dict[str, list[Any]] | None:
+    """The columns built a column at a time, every field checked in bulk; None if a check fails."""
+    keys, records = list(data), list(data.values())
+    if not only(dict, records):
+        return None
+    fields = [(r.get("video"), r.get("Question"), r.get("Correct Answer"), r.get("Model Answer"))
+              for r in records]
+    empty: list[list[Any]] = [[], [], [], []]
+    clips, questions, golds, raws = [list(c) for c in zip(*fields, strict=True)] if fields else empty
+    if not all(texts_ok(c, optional=False) for c in (clips, questions, golds)):
+        return None
+    if gold_only:
+        raws = [None] * len(records)
+    elif not texts_ok(raws, optional=True):
+        return None
+    plain = list(map(_KNOWN_SET.issuperset, records))
+    return {
+        "item_id": make_ids(TASK, keys, clips),
+        "question": questions,
+        "gold": golds,
+        "raw_answer": raws,
+        "media": videos(clips),
+        "source": [f"{name}:key {key!r}" for name in (path.name,) for key in keys],
+        "extra": ["" if p else extra_json(r, _KNOWN) for r, p in zip(records, plain, strict=True)],
+    }
+
+
+def _columns_one_by_one(path: Path, data: dict[str, Any], *, gold_only: bool) -> dict[str, list[Any]]:
+    """The columns record by record: every check in file order, so the first bad value is named."""
     cols: dict[str, list[Any]] = {k: [] for k in ("item_id", "question", "gold", "raw_answer", "media",
                                                   "source", "extra")}
     for key, record in data.items():
@@ -180,16 +229,7 @@ def _table(path: Path, data: dict[str, Any], model: str, *, gold_only: bool) -> 
         cols["media"].append(video(clip))
         cols["source"].append(f"{path.name}:{where}")
         cols["extra"].append(extra_json(record, _KNOWN))
-    n = len(cols["item_id"])
-    frame = table({**cols, "scored": not gold_only, "skip_reason": GOLD_ONLY if gold_only else ""},
-                  task=TASK, model=model, n=n)
-    scored = frame["scored"].tolist()
-    for parser, (p_col, c_col) in {"official": ("parsed", "correct"),
-                                   "lenient": ("alt_parsed", "alt_correct")}.items():
-        parsed, correct = verdicts(frame, parser)
-        frame[p_col] = pd.Series(parsed, dtype="string")
-        frame[c_col] = pd.Series(mask_unscored(correct, scored), dtype="boolean")
-    return frame
+    return cols
 
 
 def overall(frame: pd.DataFrame, parser: str) -> tuple[MetricDict, int, int]:
