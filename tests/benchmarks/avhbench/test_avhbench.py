@@ -434,3 +434,20 @@ def test_a_model_field_that_is_not_text_names_the_model_by_the_file(tmp_path: Pa
     records = [rec("00001", A2V, "Q?", "Yes", pred="Yes", model=["x"]),
                rec("00002", A2V, "R?", "No", pred="No")]
     assert set(avhbench.load(write(tmp_path / "run.json", records))["model"]) == {"run"}
+
+
+def test_the_collector_is_paused_only_while_loading(tmp_path: Path) -> None:
+    import gc
+
+    good = write(tmp_path / "m.json", [rec("00001", A2V, "Q?", "Yes", pred="Yes")])
+    avhbench.load(good)
+    assert gc.isenabled()
+    with pytest.raises(InputError):
+        avhbench.load(write(tmp_path / "bad.json", [rec("00001", A2V, "Q?", "Yes", pred=3)]))
+    assert gc.isenabled()  # resumed after a refused file too
+    gc.disable()
+    try:
+        avhbench.load(good)
+        assert not gc.isenabled()  # a collector paused by the caller stays paused
+    finally:
+        gc.enable()

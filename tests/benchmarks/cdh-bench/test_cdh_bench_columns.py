@@ -7,6 +7,7 @@ these tests hold it to the plain definitions: ``json.dumps`` of each record's ot
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 from pathlib import Path
@@ -142,3 +143,25 @@ def test_the_first_bad_record_is_named(tmp_path: Path) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     with pytest.raises(InputError, match=r"line 3: field 'question': expected a string, got a number"):
         cdh_bench.load(path)
+
+
+def test_the_collector_is_paused_only_while_loading(tmp_path: Path) -> None:
+    path = tmp_path / "results.jsonl"
+    path.write_text(json.dumps(record(0, "qa", "commonsense", "yes")) + "\n", encoding="utf-8")
+    seen = []
+    with cdh_read.collector_paused():
+        seen.append(gc.isenabled())
+    assert seen == [False] and gc.isenabled()
+    cdh_bench.load(path)
+    assert gc.isenabled()
+    path.write_text('{"status": "ok", "task": 3}\n', encoding="utf-8")
+    with pytest.raises(InputError):
+        cdh_bench.load(path)
+    assert gc.isenabled()  # resumed after a refused file too
+    gc.disable()
+    try:
+        with cdh_read.collector_paused():
+            pass
+        assert not gc.isenabled()  # a collector paused by the caller stays paused
+    finally:
+        gc.enable()
