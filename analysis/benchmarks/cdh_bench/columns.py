@@ -45,18 +45,19 @@ class Columns:
     def __init__(self, objects: Sequence[dict[str, Any]]) -> None:
         self.objects = objects
         self._texts: dict[str, pa.Array | None] = {}
-        shapes = list(map(tuple, objects))
-        rows_of: dict[tuple[str, ...], list[int]] = {shape: [] for shape in dict.fromkeys(shapes)}
-        self.grouped = len(rows_of) <= max(_MIN_GROUP, len(objects) // _MIN_GROUP)
+        distinct = dict.fromkeys(map(tuple, objects))
+        self.grouped = len(distinct) <= max(_MIN_GROUP, len(objects) // _MIN_GROUP)
         """False when the objects have too many key sequences to group: then read one by one."""
         self.groups: list[tuple[tuple[str, ...], list[int] | None, dict[str, Sequence[Any]]]] = []
         """(keys, the objects' rows or None for all, one column per key) per key sequence."""
         if not self.grouped:
             return
-        if len(rows_of) == 1:
-            self.groups.append((shapes[0], None, _transpose(objects, shapes[0])))
+        if len(distinct) == 1:
+            shape = next(iter(distinct))
+            self.groups.append((shape, None, _transpose(objects, shape)))
             return
-        for row, shape in enumerate(shapes):
+        rows_of: dict[tuple[str, ...], list[int]] = {shape: [] for shape in distinct}
+        for row, shape in enumerate(map(tuple, objects)):
             rows_of[shape].append(row)
         for shape, rows in rows_of.items():
             self.groups.append((shape, rows, _transpose([objects[i] for i in rows], shape)))
