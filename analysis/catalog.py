@@ -33,7 +33,7 @@ from analysis.charts import CHART_COLUMNS, derive_columns
 from analysis.detect import Detected, Role, detect
 from analysis.errors import InputError
 from analysis.media import MediaResolver
-from analysis.readers import read_object
+from analysis.readers import read_object, without_gc_pauses
 from analysis.table import concat_tables, single_chunks, stack_columns
 from analysis.views import Filters, ItemDetail, filter_rows, group_indices, item_detail, prepare, search_text
 
@@ -530,6 +530,7 @@ def _bench_tasks(part: Part) -> list[tuple[Any, Any]]:
     return list(pairs.itertuples(index=False, name=None))
 
 
+@without_gc_pauses
 def _load_predictions(source: Source, gold_by_bench: Mapping[str, list[Source]]) -> pd.DataFrame:
     bench = benchmarks.get(source.benchmark)
     if not source.find_gold:
@@ -567,6 +568,7 @@ def _gold_candidates(source: Source, gold: Sequence[Source]) -> list[Path]:
     return [g.path for g in gold if g.task == source.task]
 
 
+@without_gc_pauses
 def _load_gold(bench_id: str, gold: Sequence[Source], covered: set[tuple[str, str]]) -> pd.DataFrame:
     """Gold-only rows, for the benchmark tasks no prediction file covers (so gold can be browsed)."""
     table = benchmarks.get(bench_id).load_gold([g.path for g in gold])

@@ -26,6 +26,7 @@ from analysis.detect import expect
 from analysis.errors import InputError, StoreError, UsageError
 from analysis.harness import FORMATS, parse_map
 from analysis.intervals import N_BOOT, SEED, intervals
+from analysis.readers import without_gc_pauses
 
 REPORT_FORMATS = ("html", "latex", "markdown")
 """``halluscope report --format`` values (kept here: ``score`` must not import plotly)."""
@@ -209,7 +210,8 @@ def run_score(args: argparse.Namespace) -> dict[str, Any]:
         quick: ScoreReport | None = fast(args.predictions, gold=args.gold, task=task, parser=parser)
         if quick is not None:
             return dict(quick)
-    table = bench.load(args.predictions, gold=args.gold, task=task, fmt=args.format, mapping=mapping)
+    table = without_gc_pauses(bench.load)(args.predictions, gold=args.gold, task=task, fmt=args.format,
+                                          mapping=mapping)
     if args.corrected or args.db:
         if not (args.corrected and args.db):
             raise UsageError("--corrected and --db go together")

@@ -174,3 +174,30 @@ def test_the_key_count_matches_the_key_ends_of_plain_json() -> None:
     value = {"a": [{"b": 1, "c": {"d": None}}, 3], "e": "text: with colon"}
     assert keys_in(value) == key_ends(json.dumps(value).encode()) == 5
     assert keys_in([[[[[{"deep": 1}]]]]]) == 1
+
+
+def test_loads_run_with_the_collector_paused_and_its_state_comes_back() -> None:
+    import gc
+
+    from analysis.readers import without_gc_pauses
+
+    seen: list[bool] = []
+
+    @without_gc_pauses
+    def load(fail: bool) -> int:
+        seen.append(gc.isenabled())
+        if fail:
+            raise InputError(Path("f.json"), "bad")
+        return 1
+
+    assert gc.isenabled()
+    assert load(False) == 1
+    with pytest.raises(InputError):
+        load(True)
+    assert seen == [False, False] and gc.isenabled()
+    gc.disable()
+    try:
+        load(False)
+        assert not gc.isenabled()  # a caller's own pause is left as it was
+    finally:
+        gc.enable()

@@ -125,6 +125,7 @@ from analysis.benchmarks.detailverifybench.scoring import label_recall as _label
 from analysis.cluster_stats import ClusterStats, masks, tally
 from analysis.errors import InputError
 from analysis.metrics import MetricDict
+from analysis.readers import without_gc_pauses
 from analysis.spans import strip_tags
 from analysis.table import extra_json, make_table, media_json
 
@@ -156,7 +157,7 @@ _OWN_COLUMNS = ("image_path", "gt_hallucinated_caption_with_tags", "hallucinated
                 "validation_passed")
 
 
-@dvb_io.without_gc_pauses
+@without_gc_pauses
 def load(
     predictions: Path,
     *,
@@ -247,7 +248,7 @@ def _gold_labels(gold: Path, pf: dvb_io.PipelineFile) -> list[list[dict[str, Any
     return found
 
 
-@dvb_io.without_gc_pauses
+@without_gc_pauses
 def load_gold(paths: Sequence[Path]) -> pd.DataFrame:
     """Read ``real_test.jsonl`` / ``synthetic_test.jsonl`` rows into an item table (no model)."""
     rows = dvb_io.read_gold(paths)

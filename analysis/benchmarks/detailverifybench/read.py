@@ -5,45 +5,26 @@ Every malformed file raises :class:`~analysis.errors.InputError` naming file, re
 
 from __future__ import annotations
 
-import functools
-import gc
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
-from analysis.readers import MAX_TEXT_CHARS, Records, read_records, require, require_column
+from analysis.readers import (
+    MAX_TEXT_CHARS,
+    Records,
+    read_records,
+    require,
+    require_column,
+    without_gc_pauses,  # noqa: F401 - re-exported for the loaders
+)
 from analysis.spans import CLOSE, OPEN, strip_tags
 from analysis.table import item_key
 
-P = ParamSpec("P")
-R = TypeVar("R")
 GOLD_CASE_TAGS = (("<Hallucination>", OPEN), ("</Hallucination>", CLOSE))
 """Tag spellings of the raw gold files that the official formatter turns into the upper-case tags."""
-
-
-def without_gc_pauses(load: Callable[P, R]) -> Callable[P, R]:
-    """Run ``load`` with the cyclic garbage collector paused (its state restored after).
-
-    Reading a file creates a few hundred thousand dicts, lists and strings, none in a cycle;
-    each few hundred allocations the collector would walk every object alive, the whole parsed
-    file included, which took about half of a large file's table build. Reference counting
-    still frees everything; a cycle made meanwhile is collected at the next pass after.
-    """
-
-    @functools.wraps(load)
-    def paused(*args: P.args, **kwargs: P.kwargs) -> R:
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            return load(*args, **kwargs)
-        finally:
-            if was_enabled:
-                gc.enable()
-
-    return paused
 
 
 @dataclass(frozen=True)

@@ -128,13 +128,13 @@ from analysis.benchmarks.vidhalluc import gold as _gold
 from analysis.benchmarks.vidhalluc import harnessed as _harnessed
 from analysis.benchmarks.vidhalluc import native as _native
 from analysis.benchmarks.vidhalluc import stats as stats
-from analysis.benchmarks.vidhalluc.common import ALT, model_name, without_gc_pauses
+from analysis.benchmarks.vidhalluc.common import ALT, model_name
 from analysis.benchmarks.vidhalluc.detect import recognise as recognise
 from analysis.cluster_stats import ClusterStats
 from analysis.embedder import SentenceEmbedder
 from analysis.errors import InputError
 from analysis.metrics import MetricDict
-from analysis.readers import read_object
+from analysis.readers import read_object, without_gc_pauses
 from analysis.table import concat_tables
 
 NAME = "vidhalluc"

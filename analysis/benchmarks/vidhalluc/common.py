@@ -2,47 +2,25 @@
 
 from __future__ import annotations
 
-import functools
-import gc
 import hashlib
 import json
 from collections.abc import Callable, Hashable, Sequence
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 import pandas as pd
 
 from analysis.errors import InputError
-from analysis.readers import MAX_TEXT_CHARS, type_name
+from analysis.readers import (
+    MAX_TEXT_CHARS,
+    type_name,
+    without_gc_pauses,  # noqa: F401 - re-exported for the loaders
+)
 from analysis.table import item_key, json_string, make_table, media_json
 
 NAME = "vidhalluc"
 ALT = "lenient"
 GOLD_ONLY = "gold only: no model answer"
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def without_gc_pauses(load: Callable[P, R]) -> Callable[P, R]:
-    """Run ``load`` with the cyclic garbage collector paused (its state restored after).
-
-    Reading a file creates a few hundred thousand dicts, lists and strings, none in a cycle;
-    each few hundred allocations the collector would walk every object alive, the whole parsed
-    file included, which took about half of a large file's table build. Reference counting
-    still frees everything; a cycle made meanwhile is collected at the next pass after.
-    """
-
-    @functools.wraps(load)
-    def paused(*args: P.args, **kwargs: P.kwargs) -> R:
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            return load(*args, **kwargs)
-        finally:
-            if was_enabled:
-                gc.enable()
-
-    return paused
 
 
 def expect(
