@@ -22,10 +22,8 @@ without a label that matches nothing is an input error naming it.
 
 from __future__ import annotations
 
-import gc
 import re
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,25 +46,6 @@ Lookup = dict[tuple[str, str], tuple[str, str]]
 
 PROMPT_SUFFIX = re.compile(r"(?<=[?.])\s+(?:please\s+)?answer\b[^?]*$", re.IGNORECASE | re.DOTALL)
 """An instruction after the question (``? Answer only 'Yes' or 'No'.``): not part of the item."""
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while a file is read and turned into an item table.
-
-    Reading makes hundreds of thousands of dicts, lists and strings, none of them in a reference
-    cycle. The collector runs every 700 new objects, and each of its full collections walks all of
-    them again. Reference counting still frees everything at once; only cycles (none are made
-    here) would wait until the collector resumes. (The same as ``cdh_bench.read.collector_paused``:
-    one package per benchmark.)
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def question_of(text: str) -> str:

@@ -109,6 +109,7 @@ from analysis.metrics import (
     counterfactual_metrics,
     counterfactual_metrics_of,
 )
+from analysis.readers import without_gc_pauses
 from analysis.table import concat_tables, make_table
 
 NAME = "cdh-bench"
@@ -138,6 +139,7 @@ FILES: dict[str, str] = {
 BoolArray = npt.NDArray[np.bool_]
 
 
+@without_gc_pauses
 def load(
     predictions: Path,
     *,
@@ -151,8 +153,7 @@ def load(
     refuse_harness(NAME, fmt, mapping)
     if gold is not None:
         raise InputError(gold, "cdh-bench takes no --gold: results.jsonl carries its own gold (gt, cs_gt)")
-    with _cdh_load.collector_paused():  # the records are freed before the collector resumes
-        table = _results_table(predictions, model)
+    table = _results_table(predictions, model)  # its records are freed before the collector resumes
     if task is not None:
         table = table[table["task"] == task].reset_index(drop=True)
     return table

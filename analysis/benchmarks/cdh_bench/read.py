@@ -7,11 +7,9 @@ pair records); ``cdh_bench.py`` turns them into item tables.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,24 +50,6 @@ def item_ids(pair_ids: Sequence[str], tasks: Sequence[str], sides: Sequence[str]
         "cdh-" + blake(f"{p}\x1f{t}\x1f{s}".encode(), digest_size=8).hexdigest()
         for p, t, s in zip(pair_ids, tasks, sides, strict=True)
     ]
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while a file is read and turned into an item table.
-
-    Reading makes hundreds of thousands of dicts, lists and strings, none of them in a reference
-    cycle. The collector runs every 700 new objects, and each of its full collections walks all of
-    them again: about a third of the load time at 100k records. Reference counting still frees
-    everything at once; only cycles (none are made here) would wait until the collector resumes.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def image_path(subcategory: str, pair_id: str, side: str) -> str:
