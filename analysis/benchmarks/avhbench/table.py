@@ -30,18 +30,24 @@ def build(parsed: Parsed, *, name: str, model: str | None, readers: tuple[Reader
     keys = list(zip(parsed.video_id, [t.strip() for t in parsed.text], strict=True))
     scored, reasons = _scored(parsed, keys)
     columns: dict[str, Any] = {
-        "benchmark": name,
+        "benchmark": _same_category(name, n),
         "item_id": _text(_item_ids(keys)),
-        "model": _model(parsed, model) if readers is not None else "",
-        "task": parsed.task,
+        "model": _same_category(_model(parsed, model) if readers is not None else "", n),
+        "task": _category(parsed.task),
+        "category": _same_category("", n),
+        "subcategory": _same_category("", n),
         "question": _text(parsed.text),
+        "options": _same_text("", n),
         "gold": _text(parsed.label),
-        "alt_parser": alt_parser,
+        "alt_parser": _same_category(alt_parser, n),
         "scored": scored,
         "skip_reason": _text(reasons),
         "media": _text(_per_distinct(parsed.video_id, _media)),
+        "pair_id": _same_text("", n),
+        "side": _same_text("", n),
         "source": _sources(parsed),
-        "extra": [extra_json(e, ()) if e else "" for e in parsed.extra] if any(parsed.extra) else "",
+        "extra": _text([extra_json(e, ()) if e else "" for e in parsed.extra]) if any(parsed.extra) else
+        _same_text("", n),
     }
     if readers is not None:
         raw = pd.Series(_text(parsed.pred), copy=False)
@@ -61,6 +67,28 @@ def _text(values: Sequence[str | None]) -> pd.arrays.ArrowStringArray:
 
 
 _TEXT = pa.large_string()
+
+
+def _same_text(value: str, n: int) -> pd.arrays.ArrowStringArray:
+    """A string column holding ``value`` in every row (what the table makes of a scalar, made at once)."""
+    return pd.arrays.ArrowStringArray(pa.chunked_array([pa.repeat(pa.scalar(value, _TEXT), n)], _TEXT))
+
+
+def _same_category(value: str, n: int) -> pd.Categorical:
+    """A category column holding ``value`` in every row."""
+    categories: list[Any] = [value]
+    return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=pd.Index(categories))
+
+
+def _category(values: list[str]) -> pd.Categorical:
+    """A category column, its categories sorted (as pandas sorts a column's values)."""
+    encoded = pc.dictionary_encode(pa.array(values, _TEXT))
+    names = encoded.dictionary.to_pylist()
+    order = sorted(range(len(names)), key=names.__getitem__)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
+    return pd.Categorical.from_codes(codes, categories=pd.Index([names[i] for i in order]))
 
 
 def _item_ids(keys: list[tuple[str, str]]) -> list[str]:

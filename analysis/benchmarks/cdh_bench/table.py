@@ -29,6 +29,7 @@ Bools = npt.NDArray[np.bool_]
 def results_table(path: Path, records: Records, cols: dict[str, list[Any]], fields: Columns, *,
                   name: str, model: str | None, alt_parser: str) -> pd.DataFrame:
     """The item table of the records of ``path`` (every record, in file order)."""
+    n = len(records)
     ok = _is(fields.text("status"), "ok")
     tasks = [t or "" for t in cols["task"]]
     sides = [s or "" for s in cols["side"]]
@@ -36,9 +37,9 @@ def results_table(path: Path, records: Records, cols: dict[str, list[Any]], fiel
     readers = [_parse.READERS["reparse"], _parse.READERS[alt_parser]]
     (parsed, _), (alt_parsed, alt_correct) = _readings(fields, tasks, cols, readers)
     return make_table({
-        "benchmark": name,
+        "benchmark": _same_category(name, n),
         "item_id": _text(_read.item_ids(pairs, tasks, sides)),
-        "model": model or _category(_or(fields.text("model_name"), path.stem)),
+        "model": _same_category(model, n) if model else _category(_or(fields.text("model_name"), path.stem)),
         "task": _category(_or(fields.text("task"), "")),
         "category": _category(_or(fields.text("category"), _read.UNKNOWN)),
         "subcategory": _category(_or(fields.text("subcategory"), "")),
@@ -48,7 +49,7 @@ def results_table(path: Path, records: Records, cols: dict[str, list[Any]], fiel
         "raw_answer": _strings(fields.text("pred")),
         "parsed": _text(_unless(ok, parsed)),
         "correct": _verdicts(ok, _true(cols["correct"])),
-        "alt_parser": alt_parser,
+        "alt_parser": _same_category(alt_parser, n),
         "alt_parsed": _text(_unless(ok, alt_parsed)),
         "alt_correct": _verdicts(ok, alt_correct),
         "scored": ok,
@@ -58,7 +59,7 @@ def results_table(path: Path, records: Records, cols: dict[str, list[Any]], fiel
         "side": _strings(_or(fields.text("side"), "")),
         "source": _sources(path, records),
         "extra": _strings(_read.result_extras(fields)),
-    }, length=len(records))  # fmt: skip
+    }, length=n)  # fmt: skip
 
 
 def _text(values: Sequence[str | None] | npt.NDArray[np.object_]) -> pd.arrays.ArrowStringArray:
@@ -79,6 +80,12 @@ def _or(text: pa.Array | None, default: str) -> pa.Array:
     if not default:
         return filled
     return pc.if_else(pc.equal(filled, ""), pa.scalar(default, TEXT), filled)
+
+
+def _same_category(value: str, n: int) -> pd.Categorical:
+    """A category column holding ``value`` in every row (what the table makes of a scalar, made at once)."""
+    categories: list[Any] = [value]
+    return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=pd.Index(categories))
 
 
 def _category(text: pa.Array) -> pd.Categorical:
