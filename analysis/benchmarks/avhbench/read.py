@@ -144,7 +144,7 @@ def _by_column(records: readers.Records, fields: _Fields, need_pred: bool, gold:
 def _video_ids(items: list[dict[str, Any]]) -> list[str] | None:
     """``video_id``, else the stem of ``id``, of every record (as :func:`_video_id`)."""
     found = [item.get("video_id", _ABSENT) for item in items]
-    for i in [i for i, v in enumerate(found) if v is _ABSENT]:
+    for i in [i for i, v in enumerate(found) if v is _ABSENT] if _ABSENT in found else ():
         found[i] = items[i].get("id")
         if type(found[i]) is str and len(found[i]) <= readers.MAX_TEXT_CHARS:  # the id itself is checked
             found[i] = _stem(found[i])
@@ -181,7 +181,8 @@ def _texts(values: list[Any], *, null: bool = False) -> bool:
     kinds = set(map(type, values))
     if not kinds <= ({str, type(None)} if null else {str}):
         return False
-    return max(map(len, filter(None, values)), default=0) <= readers.MAX_TEXT_CHARS
+    texts = values if type(None) not in kinds else filter(None, values)
+    return max(map(len, texts), default=0) <= readers.MAX_TEXT_CHARS
 
 
 def _rows_with(texts: Sequence[str | None], part: str) -> list[int]:
