@@ -70,6 +70,7 @@ from analysis.benchmarks.base import (
 from analysis.benchmarks.corrected import load_as_shown
 from analysis.cluster_stats import ClusterStats, masks, scope_verdicts, tally
 from analysis.metrics import NO, UNPARSED, YES, MetricDict, binary_counts, binary_metrics, binary_metrics_of
+from analysis.readers import without_gc_pauses
 from analysis.table import concat_tables
 from analysis.yesno import first_word, negation_aware, read_column
 
@@ -116,6 +117,7 @@ def substring(text: str) -> int:
 READERS = {"first-word": first_word, "negation-aware": negation_aware, "substring": substring}
 
 
+@without_gc_pauses
 def load(
     predictions: Path,
     *,
@@ -127,8 +129,13 @@ def load(
 ) -> pd.DataFrame:
     """Read one model's AVHBench answers (any of the three shapes) into an item table."""
     refuse_task(NAME, task)
-    parsed = read(Path(predictions), need_pred=True, gold=None if gold is None else Path(gold),
-                  fmt=fmt, mapping=mapping)
+    # the records are freed (when _table returns) before the collector resumes
+    return _table(Path(predictions), None if gold is None else Path(gold), model, fmt, mapping)
+
+
+def _table(predictions: Path, gold: Path | None, model: str | None, fmt: str | None,
+           mapping: Mapping[str, str] | None) -> pd.DataFrame:
+    parsed = read(predictions, need_pred=True, gold=gold, fmt=fmt, mapping=mapping)
     return _avh_table.build(parsed, name=NAME, model=model, readers=(first_word, READERS[ALT_PARSER]),
                             alt_parser=ALT_PARSER)
 

@@ -23,10 +23,14 @@ without a label that matches nothing is an input error naming it.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 
 from analysis import harness, readers
 from analysis.errors import InputError
@@ -79,7 +83,132 @@ def read(path: Path, *, need_pred: bool, gold: Path | None = None, fmt: str | No
     records = found.records if found is not None else readers.read_records(Path(path))
     if len(records) == 0:
         raise InputError(path, "no records")
-    out = Parsed(Path(path))
+    fields = _columns(records.items, need_pred)
+    if fields is None:  # a field missing or not a string somewhere: record by record, to name it
+        return _by_record(records, need_pred, gold)
+    return _by_column(records, fields, need_pred, gold)
+
+
+@dataclass
+class _Fields:
+    """The fields of every record, each already checked to be a string (or, where allowed, null)."""
+
+    video_id: list[str]
+    asked: list[str]
+    task: list[str | None]
+    label: list[str | None]
+    pred: list[str | None]
+
+
+def _columns(items: list[dict[str, Any]], need_pred: bool) -> _Fields | None:
+    """Each field of every record picked as :func:`_pick` does; None when one would be refused."""
+    video_id = _video_ids(items)
+    asked = _first_of(items, TEXT_KEYS)
+    task = _first_of(items, TASK_KEYS, optional=True)
+    label = _first_of(items, LABEL_KEYS, optional=True)
+    pred = _first_present(items, PRED_KEYS) if need_pred else [None] * len(items)
+    if video_id is None or asked is None or task is None or label is None or pred is None:
+        return None
+    return _Fields(video_id, asked, task, label, pred)
+
+
+def _by_column(records: readers.Records, fields: _Fields, need_pred: bool, gold: Path | None) -> Parsed:
+    """The records read a field at a time (every field known to be well typed)."""
+    n = len(records)
+    text = list(fields.asked)
+    for i in _rows_with(text, "wer"):  # only a text holding "answer" (any case; "ſ" folds to s) has a suffix
+        text[i] = question_of(text[i])
+    keys = list(zip(fields.video_id, [t.strip() for t in text], strict=True))
+    task, label = fields.task, fields.label
+    lookup: Lookup | None = None
+    if need_pred and gold is not None:  # a given gold file wins over labels inside the records
+        lookup = _gold_lookup(records, 0, gold, "label")
+        hits = list(map(lookup.get, keys))
+        task = [t if t is not None or h is None else h[0] for t, h in zip(task, hits, strict=True)]
+        label = [b if h is None else h[1] for b, h in zip(label, hits, strict=True)]
+    for i in [i for i in range(n) if task[i] is None or label[i] is None]:  # in record order, as errors go
+        if lookup is None:
+            missing = "task" if task[i] is None else "label"
+            if not need_pred:
+                raise records.error(i, "missing, expected a string", missing)
+            lookup = _gold_lookup(records, i, gold, missing)
+        task[i], label[i] = _match(records, i, lookup, keys[i], task[i], label[i], gold)
+    failed = [False] * n
+    for i in _rows_with(fields.pred, harness.FAILED_PREFIX):
+        failed[i] = harness.failed_inference(fields.pred[i])
+    return Parsed(records.path, fields.video_id, task, text, label, fields.pred,  # type: ignore[arg-type]
+                  records.labels or [readers.record_name(i) for i in range(n)],
+                  _extras(records.items, fields.asked, text, need_pred), failed)
+
+
+def _video_ids(items: list[dict[str, Any]]) -> list[str] | None:
+    """``video_id``, else the stem of ``id``, of every record (as :func:`_video_id`)."""
+    found = [item.get("video_id", _ABSENT) for item in items]
+    for i in [i for i, v in enumerate(found) if v is _ABSENT] if _ABSENT in found else ():
+        found[i] = items[i].get("id")
+        if type(found[i]) is str and len(found[i]) <= readers.MAX_TEXT_CHARS:  # the id itself is checked
+            found[i] = _stem(found[i])
+    return found if _texts(found) else None
+
+
+def _stem(name: str) -> str:
+    # ``id`` is a file name ("00191.mp4"), sometimes with folders: keep the bare stem.
+    name = name.replace("\\", "/").rsplit("/", 1)[-1]
+    return name[:-4] if name.lower().endswith(".mp4") else name
+
+
+def _first_of(items: list[dict[str, Any]], keys: tuple[str, ...], *,
+              optional: bool = False) -> list[Any] | None:
+    """The first of ``keys`` that is present and not null, of every record; None if one is refused."""
+    values = [item.get(keys[0]) for item in items]
+    for key in keys[1:] if None in values else ():
+        for i in [i for i, v in enumerate(values) if v is None]:
+            values[i] = items[i].get(key)
+    return values if _texts(values, null=optional) else None
+
+
+def _first_present(items: list[dict[str, Any]], keys: tuple[str, ...]) -> list[Any] | None:
+    """The first of ``keys`` present (null allowed), of every record; None if one has none or a non-string."""
+    values = [item.get(keys[0], _ABSENT) for item in items]
+    for key in keys[1:] if _ABSENT in values else ():
+        for i in [i for i, v in enumerate(values) if v is _ABSENT]:
+            values[i] = items[i].get(key, _ABSENT)
+    return values if _texts(values, null=True) else None
+
+
+def _texts(values: list[Any], *, null: bool = False) -> bool:
+    """Whether every value is a string within :data:`readers.MAX_TEXT_CHARS` (or null, if ``null``)."""
+    kinds = set(map(type, values))
+    if not kinds <= ({str, type(None)} if null else {str}):
+        return False
+    texts = values if type(None) not in kinds else filter(None, values)
+    return max(map(len, texts), default=0) <= readers.MAX_TEXT_CHARS
+
+
+def _rows_with(texts: Sequence[str | None], part: str) -> list[int]:
+    """The rows whose text holds ``part``, in any case (Arrow finds them without a call per row)."""
+    found = pc.match_substring(pa.array(texts, pa.large_string()), part, ignore_case=True).fill_null(False)
+    rows: list[int] = np.flatnonzero(found.to_numpy(zero_copy_only=False)).tolist()
+    return rows
+
+
+def _extras(items: list[dict[str, Any]], asked: list[str], text: list[str],
+            with_pred: bool) -> list[dict[str, Any]]:
+    """Each record's fields not read into a column, plus the question as asked when it had a suffix."""
+    used = _used(with_pred)
+    if all(k in used for shape in dict.fromkeys(map(tuple, items)) for k in shape) and asked == text:
+        return [{} for _ in items]
+    return [_rest(item, with_pred) | ({"prompt": a} if a != t else {})
+            for item, a, t in zip(items, asked, text, strict=True)]  # fmt: skip
+
+
+_ABSENT = object()
+"""A field a record does not have (as against one it has as null)."""
+
+
+def _by_record(records: readers.Records, need_pred: bool, gold: Path | None) -> Parsed:
+    """The records read one at a time: slower, and names the first field that is refused."""
+    out = Parsed(records.path)
     lookup: Lookup | None = None
     for i in range(len(records)):
         video_id, asked = _video_id(records, i), _pick(records, i, TEXT_KEYS)
@@ -159,9 +288,7 @@ def _video_id(records: readers.Records, i: int) -> str:
     item = records.items[i]
     if "video_id" in item or "id" not in item:
         return str(_pick(records, i, ("video_id",)))
-    # ``id`` is a file name ("00191.mp4"), sometimes with folders: keep the bare stem.
-    name = str(readers.require(records, i, "id")).replace("\\", "/").rsplit("/", 1)[-1]
-    return name[:-4] if name.lower().endswith(".mp4") else name
+    return _stem(str(readers.require(records, i, "id")))
 
 
 def _gold_lookup(records: readers.Records, i: int, gold: Path | None, missing: str) -> Lookup:
@@ -184,8 +311,12 @@ def _match(records: readers.Records, i: int, lookup: Lookup,
     return (task if task is not None else found[0], label if label is not None else found[1])
 
 
-def _rest(item: dict[str, Any], with_pred: bool) -> dict[str, Any]:
+def _used(with_pred: bool) -> frozenset[str]:
+    """The fields read into columns."""
     used = {*VIDEO_KEYS, *TEXT_KEYS, *LABEL_KEYS, *TASK_KEYS}
-    if with_pred:
-        used |= set(PRED_KEYS)
+    return frozenset(used | set(PRED_KEYS) if with_pred else used)
+
+
+def _rest(item: dict[str, Any], with_pred: bool) -> dict[str, Any]:
+    used = _used(with_pred)
     return {k: v for k, v in item.items() if k not in used}

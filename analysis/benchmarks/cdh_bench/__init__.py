@@ -80,6 +80,8 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 import pandas as pd
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 
 from analysis.benchmarks.base import (
     Board,
@@ -96,6 +98,7 @@ from analysis.benchmarks.cdh_bench import gold as _gold
 from analysis.benchmarks.cdh_bench import native as _native
 from analysis.benchmarks.cdh_bench import parse as _cdh_parse
 from analysis.benchmarks.cdh_bench import read as _cdh_load
+from analysis.benchmarks.cdh_bench import table as _cdh_table
 from analysis.benchmarks.cdh_bench.detect import recognise as recognise
 from analysis.benchmarks.corrected import load_as_shown
 from analysis.cluster_stats import ClusterStats, scope_verdicts, tally
@@ -106,7 +109,8 @@ from analysis.metrics import (
     counterfactual_metrics,
     counterfactual_metrics_of,
 )
-from analysis.table import concat_tables, make_table, media_json
+from analysis.readers import without_gc_pauses
+from analysis.table import concat_tables, make_table
 
 NAME = "cdh-bench"
 VERSION = "1"
@@ -135,6 +139,7 @@ FILES: dict[str, str] = {
 BoolArray = npt.NDArray[np.bool_]
 
 
+@without_gc_pauses
 def load(
     predictions: Path,
     *,
@@ -148,55 +153,16 @@ def load(
     refuse_harness(NAME, fmt, mapping)
     if gold is not None:
         raise InputError(gold, "cdh-bench takes no --gold: results.jsonl carries its own gold (gt, cs_gt)")
-    records, cols = _cdh_load.read_results(predictions)
-    ok = np.array([s == "ok" for s in cols["status"]], dtype=bool)
-    tasks = [t or "" for t in cols["task"]]
-    sides = [s or "" for s in cols["side"]]
-    pairs = [p or "" for p in cols["pair_id"]]
-    readers = _cdh_parse.READERS
-    parsed, _ = _cdh_parse.read_rows(tasks, cols["pred"], cols["gt"], readers["reparse"])
-    alt_parsed, alt_correct = _cdh_parse.read_rows(tasks, cols["pred"], cols["gt"], readers[ALT_PARSER])
-    images = zip(cols["image_path"], sides, strict=True)
-    media = [media_json([("image", path, side)]) if path else "" for path, side in images]
-    table = make_table({
-        "benchmark": NAME,
-        "item_id": [_cdh_load.item_id(p, t, s) for p, t, s in zip(pairs, tasks, sides, strict=True)],
-        "model": [model or m or predictions.stem for m in cols["model_name"]],
-        "task": tasks,
-        "category": [c or _cdh_load.UNKNOWN for c in cols["category"]],
-        "subcategory": [c or "" for c in cols["subcategory"]],
-        "question": [q or "" for q in cols["question"]],
-        "options": cols["options"],
-        "gold": [g or "" for g in cols["gt"]],
-        "raw_answer": cols["pred"],
-        "parsed": _where(ok, parsed),
-        "correct": _where(ok, [c is True for c in cols["correct"]]),
-        "alt_parser": ALT_PARSER,
-        "alt_parsed": _where(ok, alt_parsed),
-        "alt_correct": _where(ok, alt_correct),
-        "scored": ok,
-        "skip_reason": [_skip_reason(s) for s in cols["status"]],
-        "media": media,
-        "pair_id": pairs,
-        "side": sides,
-        "source": [f"{predictions.name}:{records.where(i)}" for i in range(len(records))],
-        "extra": _cdh_load.result_extras(records),
-    }, length=len(records))  # fmt: skip
+    table = _results_table(predictions, model)  # its records are freed before the collector resumes
     if task is not None:
         table = table[table["task"] == task].reset_index(drop=True)
     return table
 
 
-def _where(mask: BoolArray, values: Sequence[Any]) -> list[Any]:
-    return [v if m else None for v, m in zip(values, mask, strict=True)]
-
-
-def _skip_reason(status: str | None) -> str:
-    if status == "ok":
-        return ""
-    if status is None:
-        return "no status: not counted"
-    return f"status {status!r}: not counted, even if a later retry succeeds"
+def _results_table(predictions: Path, model: str | None) -> pd.DataFrame:
+    records, cols, fields = _cdh_load.read_results(predictions)
+    return _cdh_table.results_table(predictions, records, cols, fields, name=NAME, model=model,
+                                    alt_parser=ALT_PARSER)
 
 
 def load_gold(paths: Sequence[Path]) -> pd.DataFrame:
@@ -278,11 +244,12 @@ def _stored_commonsense_error(extra: pd.Series) -> BoolArray:
     Only texts where ``"commonsense_error"`` is followed by ``true`` can hold it, so only those
     are parsed (the others, most rows, are False without parsing a JSON object each).
     """
-    text = extra.fillna("").astype("string")
-    maybe = text.str.contains(r'"commonsense_error"\s*:\s*true', regex=True).to_numpy(dtype=bool)
+    text = pa.array(extra.astype("string"))
+    maybe = pc.match_substring_regex(text, r'"commonsense_error"\s*:\s*true').fill_null(False)
     out = np.zeros(len(text), dtype=bool)
-    candidates = np.flatnonzero(maybe)
-    out[candidates] = [orjson.loads(t).get("commonsense_error") is True for t in text.iloc[candidates]]
+    candidates = np.flatnonzero(maybe.to_numpy(zero_copy_only=False))
+    texts = text.take(candidates).to_pylist()
+    out[candidates] = [orjson.loads(t).get("commonsense_error") is True for t in texts]
     return out
 
 
@@ -340,7 +307,8 @@ def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     wanted = ((table["side"] == "counterfactual") & table["scored"]).to_numpy(dtype=bool)
     cf = np.flatnonzero(wanted[rows])
     if cf.size:
-        cs_error[cf] = verdicts(table.iloc[rows[cf]], "official")[1]
+        # as verdicts(..., "official") does, from the one column it needs
+        cs_error[cf] = _stored_commonsense_error(table["extra"].take(rows[cf]))
     return {"_cs_error": cs_error}
 
 

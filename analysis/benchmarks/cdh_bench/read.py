@@ -7,13 +7,19 @@ pair records); ``cdh_bench.py`` turns them into item tables.
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analysis.readers import Records, read_jsonl, require, require_column, type_name
-from analysis.table import item_key, media_json
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
+
+from analysis.benchmarks.cdh_bench.columns import Columns
+from analysis.readers import MAX_TEXT_CHARS, Records, read_jsonl, require, require_column, type_name
+from analysis.table import item_key, json_list, media_json
 
 TASKS = ("qa", "mc")
 SIDES = ("commonsense", "counterfactual")
@@ -37,35 +43,84 @@ def item_id(pair_id: str, task: str, side: str) -> str:
     return "cdh-" + item_key(pair_id, task, side)
 
 
+def item_ids(pair_ids: Sequence[str], tasks: Sequence[str], sides: Sequence[str]) -> list[str]:
+    """:func:`item_id` of each (pair id, task, side): the same hash, without two calls a row."""
+    blake = hashlib.blake2b
+    return [
+        "cdh-" + blake(f"{p}\x1f{t}\x1f{s}".encode(), digest_size=8).hexdigest()
+        for p, t, s in zip(pair_ids, tasks, sides, strict=True)
+    ]
+
+
 def image_path(subcategory: str, pair_id: str, side: str) -> str:
     """Where the release keeps a pair's image, relative to the data folder."""
     folder = subcategory.replace(" ", "_").replace("/", "_")
     return f"images/{folder}/{pair_id.replace(' ', '_')}/{side}.png"
 
 
-def read_results(path: Path) -> tuple[Records, dict[str, list[Any]]]:
-    """Read ``results.jsonl``: its records and their checked fields as columns.
+def read_results(path: Path) -> tuple[Records, dict[str, list[Any]], Columns]:
+    """Read ``results.jsonl``: its records, their checked fields as columns, and all their fields.
 
     Every record has ``status``, ``pair_id``, ``task``, ``side`` checked for type; a record with
-    ``status == "ok"`` must also name its pair, a task in ``qa``/``mc`` and a side.
+    ``status == "ok"`` must also name its pair, a task in ``qa``/``mc`` and a side. Each check
+    looks at a whole column; only when one fails are the records walked again to name the first
+    bad one, in the order the checks are listed here.
     """
     records = read_jsonl(path)
-    cols: dict[str, list[Any]] = {k: require_column(records, k, optional=True) for k in _OPTIONAL_TEXT}
+    fields = Columns(records.items)
+    cols: dict[str, list[Any]] = {k: _checked(records, fields, k, (str,)) for k in _OPTIONAL_TEXT}
     ok = [s == "ok" for s in cols["status"]]
     for key, allowed in (("pair_id", None), ("task", TASKS), ("side", SIDES)):
-        cols[key] = require_column(records, key, optional=True)
-        for index, value in enumerate(cols[key]):
-            if ok[index] and value is None:
-                require(records, index, key)  # raises: an ok record must name it
-            if ok[index] and allowed is not None and value not in allowed:
-                raise records.error(index, f"{value!r} is not one of {', '.join(allowed)}", key)
+        cols[key] = _checked(records, fields, key, (str,))
+        named = {v for v, is_ok in zip(cols[key], ok, strict=True) if is_ok}
+        if None in named or (allowed is not None and not named <= set(allowed)):
+            _refuse_unnamed(records, cols[key], ok, key, allowed)
     for key in ("correct", "commonsense_error"):
-        cols[key] = require_column(records, key, (bool,), optional=True)
-    cols["options"] = [_options(records, i) for i in range(len(records))]
-    return records, cols
+        cols[key] = _checked(records, fields, key, (bool,))
+    cols["options"] = _options(records, fields.get("options"))
+    return records, cols, fields
 
 
-def _options(records: Records, index: int) -> str:
+def result_extras(fields: Columns) -> pa.Array:
+    """Each record's fields without a column of their own, as JSON (``run``, ``ts``, ``raw``...)."""
+    return fields.texts_without(_RESULT_COLUMNS)
+
+
+def _checked(records: Records, fields: Columns, key: str, kinds: tuple[type, ...]) -> list[Any]:
+    """Field ``key`` of every record (None where absent), of one of ``kinds`` or null."""
+    values = fields.get(key)
+    if kinds == (str,):  # Arrow takes strings and nulls only; a byte count within the limit is
+        text = fields.text(key)  # a character count within it
+        fits = text is not None and (pc.max(pc.binary_length(text)).as_py() or 0) <= MAX_TEXT_CHARS
+        fits = fits or (text is not None and max(map(len, filter(None, values))) <= MAX_TEXT_CHARS)
+    else:
+        fits = set(map(type, values)) - {type(None)} <= set(kinds)
+    if not fits:
+        require_column(records, key, kinds, optional=True)  # raises, naming the first bad record
+    return values
+
+
+def _refuse_unnamed(records: Records, values: list[Any], ok: list[bool], key: str,
+                    allowed: tuple[str, ...] | None) -> None:
+    for index, value in enumerate(values):
+        if ok[index] and value is None:
+            require(records, index, key)  # raises: an ok record must name it
+        if ok[index] and allowed is not None and value not in allowed:
+            raise records.error(index, f"{value!r} is not one of {', '.join(allowed)}", key)
+
+
+def _options(records: Records, values: list[Any]) -> list[str]:
+    """The ``options`` lists as JSON texts ("" for none); a list of anything but strings is refused."""
+    if all(v is None for v in values):
+        return [""] * len(values)
+    if set(map(type, values)) <= {list, type(None)} and all(
+        type(entry) is str for value in values if value for entry in value
+    ):
+        return ["" if value is None else json_list(value) for value in values]
+    return [_option_text(records, i) for i in range(len(records))]  # raises, naming the first bad one
+
+
+def _option_text(records: Records, index: int) -> str:
     value = require(records, index, "options", (list,), optional=True)
     if value is None:
         return ""
@@ -73,15 +128,6 @@ def _options(records: Records, index: int) -> str:
         if not isinstance(entry, str):
             raise records.error(index, f"expected a list of strings, found {type_name(entry)}", "options")
     return json.dumps(value, ensure_ascii=False)
-
-
-def result_extras(records: Records) -> list[str]:
-    """Each record's fields without a column of their own, as JSON (``run``, ``ts``, ``raw``...)."""
-    keep_out = set(_RESULT_COLUMNS)
-    return [
-        json.dumps({k: v for k, v in r.items() if k not in keep_out}, ensure_ascii=False, default=str)
-        for r in records.items
-    ]
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -9,11 +10,12 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from analysis import cli
+from analysis import cli, readers
 from analysis.benchmarks import avhbench
 from analysis.errors import InputError
 from analysis.table import COLUMN_NAMES, item_key
 
+avh_read = importlib.import_module("analysis.benchmarks.avhbench.read")  # the package's name is the function
 CASES = Path(__file__).parents[2] / "cases" / "avhbench.jsonl"
 A2V = "Audio-driven Video Hallucination"
 V2A = "Video-driven Audio Hallucination"
@@ -374,3 +376,78 @@ def test_a_given_gold_file_wins_over_labels_inside_the_records(tmp_path: Path) -
     table = avhbench.load(predictions, gold=corrected)
     assert flipped and (table["gold"] != avhbench.load(predictions)["gold"]).sum() >= flipped
     assert avhbench.score(table)["overall"] != official["overall"]
+
+
+# --- reading a column at a time -------------------------------------------------------------------
+
+
+def _varied_records() -> list[dict[str, Any]]:
+    """Records in every shape the column reading must treat as the record-by-record reading does."""
+    out: list[dict[str, Any]] = []
+    for i in range(300):
+        pred = ("Yes", "no.", None, "ERROR: timeout", " error: x", "Maybe")[i % 6]
+        task, label = (A2V, V2A, AVM, CAP)[i % 4], ("Yes", "No")[i % 2]
+        r = rec(f"{i % 40:05d}", task, f"Is thing {i % 70} visible?", label, pred=pred)
+        if i % 9 == 0:
+            r["text"] += (
+                " Answer yes or no.", " please ANSWER only 'Yes' or 'No'.", " Anſwer yes."
+            )[i // 9 % 3]
+        if i % 10 == 0:
+            r = {("response" if k == "pred" else k): v for k, v in r.items()}
+        if i % 12 == 0:
+            r["label"] = (" yes ", "Maybe", "")[i % 3]
+        if i % 15 == 0:
+            r["note"] = {"ü": [1, 2.5]}
+        if i % 8 == 0:
+            r = dict(reversed(r.items()))
+        out.append(r)
+    return out
+
+
+@pytest.mark.parametrize("jsonl", [False, True])
+def test_column_reading_equals_record_by_record(jsonl: bool, tmp_path: Path) -> None:
+    path = write(tmp_path / "m.json", _varied_records(), jsonl=jsonl)
+    records = readers.read_records(path)
+    fields = avh_read._columns(records.items, True)
+    assert fields is not None  # every field well typed: read a column at a time
+    assert avh_read._by_column(records, fields, True, None) == avh_read._by_record(records, True, None)
+    table = avhbench.load(path)
+    assert table["question"][9] == "Is thing 9 visible?" and "prompt" in json.loads(table["extra"][9])
+    assert table["question"][18] == "Is thing 18 visible?"  # the suffix "Anſwer yes." (ſ folds to s)
+
+
+def test_column_reading_with_gold_fills_task_and_label(tmp_path: Path) -> None:
+    gold = [rec(f"{i:05d}", A2V, f"Q{i}?", ("Yes", "No")[i % 2]) for i in range(20)]
+    qa = write(tmp_path / "QA.json", gold)
+    shape_b = [{"id": f"v/{g['video_id']}.MP4", "question": g["text"] + " Answer yes or no.", "pred": "Yes"}
+               for g in gold]  # fmt: skip
+    path = write(tmp_path / "b.jsonl", shape_b, jsonl=True)
+    records = readers.read_records(path)
+    fields = avh_read._columns(records.items, True)
+    assert fields is not None
+    assert avh_read._by_column(records, fields, True, qa) == avh_read._by_record(records, True, qa)
+    assert avhbench.load(path, gold=qa)["gold"].tolist() == [g["label"] for g in gold]
+
+
+def test_a_model_field_that_is_not_text_names_the_model_by_the_file(tmp_path: Path) -> None:
+    # the loader used to crash with "unhashable type: 'list'" when gathering the model names
+    records = [rec("00001", A2V, "Q?", "Yes", pred="Yes", model=["x"]),
+               rec("00002", A2V, "R?", "No", pred="No")]
+    assert set(avhbench.load(write(tmp_path / "run.json", records))["model"]) == {"run"}
+
+
+def test_the_collector_is_paused_only_while_loading(tmp_path: Path) -> None:
+    import gc
+
+    good = write(tmp_path / "m.json", [rec("00001", A2V, "Q?", "Yes", pred="Yes")])
+    avhbench.load(good)
+    assert gc.isenabled()
+    with pytest.raises(InputError):
+        avhbench.load(write(tmp_path / "bad.json", [rec("00001", A2V, "Q?", "Yes", pred=3)]))
+    assert gc.isenabled()  # resumed after a refused file too
+    gc.disable()
+    try:
+        avhbench.load(good)
+        assert not gc.isenabled()  # a collector paused by the caller stays paused
+    finally:
+        gc.enable()
