@@ -113,16 +113,20 @@ def keys_in(value: Any) -> int:
 def key_ends(data: bytes) -> int:
     """How many places in a JSON text could end an object key (at least the number of keys written)."""
     count = data.count(b'":')
-    if any(quote in data for quote in _QUOTE_THEN_SPACE):  # rare: white space before a colon
+    if b'"\x00' in data.translate(_SPACE_AS_NUL):  # rare: a quote then white space (maybe a colon)
         count += len(_SPACED_KEY_END.findall(data))
     return count
 
 
 _SPACED_KEY_END = re.compile(rb'"[ \t\r\n]+:')
-_QUOTE_THEN_SPACE = (b'" ', b'"\t', b'"\n', b'"\r')
-_NOT_KEY_ENDS = (b'\\":', b'{":', b'[":', b',":', b':":')
-"""In orjson's compact text, the ``":`` that may not end a key: an escaped quote (or backslash)
-before a colon, and a string's opening quote (always after one of ``{[,:``) before a colon."""
+_SPACE_AS_NUL = bytes.maketrans(b" \t\n\r", b"\x00\x00\x00\x00")
+"""JSON's white space made one byte, so one search finds a quote followed by any of it (four
+searches of a large file cost twice as much as one translation and one search)."""
+_BEFORE_AS_NUL = bytes.maketrans(b"\\{[,", b"\x00\x00\x00\x00")
+"""In orjson's compact text, a ``":`` may not end a key only after one of ``\\{[,:``: an escaped
+quote (or backslash) before a colon, or a string's opening quote (always after one of ``{[,:``)
+before a colon. The first four made one byte are counted in one pass; ``:":`` on its own (the
+colon must stay itself to be found)."""
 
 
 def keys_at_most(value: Any) -> int | None:
@@ -135,7 +139,8 @@ def keys_at_most(value: Any) -> int | None:
         dump = orjson.dumps(value)
     except (TypeError, orjson.JSONEncodeError):
         return None
-    return dump.count(b'":') - sum(dump.count(pattern) for pattern in _NOT_KEY_ENDS)
+    opening = dump.translate(_BEFORE_AS_NUL).count(b'\x00":') + dump.count(b':":') + dump.startswith(b'":')
+    return dump.count(b'":') - opening
 
 
 def surely_unique_keys(data: bytes, value: Any) -> bool:

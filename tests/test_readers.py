@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analysis.errors import InputError
@@ -215,6 +215,7 @@ _JSON = st.recursive(
 )
 
 
+@settings(max_examples=500)
 @given(_JSON)
 def test_the_fast_key_count_is_never_more_than_the_keys(value: object) -> None:
     # Strings full of quotes, colons, backslashes and brackets: the count at C speed may come out
@@ -223,6 +224,17 @@ def test_the_fast_key_count_is_never_more_than_the_keys(value: object) -> None:
     assert fast is not None and fast <= keys_in(value)
 
 
+@pytest.mark.parametrize(
+    "value", [":", [":"], {"k": ":"}, {"a\\": 1}, {"{": ":{"}, ['\\":'], {":": {":": ":"}}]
+)
+def test_strings_made_of_key_ends_are_never_counted_as_keys(value: object) -> None:
+    # a string's opening quote before a colon (also at the very start), an escaped quote or
+    # backslash before one: each looks like a key's end in the compact text
+    fast = keys_at_most(value)
+    assert fast is not None and fast <= keys_in(value)
+
+
+@settings(max_examples=300)
 @given(st.dictionaries(_TRICKY, _JSON, min_size=1, max_size=4), st.data())
 def test_a_repeated_key_is_never_called_surely_unique(record: dict[str, object], data: st.DataObject) -> None:
     key = data.draw(st.sampled_from(sorted(record)))
