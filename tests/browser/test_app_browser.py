@@ -94,11 +94,12 @@ def test_a_failing_item_of_each_benchmark_shows_its_media(page: Page, app_url: s
     if bench == "cmm":
         # visual+audio: the separate wav beside the silent mp4, following its play and pause
         expect(media.locator("audio")).to_have_count(1)
-        # poll instead of sleeping: under load the wav may take a moment to follow
+        # poll (up to 15 s, the test's timeout) instead of sleeping: under load the wav may take a
+        # while to follow (5 s was too short once, in a fresh-clone run with the suite at 2 cores)
         synced = page.evaluate("""async () => {
             const v = document.querySelector('#media video'), a = document.querySelector('#media audio');
             const until = async (ok) => {
-                for (let i = 0; i < 100 && !ok(); i++) await new Promise(r => setTimeout(r, 50));
+                for (let i = 0; i < 300 && !ok(); i++) await new Promise(r => setTimeout(r, 50));
                 return ok(); };
             await v.play();
             const playing = await until(() => !a.paused);
