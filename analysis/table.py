@@ -18,6 +18,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 
 
 @dataclass(frozen=True)
@@ -199,6 +200,42 @@ def _stack_categorical(pieces: Sequence[pd.Categorical]) -> pd.Categorical:
         mapping = np.append(categories.get_indexer(piece.categories), -1)  # code -1 (missing) stays -1
         recoded.append(mapping[np.asarray(piece.codes)])
     return pd.Categorical.from_codes(np.concatenate(recoded), categories=categories)
+
+
+ARROW_TEXT = pa.large_string()
+"""The Arrow type of the text columns the column builders below make."""
+
+
+def text_column(values: Sequence[str | None] | Any) -> pd.arrays.ArrowStringArray:
+    """A string column from Python texts (None for null), converted once by Arrow."""
+    return arrow_text_column(pa.array(values, ARROW_TEXT))
+
+
+def arrow_text_column(text: pa.Array) -> pd.arrays.ArrowStringArray:
+    """A string column wrapping Arrow texts (no copy)."""
+    return pd.arrays.ArrowStringArray(pa.chunked_array([text], ARROW_TEXT))
+
+
+def same_text_column(value: str, n: int) -> pd.arrays.ArrowStringArray:
+    """A string column holding ``value`` in every row (what the table makes of a scalar, made at once)."""
+    return arrow_text_column(pa.repeat(pa.scalar(value, ARROW_TEXT), n))
+
+
+def same_category_column(value: str, n: int) -> pd.Categorical:
+    """A category column holding ``value`` in every row."""
+    categories: list[Any] = [value]
+    return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=pd.Index(categories))
+
+
+def category_column(text: pa.Array) -> pd.Categorical:
+    """A category column from Arrow texts, its categories sorted (as pandas sorts a column's values)."""
+    encoded = pc.dictionary_encode(text)
+    names = encoded.dictionary.to_pylist()
+    order = sorted(range(len(names)), key=names.__getitem__)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
+    return pd.Categorical.from_codes(codes, categories=pd.Index([names[i] for i in order]))
 
 
 def item_key(*parts: str | None) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -14,7 +14,17 @@ import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 
 from analysis.benchmarks.avhbench.read import Parsed
 from analysis.metrics import NO, UNPARSED, YES
-from analysis.table import extra_json, make_table, media_json
+from analysis.table import (
+    ARROW_TEXT,
+    arrow_text_column,
+    category_column,
+    extra_json,
+    make_table,
+    media_json,
+    same_category_column,
+    same_text_column,
+    text_column,
+)
 from analysis.yesno import Reader, code_to_word, read_column
 
 CAPTIONING = "AV Captioning"
@@ -30,27 +40,27 @@ def build(parsed: Parsed, *, name: str, model: str | None, readers: tuple[Reader
     keys = list(zip(parsed.video_id, [t.strip() for t in parsed.text], strict=True))
     scored, reasons = _scored(parsed, keys)
     columns: dict[str, Any] = {
-        "benchmark": _same_category(name, n),
-        "item_id": _text(_item_ids(keys)),
-        "model": _same_category(_model(parsed, model) if readers is not None else "", n),
-        "task": _category(parsed.task),
-        "category": _same_category("", n),
-        "subcategory": _same_category("", n),
-        "question": _text(parsed.text),
-        "options": _same_text("", n),
-        "gold": _text(parsed.label),
-        "alt_parser": _same_category(alt_parser, n),
+        "benchmark": same_category_column(name, n),
+        "item_id": text_column(_item_ids(keys)),
+        "model": same_category_column(_model(parsed, model) if readers is not None else "", n),
+        "task": _categories(parsed.task),
+        "category": same_category_column("", n),
+        "subcategory": same_category_column("", n),
+        "question": text_column(parsed.text),
+        "options": same_text_column("", n),
+        "gold": text_column(parsed.label),
+        "alt_parser": same_category_column(alt_parser, n),
         "scored": scored,
-        "skip_reason": _text(reasons),
-        "media": _text(_per_distinct(parsed.video_id, _media)),
-        "pair_id": _same_text("", n),
-        "side": _same_text("", n),
+        "skip_reason": text_column(reasons),
+        "media": text_column(_per_distinct(parsed.video_id, _media)),
+        "pair_id": same_text_column("", n),
+        "side": same_text_column("", n),
         "source": _sources(parsed),
-        "extra": _text([extra_json(e, ()) if e else "" for e in parsed.extra]) if any(parsed.extra) else
-        _same_text("", n),
+        "extra": text_column([extra_json(e, ()) if e else "" for e in parsed.extra]) if any(parsed.extra) else
+        same_text_column("", n),
     }
     if readers is not None:
-        raw = pd.Series(_text(parsed.pred), copy=False)
+        raw = pd.Series(text_column(parsed.pred), copy=False)
         binary = np.array(_per_distinct(parsed.task, lambda t: t != CAPTIONING), dtype=bool)
         gold = _gold_codes(parsed.label)
         for prefix, reader in zip(("", "alt_"), readers, strict=True):
@@ -61,34 +71,8 @@ def build(parsed: Parsed, *, name: str, model: str | None, readers: tuple[Reader
     return make_table(columns, length=n)
 
 
-def _text(values: Sequence[str | None]) -> pd.arrays.ArrowStringArray:
-    """A string column from Python texts (None for null), converted once by Arrow."""
-    return pd.arrays.ArrowStringArray(pa.chunked_array([pa.array(values, _TEXT)], _TEXT))
-
-
-_TEXT = pa.large_string()
-
-
-def _same_text(value: str, n: int) -> pd.arrays.ArrowStringArray:
-    """A string column holding ``value`` in every row (what the table makes of a scalar, made at once)."""
-    return pd.arrays.ArrowStringArray(pa.chunked_array([pa.repeat(pa.scalar(value, _TEXT), n)], _TEXT))
-
-
-def _same_category(value: str, n: int) -> pd.Categorical:
-    """A category column holding ``value`` in every row."""
-    categories: list[Any] = [value]
-    return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=pd.Index(categories))
-
-
-def _category(values: list[str]) -> pd.Categorical:
-    """A category column, its categories sorted (as pandas sorts a column's values)."""
-    encoded = pc.dictionary_encode(pa.array(values, _TEXT))
-    names = encoded.dictionary.to_pylist()
-    order = sorted(range(len(names)), key=names.__getitem__)
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order), dtype=np.int64)
-    codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
-    return pd.Categorical.from_codes(codes, categories=pd.Index([names[i] for i in order]))
+def _categories(values: list[str]) -> pd.Categorical:
+    return category_column(pa.array(values, ARROW_TEXT))
 
 
 def _item_ids(keys: list[tuple[str, str]]) -> list[str]:
@@ -103,9 +87,9 @@ def _media(video_id: str) -> str:
 
 def _sources(parsed: Parsed) -> pd.arrays.ArrowStringArray:
     """``file:record N`` of each record."""
-    prefix = pa.scalar(f"{parsed.path.name}:", _TEXT)
-    joined = pc.binary_join_element_wise(prefix, pa.array(parsed.where, _TEXT), pa.scalar("", _TEXT))
-    return pd.arrays.ArrowStringArray(pa.chunked_array([joined], _TEXT))
+    prefix = pa.scalar(f"{parsed.path.name}:", ARROW_TEXT)
+    where = pa.array(parsed.where, ARROW_TEXT)
+    return arrow_text_column(pc.binary_join_element_wise(prefix, where, pa.scalar("", ARROW_TEXT)))
 
 
 def _per_distinct(values: list[Any], function: Callable[[Any], Any]) -> list[Any]:

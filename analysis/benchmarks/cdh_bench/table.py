@@ -21,7 +21,13 @@ from analysis.benchmarks.cdh_bench import parse as _parse
 from analysis.benchmarks.cdh_bench import read as _read
 from analysis.benchmarks.cdh_bench.columns import TEXT, Columns, json_strings
 from analysis.readers import Records
-from analysis.table import make_table
+from analysis.table import (
+    arrow_text_column,
+    category_column,
+    make_table,
+    same_category_column,
+    text_column,
+)
 
 Bools = npt.NDArray[np.bool_]
 
@@ -37,40 +43,36 @@ def results_table(path: Path, records: Records, cols: dict[str, list[Any]], fiel
     readers = [_parse.READERS["reparse"], _parse.READERS[alt_parser]]
     (parsed, _), (alt_parsed, alt_correct) = _readings(fields, tasks, cols, readers)
     return make_table({
-        "benchmark": _same_category(name, n),
-        "item_id": _text(_read.item_ids(pairs, tasks, sides)),
-        "model": _same_category(model, n) if model else _category(_or(fields.text("model_name"), path.stem)),
-        "task": _category(_or(fields.text("task"), "")),
-        "category": _category(_or(fields.text("category"), _read.UNKNOWN)),
-        "subcategory": _category(_or(fields.text("subcategory"), "")),
-        "question": _strings(_or(fields.text("question"), "")),
-        "options": _text(cols["options"]),
-        "gold": _strings(_or(fields.text("gt"), "")),
-        "raw_answer": _strings(fields.text("pred")),
-        "parsed": _text(_unless(ok, parsed)),
+        "benchmark": same_category_column(name, n),
+        "item_id": text_column(_read.item_ids(pairs, tasks, sides)),
+        "model": same_category_column(model, n) if model
+        else category_column(_or(fields.text("model_name"), path.stem)),
+        "task": category_column(_or(fields.text("task"), "")),
+        "category": category_column(_or(fields.text("category"), _read.UNKNOWN)),
+        "subcategory": category_column(_or(fields.text("subcategory"), "")),
+        "question": _checked_text(_or(fields.text("question"), "")),
+        "options": text_column(cols["options"]),
+        "gold": _checked_text(_or(fields.text("gt"), "")),
+        "raw_answer": _checked_text(fields.text("pred")),
+        "parsed": text_column(_unless(ok, parsed)),
         "correct": _verdicts(ok, _true(cols["correct"])),
-        "alt_parser": _same_category(alt_parser, n),
-        "alt_parsed": _text(_unless(ok, alt_parsed)),
+        "alt_parser": same_category_column(alt_parser, n),
+        "alt_parsed": text_column(_unless(ok, alt_parsed)),
         "alt_correct": _verdicts(ok, alt_correct),
         "scored": ok,
-        "skip_reason": _text(_per_distinct(cols["status"], _skip_reason)),
-        "media": _strings(_media(fields.text("image_path"), _or(fields.text("side"), ""))),
-        "pair_id": _strings(_or(fields.text("pair_id"), "")),
-        "side": _strings(_or(fields.text("side"), "")),
+        "skip_reason": text_column(_per_distinct(cols["status"], _skip_reason)),
+        "media": _checked_text(_media(fields.text("image_path"), _or(fields.text("side"), ""))),
+        "pair_id": _checked_text(_or(fields.text("pair_id"), "")),
+        "side": _checked_text(_or(fields.text("side"), "")),
         "source": _sources(path, records),
-        "extra": _strings(_read.result_extras(fields)),
+        "extra": _checked_text(_read.result_extras(fields)),
     }, length=n)  # fmt: skip
 
 
-def _text(values: Sequence[str | None] | npt.NDArray[np.object_]) -> pd.arrays.ArrowStringArray:
-    """A string column from Python texts (None for null), converted once by Arrow."""
-    return _strings(pa.array(values, TEXT))
-
-
-def _strings(text: pa.Array | None) -> pd.arrays.ArrowStringArray:
-    """A string column from Arrow texts."""
+def _checked_text(text: pa.Array | None) -> pd.arrays.ArrowStringArray:
+    """A string column from Arrow texts of a field the reader checked."""
     assert text is not None, "a text field the reader checked"
-    return pd.arrays.ArrowStringArray(pa.chunked_array([text], TEXT))
+    return arrow_text_column(text)
 
 
 def _or(text: pa.Array | None, default: str) -> pa.Array:
@@ -80,23 +82,6 @@ def _or(text: pa.Array | None, default: str) -> pa.Array:
     if not default:
         return filled
     return pc.if_else(pc.equal(filled, ""), pa.scalar(default, TEXT), filled)
-
-
-def _same_category(value: str, n: int) -> pd.Categorical:
-    """A category column holding ``value`` in every row (what the table makes of a scalar, made at once)."""
-    categories: list[Any] = [value]
-    return pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=pd.Index(categories))
-
-
-def _category(text: pa.Array) -> pd.Categorical:
-    """A category column from texts, its categories sorted (as pandas sorts a column's values)."""
-    encoded = pc.dictionary_encode(text)
-    names = encoded.dictionary.to_pylist()
-    order = sorted(range(len(names)), key=names.__getitem__)
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order), dtype=np.int64)
-    codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
-    return pd.Categorical.from_codes(codes, categories=pd.Index([names[i] for i in order]))
 
 
 def _is(text: pa.Array | None, value: str) -> Bools:
@@ -176,4 +161,4 @@ def _sources(path: Path, records: Records) -> pd.arrays.ArrowStringArray:
     where = records.labels or [records.where(i) for i in range(len(records))]
     joined = pc.binary_join_element_wise(pa.scalar(f"{path.name}:", TEXT), pa.array(where, TEXT),
                                          pa.scalar("", TEXT))  # fmt: skip
-    return pd.arrays.ArrowStringArray(pa.chunked_array([joined], TEXT))
+    return arrow_text_column(joined)
