@@ -17,7 +17,7 @@ from typing import Any
 from analysis import benchmarks
 from analysis.benchmarks.base import Benchmark, Content, Detected, Role
 from analysis.errors import InputError
-from analysis.readers import iter_jsonl, looks_like_jsonl, read_json
+from analysis.readers import iter_jsonl, looks_like_jsonl, read_json, skip
 
 __all__ = ["SAMPLE", "Detected", "Role", "detect", "expect"]
 
@@ -77,7 +77,7 @@ def json_head(path: Path, limit: int = HEAD_BYTES) -> Content | None:
     with path.open("rb") as handle:
         data = handle.read(limit)
     text = data.decode("utf-8", errors="ignore")  # a character cut at the end is dropped
-    at = _skip_space(text, 0)
+    at = skip(text, 0)
     opener = text[at : at + 1]
     if opener not in ("[", "{"):
         return None
@@ -87,20 +87,20 @@ def json_head(path: Path, limit: int = HEAD_BYTES) -> Content | None:
     at += 1
     try:
         while len(items) + len(entries) < SAMPLE:
-            at = _skip_space(text, at)
+            at = skip(text, at)
             if text[at : at + 1] in ("]", "}"):
                 break  # the whole value was in the head
             if opener == "{":
                 key, at = decoder.raw_decode(text, at)
-                at = _skip_space(text, at)
+                at = skip(text, at)
                 if not isinstance(key, str) or text[at : at + 1] != ":" or key == "benchmarks":
                     return None
-                value, at = decoder.raw_decode(text, _skip_space(text, at + 1))
+                value, at = decoder.raw_decode(text, skip(text, at + 1))
                 entries[key] = value
             else:
                 value, at = decoder.raw_decode(text, at)
                 items.append(value)
-            at = _skip_space(text, at)
+            at = skip(text, at)
             if text[at : at + 1] not in (",", "]", "}"):
                 return None
             at += text[at : at + 1] == ","
@@ -109,12 +109,6 @@ def json_head(path: Path, limit: int = HEAD_BYTES) -> Content | None:
     if opener == "{":
         return entries
     return [v for v in items if isinstance(v, dict)]
-
-
-def _skip_space(text: str, at: int) -> int:
-    while at < len(text) and text[at] in " \t\r\n":
-        at += 1
-    return at
 
 
 def _identify(path: Path) -> tuple[Detected | None, Content]:

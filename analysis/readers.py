@@ -189,13 +189,13 @@ def _locate_duplicate(text: str) -> str | None:
     at += 1
     index = 0
     while True:
-        at = _skip(text, at, ", \t\r\n")
+        at = skip(text, at, ", \t\r\n")
         if at >= len(text) or text[at] in "]}":
             return None
         key = None
         if opener == "{":
             key, at = decoder.raw_decode(text, at)
-            at = _skip(text, _skip(text, at, " \t\r\n") + 1, " \t\r\n")  # past the colon
+            at = skip(text, skip(text, at) + 1)  # past the colon
         start = at
         _, at = decoder.raw_decode(text, at)
         try:
@@ -205,7 +205,12 @@ def _locate_duplicate(text: str) -> str | None:
         index += 1
 
 
-def _skip(text: str, at: int, chars: str) -> int:
+JSON_SPACE = " \t\r\n"
+"""The white space JSON allows between values."""
+
+
+def skip(text: str, at: int, chars: str = JSON_SPACE) -> int:
+    """The first position from ``at`` on whose character is not one of ``chars``."""
     while at < len(text) and text[at] in chars:
         at += 1
     return at
