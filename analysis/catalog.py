@@ -463,7 +463,7 @@ def _load_in_workers(
     parts: list[Part | None] = [None] * len(predictions)
     problems: dict[int, str] = {}
     workers = max(1, min(os.cpu_count() or 1, _WORKERS, len(predictions)))
-    size = sum(s.path.stat().st_size for s in predictions if s.path.is_file()) / 1e6
+    size = sum(_size(s.path) for s in predictions) / 1e6
     say(f"loading {len(predictions)} files ({size:,.1f} MB) in {workers} processes...")
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:

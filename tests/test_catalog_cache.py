@@ -135,3 +135,16 @@ def test_files_load_in_workers_and_are_reused_in_another_set(tmp_path: Path) -> 
     three = load_paths(paths, cache_dir=cache)
     assert len(list(cache.glob("file-*.arrow"))) == 3  # the first two were reused, one added
     pd.testing.assert_frame_equal(three.table, load_paths(paths).table)
+
+
+def test_indexing_with_the_search_text_made_aside_equals_prepare_then_derive() -> None:
+    from analysis.catalog import _index
+    from analysis.charts import derive_columns
+    from analysis.table import concat_tables
+    from analysis.views import prepare
+
+    plain = load_manifest(SAMPLES).table
+    stacked = concat_tables([plain[[c for c in plain.columns if not c.startswith("_")]]])
+    indexed = _index(stacked)
+    pd.testing.assert_frame_equal(indexed, derive_columns(prepare(stacked)))
+    assert indexed["_text"].str.contains("\n").all()  # the search text is there, in its place
