@@ -110,17 +110,22 @@ HEAD = f"""
     if (!group) return [];
     return [...document.querySelectorAll(`[data-sync="${{group}}"]`)].filter((m) => m !== el);
   }};
-  for (const type of ["play", "pause", "seeked", "ratechange"]) {{
+  // Each partner is brought to the state its leader is in now, never to what an event said: an
+  // event handled late (a loaded machine) then changes nothing, and a partner's own echo finds
+  // both already alike, so no flag or timer is needed to stop the two from pinging each other.
+  const follow = {{
+    play: (el, o) => {{ if (!el.paused && o.paused) o.play().catch(() => {{}}); }},
+    pause: (el, o) => {{ if (el.paused && !o.paused) o.pause(); }},
+    seeked: (el, o) => {{ if (Math.abs(o.currentTime - el.currentTime) > 0.2) o.currentTime = el.currentTime; }},
+    ratechange: (el, o) => {{ if (o.playbackRate !== el.playbackRate) o.playbackRate = el.playbackRate; }},
+  }};
+  for (const [type, bring] of Object.entries(follow)) {{
     document.addEventListener(type, (e) => {{
       const el = e.target;
-      if (!(el instanceof HTMLMediaElement) || el.dataset.syncing) return;
+      if (!(el instanceof HTMLMediaElement)) return;
       for (const other of partners(el)) {{
-        other.dataset.syncing = "1";
-        if (Math.abs(other.currentTime - el.currentTime) > 0.2) other.currentTime = el.currentTime;
-        other.playbackRate = el.playbackRate;
-        if (type === "play" && other.paused) other.play().catch(() => {{}});
-        if (type === "pause" && !other.paused) other.pause();
-        setTimeout(() => delete other.dataset.syncing, 50);
+        if (type === "play") follow.seeked(el, other);
+        bring(el, other);
       }}
     }}, true);
   }}

@@ -94,8 +94,10 @@ def test_a_failing_item_of_each_benchmark_shows_its_media(page: Page, app_url: s
     if bench == "cmm":
         # visual+audio: the separate wav beside the silent mp4, following its play and pause
         expect(media.locator("audio")).to_have_count(1)
-        # poll (up to 15 s, the test's timeout) instead of sleeping: under load the wav may take a
-        # while to follow (5 s was too short once, in a fresh-clone run with the suite at 2 cores)
+        # Poll (up to 15 s, the test's timeout) instead of sleeping. The last round clicks play,
+        # pause and play at once: the wav must end where the video ends even when the events of
+        # the earlier clicks are handled late (an old 50 ms "syncing" flag lost the second play so
+        # on a loaded CI machine, the wav staying silent while the video played).
         synced = page.evaluate("""async () => {
             const v = document.querySelector('#media video'), a = document.querySelector('#media audio');
             const until = async (ok) => {
@@ -105,8 +107,12 @@ def test_a_failing_item_of_each_benchmark_shows_its_media(page: Page, app_url: s
             const playing = await until(() => !a.paused);
             v.pause();
             const paused = await until(() => a.paused);
-            return [playing, paused]; }""")
-        assert synced == [True, True]
+            v.play(); v.pause(); await v.play();
+            const again = await until(() => !a.paused);
+            v.pause();
+            const stopped = await until(() => a.paused);
+            return [playing, paused, again, stopped]; }""")
+        assert synced == [True, True, True, True]
     if bench in ("cdh-bench", "detailverifybench"):
         images = media.locator("img")
         expect(images.first).to_be_visible(timeout=TIMEOUT)
