@@ -116,7 +116,9 @@ HEAD = f"""
   const follow = {{
     play: (el, o) => {{ if (!el.paused && o.paused) o.play().catch(() => {{}}); }},
     pause: (el, o) => {{ if (el.paused && !o.paused) o.pause(); }},
-    seeked: (el, o) => {{ if (Math.abs(o.currentTime - el.currentTime) > 0.2) o.currentTime = el.currentTime; }},
+    seeked: (el, o) => {{
+      if (Math.abs(o.currentTime - el.currentTime) > 0.2) o.currentTime = el.currentTime;
+    }},
     ratechange: (el, o) => {{ if (o.playbackRate !== el.playbackRate) o.playbackRate = el.playbackRate; }},
   }};
   for (const [type, bring] of Object.entries(follow)) {{
