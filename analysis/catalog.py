@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -76,7 +76,16 @@ class Catalog:
     files: dict[str, list[Path]] = field(default_factory=dict)
     """Every file loaded, per benchmark id (gold and predictions: corrected copies start here)."""
     cache_entry: Path | None = None
-    """The cache file the table was saved to or read from (None when not cached)."""
+    """The cache file the table was read from, or saved to once :meth:`saved_entry` has waited."""
+    saving: Future[Path | None] | None = field(default=None, repr=False, compare=False)
+    """The cache entry being written behind the load (None when none is under way)."""
+
+    def saved_entry(self) -> Path | None:
+        """The cache file of the table (None when not cached), waiting for a write still under way."""
+        if self.saving is not None:
+            self.cache_entry = self.saving.result()
+            self.saving = None
+        return self.cache_entry
 
     def __post_init__(self) -> None:
         # One sort instead of 100,000 small arrays: an item's rows are a slice of ``_item_order``.
@@ -244,7 +253,7 @@ def _merge_manifest(
     for bench_id, extra in roots.items():
         catalog.media_roots[bench_id] = (*extra, *catalog.media_roots.get(bench_id, ()))
     c = catalog
-    return Catalog(c.table, c.findings, c.errors, c.media_roots, c.files, c.cache_entry)
+    return Catalog(c.table, c.findings, c.errors, c.media_roots, c.files, c.cache_entry, c.saving)
 
 
 SAMPLE_MANIFEST = Path(__file__).resolve().parents[1] / "samples" / "manifest.json"
@@ -301,8 +310,9 @@ def _load_parts(
     Path | None,
 ]:
     catalog = load_paths(paths, gold=gold, media_roots=roots, cache_dir=cache_dir, progress=print_progress)
-    table = None if catalog.cache_entry is not None else catalog.table
-    return table, catalog.findings, catalog.errors, catalog.media_roots, catalog.files, catalog.cache_entry
+    entry = catalog.saved_entry()  # the table is handed over through it: wait for the write
+    table = None if entry is not None else catalog.table
+    return table, catalog.findings, catalog.errors, catalog.media_roots, catalog.files, entry
 
 
 def load_sources(
@@ -318,6 +328,10 @@ def load_sources(
     ``cache_dir``: keep the loaded table there, keyed by the files' content, and reuse it when
     the same files are loaded again (:mod:`analysis._catalog_cache`). ``progress`` is told what
     is being read, file by file. ``digests``: file digests already taken (by detection).
+
+    A table loaded from the files is written to the cache behind the load: the catalog comes back
+    as soon as it can be browsed, and :meth:`Catalog.saved_entry` waits for the write (the
+    entry is renamed into place whole, so a start meanwhile simply loads the files again).
     """
     say = progress or (lambda _message: None)
     gold_by_bench: dict[str, list[Source]] = {}
@@ -338,9 +352,8 @@ def load_sources(
     if restored is None:
         table, errors, unreadable = _load_tables(sources, gold_by_bench, say, cache_dir)
         say(f"{len(table):,} rows from {len(sources)} files in {time.perf_counter() - start:.1f} s")
-        if entry is not None:  # written while the audits run and the catalog indexes (I/O, no GIL)
-            saving = ThreadPoolExecutor(max_workers=1)
-            saved = saving.submit(_catalog_cache.save, entry, table.copy(deep=False), list(errors))
+        if entry is not None:  # written behind the load (I/O, mostly without the GIL)
+            saving = _save_behind(entry, table, errors, say)
     roots = {b: tuple(Path(p) for p in r) for b, r in media_roots.items()}
     # audit only the gold files that loaded: a bad one is listed once, by its loading error
     readable = {b: [g for g in gs if g.path not in unreadable] for b, gs in gold_by_bench.items()}
@@ -349,13 +362,25 @@ def load_sources(
     for source in sources:
         if source.role in ("gold", "predictions") and source.path not in files.get(source.benchmark, []):
             files.setdefault(source.benchmark, []).append(source.path)
-    catalog = Catalog(_mark_flagged(table, findings), findings, errors, roots, files, entry)
-    if saving is not None:
-        catalog.cache_entry = saved.result()
-        saving.shutdown()
-        if catalog.cache_entry is not None:
-            say(f"cached for the next start: {catalog.cache_entry}")
-    return catalog
+    cached = entry if restored is not None else None
+    return Catalog(_mark_flagged(table, findings), findings, errors, roots, files, cached, saving)
+
+
+def _save_behind(entry: Path, table: pd.DataFrame, errors: list[str], say: Progress) -> Future[Path | None]:
+    """Start writing the catalog cache entry in a thread of its own; say where once it is written.
+
+    The thread is not a daemon: the interpreter finishes the write before it exits.
+    """
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="halluscope-cache")
+    saved = pool.submit(_catalog_cache.save, entry, table.copy(deep=False), list(errors))
+    pool.shutdown(wait=False)  # the write still runs; the thread ends with it
+
+    def done(future: Future[Path | None]) -> None:
+        if not future.cancelled() and future.exception() is None and future.result() is not None:
+            say(f"cached for the next start: {future.result()}")
+
+    saved.add_done_callback(done)
+    return saved
 
 
 def _mark_flagged(table: pd.DataFrame, findings: Mapping[str, list[Finding]]) -> pd.DataFrame:

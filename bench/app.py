@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -251,7 +252,9 @@ def cold_start(files: list[Path]) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONPATH": str(ROOT)}
+    cache = tempfile.mkdtemp(prefix="halluscope-cold-")  # cold: not the cache of an earlier run
+    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONPATH": str(ROOT),
+           "HALLUSCOPE_CACHE_DIR": cache}
     start = time.perf_counter()
     cmd = [sys.executable, "-m", "analysis.cli", "serve", *map(str, files), "--port", str(port)]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -277,6 +280,7 @@ def cold_start(files: list[Path]) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+        shutil.rmtree(cache, ignore_errors=True)
 
 
 def main() -> None:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -38,8 +41,10 @@ def test_restart_from_cache_equals_a_fresh_load(tmp_path: Path) -> None:
     messages: list[str] = []
     fresh = load_manifest(SAMPLES)
     first = load_manifest(SAMPLES, cache_dir=tmp_path, progress=messages.append)
+    entry = first.saved_entry()  # written behind the load: a start before it ends loads the files
     again = load_manifest(SAMPLES, cache_dir=tmp_path, progress=messages.append)
-    assert first.cache_entry is not None and first.cache_entry == again.cache_entry
+    assert entry is not None and entry == again.cache_entry == again.saved_entry()
+    assert any(m == f"cached for the next start: {entry}" for m in messages)
     assert any("from the cache" in m for m in messages)
     for loaded in (first, again):
         pd.testing.assert_frame_equal(loaded.table, fresh.table)
@@ -58,7 +63,7 @@ def test_changed_bytes_miss_the_cache(tmp_path: Path) -> None:
     before = load_paths([path], cache_dir=cache)
     path.write_text(_rows(4, "No!"))
     after = load_paths([path], cache_dir=cache)
-    assert before.cache_entry != after.cache_entry
+    assert None is not before.saved_entry() != after.saved_entry() is not None
     assert set(after.table["parsed"]) == {"no"} and set(before.table["parsed"]) == {"yes"}
 
 
@@ -67,9 +72,10 @@ def test_torn_entry_is_rebuilt(tmp_path: Path) -> None:
     path.write_text(_rows(3, "Yes"))
     cache = tmp_path / "cache"
     first = load_paths([path], cache_dir=cache)
-    assert first.cache_entry is not None
-    first.cache_entry.write_bytes(first.cache_entry.read_bytes()[:100])
-    assert _catalog_cache.restore(first.cache_entry) is None
+    entry = first.saved_entry()
+    assert entry is not None
+    entry.write_bytes(entry.read_bytes()[:100])
+    assert _catalog_cache.restore(entry) is None
     again = load_paths([path], cache_dir=cache)
     pd.testing.assert_frame_equal(again.table, first.table)
 
@@ -81,8 +87,10 @@ def test_load_errors_are_kept_with_the_entry(tmp_path: Path) -> None:
     bad.write_text("[")
     cache = tmp_path / "cache"
     first = load_paths([good, bad], cache_dir=cache)
+    first.saved_entry()
     again = load_paths([good, bad], cache_dir=cache)
     assert again.errors == first.errors and len(first.errors) == 1
+    assert again.cache_entry is not None  # the errors came from the entry, not a second load
 
 
 def test_unwritable_cache_still_loads(tmp_path: Path) -> None:
@@ -91,7 +99,29 @@ def test_unwritable_cache_still_loads(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     loaded = load_paths([path], cache_dir=blocker / "cache")
-    assert loaded.cache_entry is None and len(loaded.table) == 2
+    assert loaded.saved_entry() is None and len(loaded.table) == 2
+
+
+def test_the_entry_is_written_behind_the_load_and_finished_before_the_process_exits(tmp_path: Path) -> None:
+    # The catalog comes back while its entry is still being written; a process that exits at once
+    # (the write's thread is not a daemon) still leaves the whole entry, which a restart reads.
+    path = tmp_path / "m.jsonl"
+    path.write_text(_rows(200, "Yes"))
+    cache = tmp_path / "cache"
+    script = ("import sys; from pathlib import Path; from analysis.catalog import load_paths; "
+              "c = load_paths([Path(sys.argv[1])], cache_dir=Path(sys.argv[2])); "
+              "print(c.saving is not None, c.cache_entry)")
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-c", script, str(path), str(cache)], capture_output=True,
+                         text=True, check=True, cwd=root, env={**os.environ, "PYTHONPATH": str(root)})
+    assert out.stdout.split() == ["True", "None"]
+    assert out.stderr == ""  # no progress was asked for; an error in the write's thread would show
+    [entry] = cache.glob("catalog-*.arrow")
+    restored = _catalog_cache.restore(entry)
+    assert restored is not None
+    again = load_paths([path], cache_dir=cache)
+    assert again.cache_entry == entry and again.saving is None
+    pd.testing.assert_frame_equal(again.table, load_paths([path]).table)
 
 
 def test_only_the_newest_entries_are_kept(tmp_path: Path) -> None:
@@ -99,7 +129,7 @@ def test_only_the_newest_entries_are_kept(tmp_path: Path) -> None:
     for k in range(_catalog_cache.KEEP + 2):
         path = tmp_path / f"m{k}.jsonl"
         path.write_text(_rows(k + 1, "Yes"))
-        load_paths([path], cache_dir=cache)
+        load_paths([path], cache_dir=cache).saved_entry()
     assert len(list(cache.glob("catalog-*.arrow"))) == _catalog_cache.KEEP
 
 
@@ -112,7 +142,7 @@ def test_start_loading_hands_the_table_over(tmp_path: Path, cached: bool) -> Non
     loaded = start_loading([manifest], cache_dir=cache)()
     fresh = load_manifest(manifest)
     pd.testing.assert_frame_equal(loaded.table, fresh.table)
-    assert (loaded.cache_entry is not None) == cached
+    assert (loaded.saved_entry() is not None) == cached
 
 
 def test_files_load_in_workers_and_are_reused_in_another_set(tmp_path: Path) -> None:
