@@ -77,9 +77,11 @@ class PairView:
 
 def ach_rows(table: pd.DataFrame) -> pd.DataFrame:
     """The table's VidHalluc ACH rows (bqa and mcq) that belong to a pair."""
-    keep = ((table["benchmark"].astype(str) == "vidhalluc") & table["task"].astype(str).isin(ACH_TASKS)
-            & (table["pair_id"].astype(str) != "") & (table["side"].astype(str) != ""))
-    return table[keep]
+    # VidHalluc's rows first (one comparison, no text made), then the text tests on those alone
+    rows = table[(table["benchmark"] == "vidhalluc").fillna(False).to_numpy(dtype=bool)]
+    keep = (rows["task"].astype(str).isin(ACH_TASKS) & (rows["pair_id"].astype(str) != "")
+            & (rows["side"].astype(str) != ""))
+    return rows[keep]
 
 
 def catalogue(table: pd.DataFrame, *, similarity: Mapping[str, Mapping[str, float]] | None = None
