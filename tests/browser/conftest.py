@@ -30,6 +30,22 @@ from app_data import PAYLOAD, release_gradio_loops  # noqa: E402 - the tests fol
 
 PAYLOAD_MODEL = "payload-model"
 
+WAIT = 30_000
+"""How long (ms) a browser test waits for the app to show something. Generous on purpose: CI
+runs the suite on two loaded cores, where 15 s was once too short for a step that takes 3 s
+alone. A broken step still fails, only later. Also Playwright's default for every ``expect``."""
+
+
+def _wait_longer_by_default() -> None:
+    try:
+        from playwright.sync_api import expect
+    except ImportError:  # reported, with the reason, by pytest_collection_modifyitems
+        return
+    expect.set_options(timeout=WAIT)
+
+
+_wait_longer_by_default()
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     reason = None
@@ -134,7 +150,7 @@ def running_app(catalog: Any, build: Callable[[], Any], **launch: Any) -> Iterat
 
 def open_items(page: Any) -> None:
     """Switch to the Items tab (the app opens on the overview)."""
-    page.get_by_role("tab", name="Items").click(timeout=20000)
+    page.get_by_role("tab", name="Items").click(timeout=WAIT)
 
 
 def sign_in(browser: Any, url: str, user: str, password: str) -> Any:
@@ -147,7 +163,7 @@ def sign_in(browser: Any, url: str, user: str, password: str) -> Any:
     page.get_by_label("password").fill(password)
     page.get_by_role("button", name=re.compile("login", re.I)).click()
     open_items(page)
-    expect(page.locator("#rv-who")).to_contain_text(f"Signed in as {user}", timeout=20000)
+    expect(page.locator("#rv-who")).to_contain_text(f"Signed in as {user}", timeout=WAIT)
     return page
 
 

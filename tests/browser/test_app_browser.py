@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import PAYLOAD_MODEL, SHOTS, open_items
+from conftest import PAYLOAD_MODEL, SHOTS, WAIT, open_items
 from playwright.sync_api import Page, expect
 
 pytestmark = [
@@ -14,7 +14,7 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning"),
 ]
 
-TIMEOUT = 15_000
+TIMEOUT = WAIT
 
 
 def _settled(page: Page) -> None:

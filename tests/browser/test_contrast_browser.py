@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import SHOTS
+from conftest import SHOTS, WAIT
 from playwright.sync_api import Browser, expect
 
 from analysis.catalog import SAMPLE_MANIFEST, load_manifest
@@ -17,7 +17,7 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning"),
 ]
 
-TIMEOUT = 20_000
+TIMEOUT = WAIT
 SELECTORS = (".hs-hit", ".hs-fa", ".hs-miss", "mark.hs-parsed", ".hs-correct", ".hs-wrong",
              ".hs-board .hs-ci", ".hs-board td.hs-model", ".hs-meta")
 

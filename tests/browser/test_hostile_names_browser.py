@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from conftest import SHOTS, running_app
+from conftest import SHOTS, WAIT, running_app
 from playwright.sync_api import Browser, expect
 
 pytestmark = [
@@ -19,7 +19,7 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning"),
 ]
 
-TIMEOUT = 15_000
+TIMEOUT = WAIT
 MODEL = '<b>bold</b><img src=x onerror="window.__pwned=1"><a href="https://example.com/">link</a>'
 PAIR = '<b>p</b><img src=y onerror="window.__pwned=2">[go](https://example.com/)'
 REVIEWER = "<i>eve</i>"

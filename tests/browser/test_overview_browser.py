@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SHOTS
+from conftest import SHOTS, WAIT
 from playwright.sync_api import Browser, expect
 
 from analysis.catalog import SAMPLE_MANIFEST, load_manifest
@@ -23,7 +23,7 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning"),
 ]
 
-TIMEOUT = 20_000
+TIMEOUT = WAIT
 
 
 def _page(browser: Browser, url: str, width: int, scheme: Any = "light") -> Any:

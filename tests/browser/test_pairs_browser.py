@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import SHOTS
+from conftest import SHOTS, WAIT
 from playwright.sync_api import Browser, Page, expect
 
 pytestmark = [
@@ -23,7 +23,7 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning"),
 ]
 
-TIMEOUT = 15_000
+TIMEOUT = WAIT
 PAIR = "sf7026ba"
 USERS = {"alice": "pw1", "bob": "pw2"}
 

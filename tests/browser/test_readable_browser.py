@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import ROOT, SHOTS, open_items
+from conftest import ROOT, SHOTS, WAIT, open_items
 from playwright.sync_api import expect
 
 pytestmark = [
@@ -13,7 +13,7 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:unclosed event loop:ResourceWarning"),
     pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning"),
 ]
-T = 15_000
+T = WAIT
 KEY_COLUMNS = {"model": 2, "question": 5, "answer": 6, "parsed": 7, "gold": 8, "verdict": 9}
 
 

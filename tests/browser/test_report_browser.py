@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLES, SHOTS
+from conftest import SAMPLES, SHOTS, WAIT
 from playwright.sync_api import Browser, Route, expect
 
 from analysis.cli import main
@@ -41,9 +41,9 @@ def test_the_report_opens_offline_and_draws_every_chart(browser: Browser, report
     html = report.read_text(encoding="utf-8")
     expected = html.count("Plotly.newPlot(")
     assert expected >= 5 + 3  # an official chart per benchmark, plus bias charts
-    expect(charts).to_have_count(expected, timeout=20_000)
+    expect(charts).to_have_count(expected, timeout=WAIT)
     for i in range(expected):
-        expect(charts.nth(i).locator(".main-svg").first).to_be_attached(timeout=20_000)
+        expect(charts.nth(i).locator(".main-svg").first).to_be_attached(timeout=WAIT)
     boards = page.locator(".hs-board")
     assert boards.count() == 4 + 1 + 4 + 2 + 1  # every board of the five sample benchmarks
     expect(page.locator("section#cdh-bench")).to_contain_text("Audit findings")

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import SAMPLES, SHOTS, open_items, running_app, sign_in
+from conftest import SAMPLES, SHOTS, WAIT, open_items, running_app, sign_in
 
 pw = pytest.importorskip("playwright.sync_api")
 expect = pw.expect
@@ -72,7 +72,7 @@ def test_two_reviewers_relabel_pair_11_and_see_the_metric_change(browser: Any, r
     bob.get_by_role("tab", name="Charts").click()
     bob.get_by_label("corrected").check()
     changes = bob.locator("#metric-changes")
-    expect(changes).to_contain_text("cdh-bench: 2 gold correction(s)", timeout=20000)
+    expect(changes).to_contain_text("cdh-bench: 2 gold correction(s)", timeout=WAIT)
     expect(changes).to_contain_text("qa.cfad: 0.114 → 0.205")
     bob.screenshot(path=str(SHOTS / "review-bob-corrected.png"), full_page=True)
     bob.get_by_role("tab", name="Review").click()
@@ -102,7 +102,7 @@ def test_the_app_asks_for_a_login_first(browser: Any, review_url: str) -> None:
 def test_without_a_reviewer_the_review_panel_is_hidden(page: Any, app_url: str) -> None:
     page.goto(app_url)
     open_items(page)
-    expect(page.locator("#rv-who")).to_contain_text("Read-only", timeout=20000)
+    expect(page.locator("#rv-who")).to_contain_text("Read-only", timeout=WAIT)
     page.locator("#items [data-row='0'][data-col='1']").click()
     expect(page.locator("#item")).not_to_contain_text("Select a row", timeout=10000)
     expect(page.locator("#rv-panel").first).to_be_hidden()

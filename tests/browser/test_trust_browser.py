@@ -15,14 +15,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import SAMPLES, SHOTS, open_items, running_app
+from conftest import SAMPLES, SHOTS, WAIT, open_items, running_app
 
 pw = pytest.importorskip("playwright.sync_api")
 expect = pw.expect
 
 CS = "cdh-78ba53b03e01f25c"  # CDH-Bench Pair 11 commonsense qa, official gold "no"
 USERS = [("alice", "pw-a"), ("bob", "pw-b"), ("carol", "pw-c")]
-T = 15000
+T = WAIT
 GOLD_COL, VERDICT_COL, ANSWER_COL = 8, 9, 6
 VIDHALLUC: dict[str, str] = {}
 """A VidHalluc item id per task (mcq, tsh, sth), filled by the app fixture."""
@@ -57,7 +57,7 @@ def _sign_in(browser: Any, url: str, user: str, password: str, *, size: str = "1
     page.get_by_label("password").fill(password)
     page.get_by_role("button", name=re.compile("login", re.I)).click()
     open_items(page)  # the app opens on the overview; the review panel is on the Items tab
-    expect(page.locator("#rv-who")).to_contain_text(f"Signed in as {user}", timeout=20000)
+    expect(page.locator("#rv-who")).to_contain_text(f"Signed in as {user}", timeout=WAIT)
     return page
 
 
@@ -168,7 +168,7 @@ def test_blind_votes_reveal_adjudication_and_one_gold(browser: Any, trust_url: s
     # blind reviewers still see no gold after the adjudication, and no other vote appears for alice
     alice.reload()
     open_items(alice)
-    expect(alice.locator("#rv-who")).to_contain_text("Signed in as alice", timeout=20000)
+    expect(alice.locator("#rv-who")).to_contain_text("Signed in as alice", timeout=WAIT)
     _open(alice, CS)
     _assert_blind_dom(alice)
     assert "official" not in alice.locator("body").inner_text()
