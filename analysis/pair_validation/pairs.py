@@ -170,11 +170,20 @@ def answer_grid(view: PairView) -> pd.DataFrame:
 
 
 def _loads(text: str) -> Any:
-    """``json.loads``, at orjson's speed for the texts orjson reads (all but NaN, Infinity, huge ints)."""
+    """``json.loads``, at orjson's speed for the texts orjson reads the same way.
+
+    orjson refuses NaN and Infinity (which ``json.dumps`` writes) and reads an integer too long
+    for 64 bits as a float: texts with 19 digits in a row go to ``json.loads``, like those refused.
+    """
+    if _LONG_DIGITS.search(text):
+        return json.loads(text)
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
         return json.loads(text)
+
+
+_LONG_DIGITS = re.compile(r"\d{19}")
 
 
 def _records(extras: pd.Series) -> list[dict[str, Any]]:

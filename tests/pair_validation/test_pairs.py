@@ -99,3 +99,15 @@ def test_similarity_scores_and_captions_when_the_data_has_them(tmp_path: Path) -
 def test_no_ach_rows_give_an_empty_catalogue(sample: pd.DataFrame) -> None:
     empty = catalogue(sample[sample["task"].astype(str) == "tsh"])
     assert empty.empty and list(empty.columns) == list(CATALOGUE_COLUMNS)
+
+
+@pytest.mark.parametrize("text", [
+    '{"sim": NaN, "clip": Infinity}',  # json.dumps writes these for float nan / inf; orjson refuses them
+    '{"n": 123456789012345678901234567890}',  # beyond 64 bits: orjson refuses, json reads it
+    '{"Choices": {"A": "walking"}, "caption": "a man w\\u00e1lks"}',  # what orjson reads itself
+])
+def test_clip_records_read_as_json_loads_reads_them(text: str) -> None:
+    from analysis.pair_validation.pairs import _loads
+
+    got, want = _loads(text), json.loads(text)
+    assert json.dumps(got) == json.dumps(want)  # NaN != NaN: compared as written
