@@ -58,4 +58,10 @@ table.hs-others th { text-align: left; }
 #pager #page input { text-align: center; }
 #page-info, #item-status { align-self: center; }
 #item-nav { align-items: center; gap: 8px; }
+/* a phone: the item's place in the view gets a line of its own under the two buttons (beside
+   them it was squeezed into a 30 px column, a few letters a line) */
+@media (max-width: 640px) {
+  #item-nav { flex-wrap: wrap; }
+  #item-nav #item-status { flex: 1 1 100%; min-width: 0; }
+}
 """

@@ -92,4 +92,11 @@ def test_an_item_at_390_px(browser: Browser, app_url: str, scheme: Any) -> None:
     page.locator("#item").scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / f"item-{scheme}-390.png"), full_page=False)
     assert overflow <= 1  # nothing pushes the page sideways
+    # the item's place in the view reads on one line under the two buttons (it was once squeezed
+    # beside them into a 30 px column, a few letters a line)
+    status = page.locator("#item-status")
+    expect(status).to_contain_text("item 1 of", timeout=TIMEOUT)
+    box, button = status.bounding_box(), page.locator("#next-item").bounding_box()
+    assert box is not None and button is not None
+    assert box["width"] >= 300 and box["height"] < 40 and box["y"] >= button["y"] + button["height"], box
     context.close()
