@@ -152,11 +152,21 @@ def file_entry(folder: Path, source: Any, gold: Sequence[Any], digests: Digests)
 
 
 def save_file(entry: Path, table: pd.DataFrame) -> bool:
-    """Write one prediction file's item table (:func:`analysis.cache.write_frame`)."""
-    if not write_frame(entry, table, {"file": FORMAT}):
-        return False
-    _prune(entry.parent, "file-*.arrow", KEEP_FILES)
-    return True
+    """Write one prediction file's item table (:func:`analysis.cache.write_frame`).
+
+    Nothing is pruned here: the entries of a load are read back after all of them are written,
+    so the loader prunes once they are stacked (:func:`prune_files`).
+    """
+    return write_frame(entry, table, {"file": FORMAT})
+
+
+def prune_files(folder: Path, in_use: int) -> None:
+    """Keep the :data:`KEEP_FILES` most recently used per-file entries, and at least ``in_use``.
+
+    ``in_use``: the entries of the load just made (written or reused, so the newest), which are
+    never removed, however many files that load had.
+    """
+    _prune(folder, "file-*.arrow", max(KEEP_FILES, in_use))
 
 
 def _from_json(column: pd.Series) -> pd.Series:

@@ -432,7 +432,10 @@ def _load_tables(
             if part is None:
                 unreadable.add(one.path)
     say("indexing...")
-    return _index(_stack([p for p in parts if p is not None])), errors, unreadable
+    stacked = _stack([p for p in parts if p is not None])
+    if cache_dir is not None:  # only now: an entry pruned before its stack would be missing
+        _catalog_cache.prune_files(cache_dir, len(predictions))
+    return _index(stacked), errors, unreadable
 
 
 def _index(stacked: pd.DataFrame) -> pd.DataFrame:

@@ -178,3 +178,26 @@ def test_indexing_with_the_search_text_made_aside_equals_prepare_then_derive() -
     indexed = _index(stacked)
     pd.testing.assert_frame_equal(indexed, derive_columns(prepare(stacked)))
     assert indexed["_text"].str.contains("\n").all()  # the search text is there, in its place
+
+
+def test_a_load_of_more_files_than_the_cache_keeps_still_stacks_them_all(tmp_path: Path) -> None:
+    # Workers used to prune the per-file entries after each write (keeping the newest 64): with
+    # more prediction files than that in one load, entries of the same load were removed before
+    # they were stacked, and the load failed on a missing cache file.
+    paths = []
+    for k in range(_catalog_cache.KEEP_FILES + 3):
+        path = tmp_path / f"model{k}.jsonl"
+        path.write_text(_rows(2, ["Yes", "No"][k % 2]))
+        paths.append(path)
+    cache = tmp_path / "cache"
+    loaded = load_paths(paths, cache_dir=cache)
+    assert loaded.errors == [] and len(loaded.table) == 2 * len(paths)
+    pd.testing.assert_frame_equal(loaded.table, load_paths(paths).table)
+    assert len(list(cache.glob("file-*.arrow"))) == len(paths)  # every entry of the load is kept
+    others = []
+    for k in range(2):  # a later load of two other files: back to the newest KEEP_FILES entries
+        path = tmp_path / f"other{k}.jsonl"
+        path.write_text(_rows(3, "Yes"))
+        others.append(path)
+    assert len(load_paths(others, cache_dir=cache).table) == 6
+    assert len(list(cache.glob("file-*.arrow"))) == _catalog_cache.KEEP_FILES
