@@ -41,8 +41,8 @@ def _open(page: Any, item_id: str) -> None:
     page.keyboard.press("Enter")
     page.locator("#jump textarea, #jump input").first.fill(item_id)
     page.keyboard.press("Enter")
-    expect(page.locator("#item")).to_contain_text(item_id, timeout=10000)
-    expect(page.locator("#rv-panel").first).to_be_visible(timeout=10000)
+    expect(page.locator("#item")).to_contain_text(item_id, timeout=WAIT)
+    expect(page.locator("#rv-panel").first).to_be_visible(timeout=WAIT)
 
 
 def test_two_reviewers_relabel_pair_11_and_see_the_metric_change(browser: Any, review_url: str) -> None:
@@ -51,11 +51,11 @@ def test_two_reviewers_relabel_pair_11_and_see_the_metric_change(browser: Any, r
     _open(alice, CS)
     alice.locator("body").click(position={"x": 5, "y": 5})
     alice.keyboard.press("y")  # keyboard: y sets the gold to yes
-    expect(alice.locator("#rv-gold input[value='yes']")).to_be_checked(timeout=5000)
+    expect(alice.locator("#rv-gold input[value='yes']")).to_be_checked(timeout=WAIT)
     alice.locator("#rv-reason textarea, #rv-reason input").first.fill("inverted polarity (audit)")
     alice.locator("#rv-note textarea, #rv-note input").first.fill(NOTE)
     alice.locator("#rv-save-only").click()
-    expect(alice.locator("#rv-message")).to_contain_text("Saved as alice: gold no → yes", timeout=10000)
+    expect(alice.locator("#rv-message")).to_contain_text("Saved as alice: gold no → yes", timeout=WAIT)
     expect(alice.locator("#rv-history")).to_contain_text("<script>window.__pwned=3</script>")
     assert alice.evaluate("window.__pwned") is None
     assert alice.locator("#rv-message img, #rv-history img, #rv-history script").count() == 0
@@ -64,11 +64,11 @@ def test_two_reviewers_relabel_pair_11_and_see_the_metric_change(browser: Any, r
     _open(bob, CF)
     bob.locator("body").click(position={"x": 5, "y": 5})
     bob.keyboard.press("n")  # in review mode n means "no", not "next item"
-    expect(bob.locator("#rv-gold input[value='no']")).to_be_checked(timeout=5000)
+    expect(bob.locator("#rv-gold input[value='no']")).to_be_checked(timeout=WAIT)
     bob.locator("#rv-reason textarea, #rv-reason input").first.fill("inverted polarity (audit)")
     bob.locator("body").click(position={"x": 5, "y": 5})
     bob.keyboard.press("s")  # save and next
-    expect(bob.locator("#rv-message")).to_contain_text("Saved as bob: gold yes → no", timeout=10000)
+    expect(bob.locator("#rv-message")).to_contain_text("Saved as bob: gold yes → no", timeout=WAIT)
     bob.get_by_role("tab", name="Charts").click()
     bob.get_by_label("corrected").check()
     changes = bob.locator("#metric-changes")
@@ -77,10 +77,10 @@ def test_two_reviewers_relabel_pair_11_and_see_the_metric_change(browser: Any, r
     bob.screenshot(path=str(SHOTS / "review-bob-corrected.png"), full_page=True)
     bob.get_by_role("tab", name="Review").click()
     bob.locator("#rv-queue-load").click()
-    expect(bob.locator("#rv-queue-items")).to_contain_text("named by an audit finding", timeout=10000)
-    expect(bob.locator("#rv-agreement")).to_contain_text("raw agreement", timeout=10000)
+    expect(bob.locator("#rv-queue-items")).to_contain_text("named by an audit finding", timeout=WAIT)
+    expect(bob.locator("#rv-agreement")).to_contain_text("raw agreement", timeout=WAIT)
     bob.locator("#rv-export").click()
-    expect(bob.locator("#rv-dl-0")).to_be_visible(timeout=10000)
+    expect(bob.locator("#rv-dl-0")).to_be_visible(timeout=WAIT)
     bob.screenshot(path=str(SHOTS / "review-tab.png"), full_page=True)
     for page in (alice, bob):
         page.context.close()
@@ -90,11 +90,11 @@ def test_the_app_asks_for_a_login_first(browser: Any, review_url: str) -> None:
     context = browser.new_context()
     page = context.new_page()
     page.goto(review_url)
-    expect(page.get_by_label("password")).to_be_visible(timeout=10000)
+    expect(page.get_by_label("password")).to_be_visible(timeout=WAIT)
     page.get_by_label("username").fill("mallory")
     page.get_by_label("password").fill("guess")
     page.get_by_role("button", name=re.compile("login", re.I)).click()
-    expect(page.get_by_text(re.compile("incorrect", re.I))).to_be_visible(timeout=10000)
+    expect(page.get_by_text(re.compile("incorrect", re.I))).to_be_visible(timeout=WAIT)
     context.close()
 
 
@@ -104,5 +104,5 @@ def test_without_a_reviewer_the_review_panel_is_hidden(page: Any, app_url: str) 
     open_items(page)
     expect(page.locator("#rv-who")).to_contain_text("Read-only", timeout=WAIT)
     page.locator("#items [data-row='0'][data-col='1']").click()
-    expect(page.locator("#item")).not_to_contain_text("Select a row", timeout=10000)
+    expect(page.locator("#item")).not_to_contain_text("Select a row", timeout=WAIT)
     expect(page.locator("#rv-panel").first).to_be_hidden()

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import SAMPLES, SHOTS, running_app, sign_in
+from conftest import SAMPLES, SHOTS, WAIT, running_app, sign_in
 
 pw = pytest.importorskip("playwright.sync_api")
 expect = pw.expect
@@ -46,22 +46,22 @@ def test_clicking_two_tokens_tags_them_and_saving_stores_the_caption(browser: An
     page.keyboard.press("Enter")
     page.locator("#jump textarea, #jump input").first.fill(DVB)
     page.keyboard.press("Enter")
-    expect(page.locator("#item")).to_contain_text(DVB, timeout=10000)
+    expect(page.locator("#item")).to_contain_text(DVB, timeout=WAIT)
 
     picker = page.locator("#rv-span-picker")
-    expect(picker.locator("[data-i='16']")).to_have_attribute("aria-pressed", "true", timeout=10000)
+    expect(picker.locator("[data-i='16']")).to_have_attribute("aria-pressed", "true", timeout=WAIT)
     expect(picker.locator("[aria-pressed='true']")).to_have_count(2)
     picker.locator("[data-i='0']").click()  # "The"
     picker.locator("[data-i='1']").click()  # "image"
     gold = page.locator("#rv-gold-text textarea")
-    expect(gold).to_have_value(re.compile(f"^{H}The image{E} shows a vertical"), timeout=10000)
+    expect(gold).to_have_value(re.compile(f"^{H}The image{E} shows a vertical"), timeout=WAIT)
     expected = gold.input_value()
     assert expected.count(H) == 3  # one tag for the run of two tokens, plus the two official ones
     page.locator("#rv-reason textarea, #rv-reason input").first.fill("the caption says image, it is a chart")
     page.locator("#rv-save-only").click()
-    expect(page.locator("#rv-message")).to_contain_text("Saved as alice: gold", timeout=10000)
-    expect(page.locator("#rv-history")).to_contain_text("alice", timeout=10000)
-    expect(picker.locator("[aria-pressed='true']")).to_have_count(4, timeout=10000)
+    expect(page.locator("#rv-message")).to_contain_text("Saved as alice: gold", timeout=WAIT)
+    expect(page.locator("#rv-history")).to_contain_text("alice", timeout=WAIT)
+    expect(picker.locator("[aria-pressed='true']")).to_have_count(4, timeout=WAIT)
     expect(page.locator("#rv-span-sel")).to_be_hidden()  # the selection field is plumbing only
     events = events_frame(store, "detailverifybench")
     assert events["new_value"].tolist() == [expected]
