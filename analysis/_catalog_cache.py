@@ -111,6 +111,15 @@ def detect(path: Path, folder: Path, digests: Digests) -> Detected:
     return found
 
 
+def all_detected_before(paths: Sequence[Path], folder: Path, digests: Digests) -> bool:
+    """True when :func:`detect` remembers every one of ``paths`` (by content): likely a restart."""
+    try:
+        known = json.loads((folder / "detected.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(known, dict) and all(f"{DETECT_FORMAT}:{digests.of(p)}" in known for p in paths)
+
+
 def entry_path(folder: Path, key: str) -> Path:
     """Where the entry of ``key`` lives."""
     return folder / f"catalog-{key}.arrow"

@@ -229,23 +229,50 @@ def load_paths(
     errors: list[str] = []
     roots = {k: list(v) for k, v in (media_roots or {}).items()}
     digests = _catalog_cache.Digests()
-    for path in [*paths, *gold]:
-        try:
-            found = _catalog_cache.detect(path, cache_dir, digests) if cache_dir else detect(path)
-        except InputError as exc:
-            errors.append(exc.line())
-            continue
-        except OSError as exc:  # unreadable (permissions, a broken link): listed, the rest loads
-            errors.append(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})")
-            continue
-        if found.role == "manifest":
-            manifest = load_manifest(path, cache_dir=cache_dir, progress=progress)
-            return _merge_manifest(manifest, paths, gold, roots)
-        role: Role = "gold" if path in gold else found.role
-        sources.append(Source(path, found.benchmark, role, task=found.task, find_gold=True))
-    catalog = load_sources(sources, roots, cache_dir=cache_dir, progress=progress, digests=digests)
+    pool = _warm_pool(paths, cache_dir, digests)
+    try:
+        for path in [*paths, *gold]:
+            try:
+                found = _catalog_cache.detect(path, cache_dir, digests) if cache_dir else detect(path)
+            except InputError as exc:
+                errors.append(exc.line())
+                continue
+            except OSError as exc:  # unreadable (permissions, a broken link): listed, the rest loads
+                errors.append(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})")
+                continue
+            if found.role == "manifest":
+                manifest = load_manifest(path, cache_dir=cache_dir, progress=progress)
+                return _merge_manifest(manifest, paths, gold, roots)
+            role: Role = "gold" if path in gold else found.role
+            sources.append(Source(path, found.benchmark, role, task=found.task, find_gold=True))
+        catalog = load_sources(sources, roots, cache_dir=cache_dir, progress=progress, digests=digests,
+                               pool=pool)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=False)  # its workers exit on their own while the table is put to use
     catalog.errors[:0] = errors
     return catalog
+
+
+def _warm_pool(paths: Sequence[Path], cache_dir: Path | None, digests: _catalog_cache.Digests
+               ) -> ProcessPoolExecutor | None:
+    """Worker processes started now, when files never seen will load in them (:func:`_load_in_workers`).
+
+    Each takes most of a second to start and import the loaders: begun before the files are told
+    apart, that overlaps detection. Not for files detected before (most likely a restart from the
+    cache, where workers would only take the cores from it) nor for a single file.
+    """
+    if cache_dir is None or len(paths) < 2 or _catalog_cache.all_detected_before(paths, cache_dir, digests):
+        return None
+    workers = max(1, min(os.cpu_count() or 1, _WORKERS, len(paths)))
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    for _ in range(workers):
+        pool.submit(_imported)
+    return pool
+
+
+def _imported() -> None:
+    """Nothing: run in a new worker, its arrival has imported this module and the loaders."""
 
 
 def _merge_manifest(
@@ -325,12 +352,14 @@ def load_sources(
     cache_dir: Path | None = None,
     progress: Progress | None = None,
     digests: _catalog_cache.Digests | None = None,
+    pool: ProcessPoolExecutor | None = None,
 ) -> Catalog:
     """Load files whose kind is known; collect every error instead of stopping at the first.
 
     ``cache_dir``: keep the loaded table there, keyed by the files' content, and reuse it when
     the same files are loaded again (:mod:`analysis._catalog_cache`). ``progress`` is told what
     is being read, file by file. ``digests``: file digests already taken (by detection).
+    ``pool``: worker processes already started for the files (the caller shuts it down).
 
     A table loaded from the files is written to the cache behind the load: the catalog comes back
     as soon as it can be browsed, and :meth:`Catalog.saved_entry` waits for the write (the
@@ -353,7 +382,7 @@ def load_sources(
         say(f"{len(table):,} rows from the cache of {len(sources)} files ({took:.1f} s)")
     saving = None
     if restored is None:
-        table, errors, unreadable = _load_tables(sources, gold_by_bench, say, cache_dir)
+        table, errors, unreadable = _load_tables(sources, gold_by_bench, say, cache_dir, pool)
         say(f"{len(table):,} rows from {len(sources)} files in {time.perf_counter() - start:.1f} s")
         if entry is not None:  # written behind the load (I/O, mostly without the GIL)
             saving = _save_behind(entry, table, errors, say)
@@ -398,6 +427,7 @@ def _load_tables(
     gold_by_bench: Mapping[str, list[Source]],
     say: Progress,
     cache_dir: Path | None = None,
+    pool: ProcessPoolExecutor | None = None,
 ) -> tuple[pd.DataFrame, list[str], set[Path]]:
     """Every prediction file, then the gold-only rows: one prepared table, errors, unread gold files.
 
@@ -411,7 +441,7 @@ def _load_tables(
     predictions = [s for s in sources if s.role == "predictions"]
     parts: list[Part | None]
     if cache_dir is not None and len(predictions) > 1:
-        parts = _load_in_workers(predictions, gold_by_bench, cache_dir, errors, say)
+        parts = _load_in_workers(predictions, gold_by_bench, cache_dir, errors, say, pool)
     else:
         parts = []
         for index, source in enumerate(predictions, 1):
@@ -486,18 +516,22 @@ def _load_in_workers(
     cache_dir: Path,
     errors: list[str],
     say: Progress,
+    started: ProcessPoolExecutor | None = None,
 ) -> list[Part | None]:
     """Prediction tables loaded by worker processes, in the order of ``predictions``.
 
     A table comes back as its cache entry (or, when the entry could not be written, itself).
+    ``started``: workers already started (left running); else a pool is made for these files and
+    shut down without waiting for its workers to exit (the table is stacked meanwhile).
     """
     parts: list[Part | None] = [None] * len(predictions)
     problems: dict[int, str] = {}
     workers = max(1, min(os.cpu_count() or 1, _WORKERS, len(predictions)))
     size = sum(_size(s.path) for s in predictions) / 1e6
-    say(f"loading {len(predictions)} files ({size:,.1f} MB) in {workers} processes...")
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    pool = started or ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    say(f"loading {len(predictions)} files ({size:,.1f} MB) in {workers} processes...")
+    try:
         # largest first: the last file to finish is then a small one, not one worker's long tail
         order = sorted(range(len(predictions)), key=lambda i: -_size(predictions[i].path))
         futures = {
@@ -516,6 +550,9 @@ def _load_in_workers(
                 parts[index] = loaded
             say(f"[{done}/{len(predictions)}] {source.benchmark} {source.path.name}: {rows:,} rows, "
                 f"{took:.1f} s")
+    finally:
+        if started is None:
+            pool.shutdown(wait=False, cancel_futures=True)
     errors.extend(problems[i] for i in sorted(problems))
     return parts
 

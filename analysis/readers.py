@@ -149,9 +149,22 @@ def surely_unique_keys(data: bytes, value: Any) -> bool:
     Keys counted in the value (at most) <= keys the value has <= keys written <= places in the
     text that could end a key: when the two ends meet, every key written is in the value. False
     means only that the slow, exact check must decide (a repeat, or a string that looks like one).
+
+    The value's keys are counted exactly by walking it when its text is mostly long strings
+    (:data:`WALK_BYTES_PER_KEY` bytes a key or more: a walk costs per key), else at C speed on
+    its compact text (which costs per byte).
     """
-    have = keys_at_most(value)
-    return have is not None and have == key_ends(data)
+    ends = key_ends(data)
+    if ends == 0:  # no place in the text could end a key: there is no key, so none repeated
+        return True
+    counted = keys_in(value) if len(data) >= WALK_BYTES_PER_KEY * ends else keys_at_most(value)
+    return counted is not None and counted == ends
+
+
+WALK_BYTES_PER_KEY = 64
+"""Above this many bytes of text a key, walking the parsed value counts its keys sooner than
+writing it out again (measured at 1M rows: DetailVerifyBench, 222 bytes a key, 0.055 s walked
+against 0.253 s written; AVHBench, 35 bytes a key, 0.116 s against 0.062 s)."""
 
 
 def check_unique_keys(

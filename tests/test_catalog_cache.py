@@ -201,3 +201,30 @@ def test_a_load_of_more_files_than_the_cache_keeps_still_stacks_them_all(tmp_pat
         others.append(path)
     assert len(load_paths(others, cache_dir=cache).table) == 6
     assert len(list(cache.glob("file-*.arrow"))) == _catalog_cache.KEEP_FILES
+
+
+def test_workers_start_ahead_only_for_files_never_detected(tmp_path: Path) -> None:
+    from analysis.catalog import _warm_pool
+
+    paths = []
+    for k in range(2):
+        path = tmp_path / f"model{k}.jsonl"
+        path.write_text(_rows(4, ["Yes", "No"][k]))
+        paths.append(path)
+    cache = tmp_path / "cache"
+    ahead = _warm_pool(paths, cache, _catalog_cache.Digests())
+    assert ahead is not None  # new files: started before they are told apart
+    ahead.shutdown()
+    first = load_paths(paths, cache_dir=cache)
+    first.saved_entry()
+    # the same files again (a restart from the cache): no worker is started for nothing
+    assert _warm_pool(paths, cache, _catalog_cache.Digests()) is None
+    again = load_paths(paths, cache_dir=cache)
+    assert again.cache_entry is not None
+    pd.testing.assert_frame_equal(again.table, first.table)
+    changed = tmp_path / "model2.jsonl"
+    changed.write_text(_rows(3, "Nothing"))
+    new = _warm_pool([*paths, changed], cache, _catalog_cache.Digests())
+    assert new is not None  # one file never seen: workers again
+    new.shutdown()
+    assert _warm_pool([paths[0]], cache, _catalog_cache.Digests()) is None  # one file: no workers

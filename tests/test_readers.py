@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from analysis.errors import InputError
 from analysis.readers import (
     MAX_LINE_BYTES,
+    WALK_BYTES_PER_KEY,
     key_ends,
     keys_at_most,
     keys_in,
@@ -251,3 +252,29 @@ def test_plain_records_take_the_fast_path(records: list[dict[str, object]]) -> N
     compact = json.dumps(records, separators=(",", ":"))
     for text in (json.dumps(records), json.dumps(records, indent=2), compact):
         assert surely_unique_keys(text.encode(), records)
+
+
+@settings(max_examples=200)
+@given(st.dictionaries(_TRICKY, _JSON, min_size=1, max_size=4), st.data())
+def test_a_repeated_key_among_long_texts_is_never_called_surely_unique(
+    record: dict[str, object], data: st.DataObject
+) -> None:
+    # long captions: the keys are counted by walking the value (WALK_BYTES_PER_KEY), not on its text
+    key = data.draw(st.sampled_from(sorted(record)))
+    caption = json.dumps("a long caption, " * WALK_BYTES_PER_KEY * 8)
+    text = json.dumps(record)[:-1] + f', "caption": {caption}, ' + json.dumps(key) + ": 0}"
+    value = json.loads(text)
+    assert len(text) >= WALK_BYTES_PER_KEY * key_ends(text.encode())  # the walked count is the one used
+    assert not surely_unique_keys(text.encode(), value)
+
+
+def test_long_texts_without_a_repeat_take_the_fast_path() -> None:
+    records = [{"caption": "words " * 200, "id": i, "labels": [{"type": "object", "text": "x"}]}
+               for i in range(50)]
+    text = json.dumps(records).encode()
+    assert len(text) >= WALK_BYTES_PER_KEY * key_ends(text)
+    assert surely_unique_keys(text, records)
+
+
+def test_a_text_without_keys_is_surely_unique() -> None:
+    assert surely_unique_keys(b'[1, 2, "three"]', [1, 2, "three"])
