@@ -53,8 +53,9 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
         with gr.Row(equal_height=False):
             with gr.Column(scale=1, min_width=240):
                 f = browse.build_filters(catalog)
-                jump = gr.Textbox(
-                    label="Go to item id", placeholder="paste an item id (Enter)", elem_id="jump"
+                jump = gr.Textbox(  # locked until start-up has put the URL's item in it, as the filters
+                    label="Go to item id", placeholder="paste an item id (Enter)", elem_id="jump",
+                    interactive=False,
                 )
                 gr.Markdown(keys.legend_markdown(), elem_id="keys-legend")
                 if ctx.oauth:
@@ -176,8 +177,8 @@ def _wire(
     demo.load(restore_view, None, [*fin, jump, tabs], api_visibility="private", **free).then(
         refresh, fin, refresh_out, api_name="view", **free
     ).then(restore_item, [jump, *fin], item_out, api_visibility="private", **free).then(
-        None, None, None, js=url_state.READY_JS, api_visibility="private"
-    )
+        lambda: browse.unlocked(len(fin) + 1), None, [*fin, jump], api_visibility="private", **free
+    ).then(None, None, None, js=url_state.READY_JS, api_visibility="private")
     for widget in fin:  # an empty view, or another benchmark, leaves nothing to inspect
         widget.change(lambda r, *v: navigate.clear_stale(catalog, r, list(v)), [current, *fin], item_out,
                       api_visibility="private", **free)

@@ -106,24 +106,34 @@ def filters_from(
 
 
 def build_filters(catalog: Catalog) -> BrowseWidgets:
-    """The left column: benchmark, model, task and category selectors, then the filters."""
+    """The left column: benchmark, model, task and category selectors, then the filters.
+
+    They start locked: the page's start-up puts the URL's view in them, and a choice made before
+    that would be set back. :func:`unlocked` opens them once start-up is over.
+    """
     benches = catalog.benchmarks()
     first = benches[0] if benches else None
     start = choices(catalog.table, first)
+    locked = {"interactive": False}
     return BrowseWidgets(
-        benchmark=gr.Dropdown(benches, value=first, label="Benchmark", elem_id="f-benchmark"),
-        models=gr.Dropdown(
-            start["model"], value=[], multiselect=True, label="Models (none = all)", elem_id="f-models"
-        ),
-        task=gr.Dropdown([ALL, *start["task"]], value=ALL, label="Task", elem_id="f-task"),
-        category=gr.Dropdown([ALL, *start["category"]], value=ALL, label="Category", elem_id="f-category"),
-        wrong_only=gr.Checkbox(label="Wrong only", elem_id="f-wrong"),
-        parser_dependent=gr.Checkbox(label="Verdict depends on the parser", elem_id="f-dependent"),
-        flagged_only=gr.Checkbox(label="Flagged by the audit", elem_id="f-flagged"),
+        benchmark=gr.Dropdown(benches, value=first, label="Benchmark", elem_id="f-benchmark", **locked),
+        models=gr.Dropdown(start["model"], value=[], multiselect=True, label="Models (none = all)",
+                           elem_id="f-models", **locked),
+        task=gr.Dropdown([ALL, *start["task"]], value=ALL, label="Task", elem_id="f-task", **locked),
+        category=gr.Dropdown([ALL, *start["category"]], value=ALL, label="Category", elem_id="f-category",
+                             **locked),
+        wrong_only=gr.Checkbox(label="Wrong only", elem_id="f-wrong", **locked),
+        parser_dependent=gr.Checkbox(label="Verdict depends on the parser", elem_id="f-dependent", **locked),
+        flagged_only=gr.Checkbox(label="Flagged by the audit", elem_id="f-flagged", **locked),
         search=gr.Textbox(
-            label="Search", placeholder="question, answer, item id… (Enter)", elem_id="f-search"
+            label="Search", placeholder="question, answer, item id… (Enter)", elem_id="f-search", **locked
         ),
     )
+
+
+def unlocked(count: int) -> tuple[Any, ...]:
+    """Updates that open ``count`` widgets locked during start-up (:func:`build_filters`)."""
+    return tuple(gr.update(interactive=True) for _ in range(count))
 
 
 def build_table(catalog: Catalog) -> TableWidgets:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from conftest import PAYLOAD_MODEL, SHOTS, WAIT, open_items
 from playwright.sync_api import Page, expect
@@ -152,6 +154,34 @@ def test_keys_move_between_items_but_not_while_typing(page: Page, app_url: str) 
 
 def _bar_heights(page: Page, elem_id: str) -> list[str]:
     return page.eval_on_selector_all(f"#{elem_id} .bars path", "ps => ps.map(p => p.getAttribute('d'))")
+
+
+def test_a_benchmark_chosen_while_the_page_starts_up_is_kept(
+    page: Page, app_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A person who picks a benchmark the moment the page appears, while start-up still puts the
+    # URL's view (cmm) in place: as on a loaded server, that first step takes 2 s here. The
+    # selector stays locked until start-up is done (the pick waits), so the pick is not set back
+    # to the URL's benchmark, and the page and the address follow the pick.
+    import components.url_state as url_state
+
+    restore = url_state.restore_updates
+
+    def slow_restore(*args: object) -> object:
+        time.sleep(2)
+        return restore(*args)
+
+    monkeypatch.setattr(url_state, "restore_updates", slow_restore)
+    page.goto(f"{app_url}?benchmark=cmm&wrong=1")
+    page.get_by_role("tab", name="Items").click(timeout=TIMEOUT)
+    _choose(page, "f-benchmark", "cdh-bench")
+    page.wait_for_function("() => window.__hsViewRestored === true", timeout=TIMEOUT)
+    _settled(page)
+    expect(page.locator("#f-benchmark input")).to_have_value("cdh-bench")
+    expect(page.locator("#items [data-row='0'][data-col='1']")).to_contain_text("cdh-", timeout=TIMEOUT)
+    page.wait_for_function("() => window.location.search.includes('benchmark=cdh-bench')", timeout=TIMEOUT)
+    expect(page.locator("#f-wrong input")).to_be_enabled()
+    expect(page.locator("#jump textarea, #jump input").first).to_be_editable()
 
 
 def test_charts_render_and_follow_a_filter(page: Page, app_url: str) -> None:
