@@ -86,7 +86,8 @@ def detect(path: Path, folder: Path, digests: Digests) -> Detected:
     """:func:`analysis.detect.detect`, remembered by content in ``folder/detected.json``.
 
     Telling a JSON file's kind parses the whole file (seconds for a large one): on a restart the
-    answer is read back instead. Errors are not remembered (a bad file says why every time).
+    answer is read back instead. Errors are not remembered (a bad file says why every time), nor
+    what a file's name decided (the same bytes under another name may be another file).
     """
     index = folder / "detected.json"
     digest = digests.of(path)
@@ -98,6 +99,8 @@ def detect(path: Path, folder: Path, digests: Digests) -> Detected:
     except (OSError, ValueError, AttributeError):
         known = {}
     found = _detect(path)
+    if found.by_name:  # told by the file's name as well as its bytes: not remembered by content
+        return found
     known = known if isinstance(known, dict) else {}
     known[f"{DETECT_FORMAT}:{digest}"] = [found.benchmark, found.task, found.role]
     try:

@@ -25,12 +25,12 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from analysis import _catalog_cache, benchmarks
+from analysis import _catalog_cache, benchmarks, harness
 from analysis.benchmarks.base import Finding
 from analysis.cache import entry_columns, entry_rows, read_column, read_frame
 from analysis.chart_cells import ChartCells
 from analysis.charts import CHART_COLUMNS, derive_columns
-from analysis.detect import Detected, Role, detect
+from analysis.detect import Detected, NoBenchmarkNamed, Role, detect
 from analysis.errors import InputError
 from analysis.media import MediaResolver
 from analysis.readers import read_object, without_gc_pauses
@@ -229,11 +229,16 @@ def load_paths(
     errors: list[str] = []
     roots = {k: list(v) for k, v in (media_roots or {}).items()}
     digests = _catalog_cache.Digests()
-    pool = _warm_pool(paths, cache_dir, digests)
+    warm = _may_warm(paths, cache_dir, digests)
+    pool: ProcessPoolExecutor | None = None
+    unnamed: list[NoBenchmarkNamed] = []
     try:
         for path in [*paths, *gold]:
             try:
                 found = _catalog_cache.detect(path, cache_dir, digests) if cache_dir else detect(path)
+            except NoBenchmarkNamed as exc:  # decided below, once every gold file is known
+                unnamed.append(exc)
+                continue
             except InputError as exc:
                 errors.append(exc.line())
                 continue
@@ -245,6 +250,9 @@ def load_paths(
                 return _merge_manifest(manifest, paths, gold, roots)
             role: Role = "gold" if path in gold else found.role
             sources.append(Source(path, found.benchmark, role, task=found.task, find_gold=True))
+            if warm and pool is None and sum(s.role == "predictions" for s in sources) == 2:
+                pool = _start_pool()  # they will load in workers: started now, while the rest is told apart
+        sources.extend(_with_the_only_gold(unnamed, sources, errors))
         catalog = load_sources(sources, roots, cache_dir=cache_dir, progress=progress, digests=digests,
                                pool=pool)
     finally:
@@ -254,17 +262,37 @@ def load_paths(
     return catalog
 
 
-def _warm_pool(paths: Sequence[Path], cache_dir: Path | None, digests: _catalog_cache.Digests
-               ) -> ProcessPoolExecutor | None:
-    """Worker processes started now, when files never seen will load in them (:func:`_load_in_workers`).
+def _with_the_only_gold(unnamed: list[NoBenchmarkNamed], sources: list[Source], errors: list[str]
+                        ) -> list[Source]:
+    """lmms-eval samples files as predictions of the one benchmark whose gold they came with.
 
-    Each takes most of a second to start and import the loaders: begun before the files are told
-    apart, that overlaps detection. Not for files detected before (most likely a restart from the
-    cache, where workers would only take the cores from it) nor for a single file.
+    Their ``doc_id`` joins that gold's rows. With the gold of no such benchmark, or of several,
+    each stays an error that says how to name its benchmark.
     """
-    if cache_dir is None or len(paths) < 2 or _catalog_cache.all_detected_before(paths, cache_dir, digests):
-        return None
-    workers = max(1, min(os.cpu_count() or 1, _WORKERS, len(paths)))
+    readers = {s.benchmark for s in sources if s.role == "gold"
+               and "lmms-eval" in benchmarks.get(s.benchmark).HARNESS_FORMATS}
+    if len(readers) != 1:
+        errors.extend(exc.line() for exc in unnamed)
+        return []
+    (bench_id,) = readers
+    return [Source(Path(exc.path), bench_id, "predictions", find_gold=True) for exc in unnamed]
+
+
+def _may_warm(paths: Sequence[Path], cache_dir: Path | None, digests: _catalog_cache.Digests) -> bool:
+    """Whether to start the worker processes while the files are told apart (:func:`_start_pool`).
+
+    Each worker takes most of a second to start and import the loaders; begun as soon as a second
+    prediction file is told apart, that overlaps the rest of detection. Not for files detected
+    before (most likely a restart from the cache, where workers would only take the cores from
+    it), and never for a load without a cache folder, which loads in this process.
+    """
+    return cache_dir is not None and len(paths) > 1 and not _catalog_cache.all_detected_before(
+        paths, cache_dir, digests)
+
+
+def _start_pool() -> ProcessPoolExecutor:
+    """The worker processes of :func:`_load_in_workers`, each started and importing the loaders."""
+    workers = max(1, min(os.cpu_count() or 1, _WORKERS))
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
     for _ in range(workers):
         pool.submit(_imported)
@@ -605,7 +633,7 @@ def _load_predictions(source: Source, gold_by_bench: Mapping[str, list[Source]])
         candidates = [source.gold] if source.gold is not None else []
     else:
         candidates = _gold_candidates(source, gold_by_bench.get(source.benchmark, []))
-    if not candidates and source.task in bench.NEEDS_GOLD:
+    if not candidates and source.task in bench.NEEDS_GOLD and _sniffed(source.path) != "vlmevalkit":
         raise InputError(
             source.path, f"{bench.NAME} {source.task} predictions need their gold file; pass it too"
         )
@@ -626,14 +654,29 @@ def _gold_candidates(source: Source, gold: Sequence[Source]) -> list[Path]:
 
     A file of one task of a benchmark with per-file tasks takes gold only when it needs it: the
     other tasks' results carry their gold (VidHalluc MCQ and TSH), and handing them their
-    annotation file would blame that file for a gold it was never meant to give.
+    annotation file would blame that file for a gold it was never meant to give. A general
+    harness's file (``docs/formats.md``) goes by its format: lmms-eval samples join their gold by
+    ``doc_id``, a VLMEvalKit file carries its gold in the dataset's columns.
     """
     bench = benchmarks.get(source.benchmark)
+    kind = _sniffed(source.path)
+    if kind == "lmms-eval":  # its doc_id rows join gold, whatever the benchmark's own files do
+        return [g.path for g in gold if g.task == source.task]
+    if kind == "vlmevalkit":  # the dataset's columns: the rows carry their gold
+        return []
     if not bench.TAKES_GOLD:
         return []
     if source.task is not None and source.task not in bench.NEEDS_GOLD:
         return []
     return [g.path for g in gold if g.task == source.task]
+
+
+def _sniffed(path: Path) -> str | None:
+    """The file's format by content (:func:`analysis.harness.sniff`); None when it cannot be read."""
+    try:
+        return harness.sniff(path)
+    except (InputError, OSError):
+        return None
 
 
 @without_gc_pauses

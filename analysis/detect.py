@@ -10,16 +10,17 @@ binary-QA gold is the file named ``ach_binaryqa.json``).
 from __future__ import annotations
 
 import json
+import re
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from analysis import benchmarks
+from analysis import benchmarks, harness
 from analysis.benchmarks.base import Benchmark, Content, Detected, Role
 from analysis.errors import InputError
 from analysis.readers import iter_jsonl, looks_like_jsonl, read_json, skip
 
-__all__ = ["SAMPLE", "Detected", "Role", "detect", "expect"]
+__all__ = ["SAMPLE", "Detected", "NoBenchmarkNamed", "Role", "detect", "expect"]
 
 SAMPLE = 20
 """How many records are looked at to decide (keys differ slightly from record to record)."""
@@ -32,16 +33,44 @@ HEAD_BYTES = 1024 * 1024
 """How much of a large JSON file's head is read to find its first records."""
 
 
+class NoBenchmarkNamed(InputError):
+    """An lmms-eval samples file whose name names no benchmark: its records cannot tell which.
+
+    Its ``doc_id`` rows join a benchmark's gold, so a caller that knows the one benchmark whose
+    gold came with it (:func:`analysis.catalog.load_paths`) may still load it as that one's.
+    """
+
+
 def detect(path: Path) -> Detected:
-    """Read ``path`` and say what it is; InputError when it matches no known format."""
+    """Read ``path`` and say what it is; InputError when it matches no known format.
+
+    An lmms-eval ``--log_samples`` file holds only ``doc_id``, the answers and lmms-eval's own
+    fields: its benchmark is the one its name names (``2026-01-01_samples_avhbench_av.jsonl``),
+    else :class:`NoBenchmarkNamed`.
+    """
     found, content = _identify(path)
     if found is not None:
         return found
     if isinstance(content, dict):
         raise InputError(path, "cannot tell which benchmark this JSON object belongs to")
-    keys = sorted({k for record in content for k in record})
-    shown = ", ".join(keys[:8]) or "no fields"
+    keys = {k for record in content for k in record}
+    if harness.format_of_keys(keys) == "lmms-eval":
+        return _lmms_eval_samples(path)
+    shown = ", ".join(sorted(keys)[:8]) or "no fields"
     raise InputError(path, f"cannot tell which benchmark this file belongs to (records have {shown})")
+
+
+def _lmms_eval_samples(path: Path) -> Detected:
+    readers_of = [b.NAME for b in benchmarks.REGISTRY.values() if "lmms-eval" in b.HARNESS_FORMATS]
+    words = f"-{re.sub(r'[^a-z0-9]+', '-', path.stem.lower())}-"
+    named = [name for name in readers_of if f"-{name}-" in words or f"-{name.replace('-', '')}-" in words]
+    if len(named) == 1:
+        return Detected(named[0], None, "predictions", by_name=True)
+    raise NoBenchmarkNamed(
+        path, "an lmms-eval samples file: its records (doc_id, resps) do not say which benchmark they "
+        f"answer; give it with the gold of one benchmark only, or put the benchmark in its name "
+        f"({' or '.join(readers_of)}, e.g. {path.stem}_{readers_of[0]}{path.suffix})",
+    )
 
 
 def _content(path: Path) -> Content | Detected:
@@ -50,6 +79,8 @@ def _content(path: Path) -> Content | Detected:
         raise InputError(path, "no such file")
     if path.is_dir():
         raise InputError(path, "is a folder, expected a file")
+    if harness.sniff(path) == "vlmevalkit" and harness.is_tabular(path):  # a workbook or a table
+        return harness.read_tabular(path).items[:SAMPLE]
     if looks_like_jsonl(path):
         return [v for _, v in islice(iter_jsonl(path), SAMPLE) if isinstance(v, dict)]
     if path.stat().st_size >= WHOLE_BELOW:

@@ -94,13 +94,14 @@ def sniff(path: Path) -> str:
     # The keys of the first 64 KiB tell the format; the file is not parsed twice (a 100,000-row
     # native file costs one small read here).
     keys = set(_KEY.findall(head.decode("utf-8", errors="replace")))
-    return _sniff_keys(keys)
+    return format_of_keys(keys)
 
 
 _KEY = re.compile(r'"([^"\\]{1,64})"\s*:')
 
 
-def _sniff_keys(keys: set[str]) -> str:
+def format_of_keys(keys: set[str]) -> str:
+    """The format whose records have ``keys`` (``native`` when none of the harnesses')."""
     if "doc_id" in keys and {"resps", "filtered_resps"} & keys:
         return "lmms-eval"
     if {"question_id", "text"} <= keys and {"answer_id", "model_id", "prompt"} & keys:
@@ -124,7 +125,7 @@ def read(path: Path, *, fmt: str | None = None, mapping: Mapping[str, str] | Non
     kind = check_format(fmt) or sniff(path)
     if kind == "native" and not mapping:
         return None
-    records = _tabular(path) if _is_tabular(path) else readers.read_records(path)
+    records = read_tabular(path) if is_tabular(path) else readers.read_records(path)
     if kind == "lmms-eval":
         _lmms_answers(records)
     elif kind == "llava":
@@ -178,12 +179,13 @@ def _rename(records: readers.Records, mapping: Mapping[str, str]) -> None:
             item[target] = item.pop(source) if source != target else item[source]
 
 
-def _is_tabular(path: Path) -> bool:
+def is_tabular(path: Path) -> bool:
+    """An xlsx workbook, or a text table (anything not JSON): read by :func:`read_tabular`."""
     head = _head(path)
     return head.startswith(_XLSX_MAGIC) or head.lstrip()[:1] not in (b"[", b"{")
 
 
-def _tabular(path: Path) -> readers.Records:
+def read_tabular(path: Path) -> readers.Records:
     """Rows of an xlsx / tsv / csv file as records of strings (None for an empty cell)."""
     rows: list[tuple[Any, ...]]
     first = 2  # the header is row (or line) 1, the first record row 2

@@ -203,28 +203,35 @@ def test_a_load_of_more_files_than_the_cache_keeps_still_stacks_them_all(tmp_pat
     assert len(list(cache.glob("file-*.arrow"))) == _catalog_cache.KEEP_FILES
 
 
-def test_workers_start_ahead_only_for_files_never_detected(tmp_path: Path) -> None:
-    from analysis.catalog import _warm_pool
+def test_workers_start_ahead_only_for_files_never_detected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from analysis import catalog
 
+    started: list[object] = []
+    real = catalog._start_pool
+
+    def counted() -> object:
+        started.append(real())
+        return started[-1]
+
+    monkeypatch.setattr(catalog, "_start_pool", counted)
     paths = []
-    for k in range(2):
+    for k in range(3):
         path = tmp_path / f"model{k}.jsonl"
-        path.write_text(_rows(4, ["Yes", "No"][k]))
+        path.write_text(_rows(4, ["Yes", "No", "Nothing"][k]))
         paths.append(path)
     cache = tmp_path / "cache"
-    ahead = _warm_pool(paths, cache, _catalog_cache.Digests())
-    assert ahead is not None  # new files: started before they are told apart
-    ahead.shutdown()
-    first = load_paths(paths, cache_dir=cache)
+    assert catalog._may_warm(paths, cache, _catalog_cache.Digests())  # never seen: start them early
+    first = load_paths(paths[:2], cache_dir=cache)
     first.saved_entry()
+    assert len(started) == 1  # once the second prediction file was told apart
     # the same files again (a restart from the cache): no worker is started for nothing
-    assert _warm_pool(paths, cache, _catalog_cache.Digests()) is None
-    again = load_paths(paths, cache_dir=cache)
-    assert again.cache_entry is not None
+    assert not catalog._may_warm(paths[:2], cache, _catalog_cache.Digests())
+    again = load_paths(paths[:2], cache_dir=cache)
+    assert again.cache_entry is not None and len(started) == 1
     pd.testing.assert_frame_equal(again.table, first.table)
-    changed = tmp_path / "model2.jsonl"
-    changed.write_text(_rows(3, "Nothing"))
-    new = _warm_pool([*paths, changed], cache, _catalog_cache.Digests())
-    assert new is not None  # one file never seen: workers again
-    new.shutdown()
-    assert _warm_pool([paths[0]], cache, _catalog_cache.Digests()) is None  # one file: no workers
+    assert catalog._may_warm(paths, cache, _catalog_cache.Digests())  # one file never seen
+    # one prediction file loads in this process: no worker is started for it
+    load_paths([paths[2], tmp_path / "missing.json"], cache_dir=tmp_path / "other")
+    assert len(started) == 1

@@ -59,3 +59,5 @@ def test_each_format_is_told_apart_by_content(tmp_path: Path, case: dict[str, An
         return
     found = detect(path)
     assert (found.benchmark, found.role) == (case["benchmark"], case["role"])
+    if "task" in case:
+        assert found.task == case["task"]

@@ -371,7 +371,11 @@ def test_vidhalluc_fork_file_of_another_task_is_named(
 ) -> None:
     header, rows = vid_rows("tsh")
     path = write_tsv(tmp_path / "Model_VideoHalluc_TSH.tsv", header, rows)
-    assert main(["score", "vidhalluc", str(path), "--task", "mcq"]) == 2
+    assert main(["score", "vidhalluc", str(path), "--task", "mcq"]) == 2  # told apart as a TSH file
+    assert "this is a vidhalluc tsh file, but --task is mcq" in capsys.readouterr().err
+    rows[-1][header.index("task_type")] = "MCQ"  # one row of another task: the file's task is unclear
+    mixed = write_tsv(tmp_path / "Model_VideoHalluc_mixed.tsv", header, rows)
+    assert main(["score", "vidhalluc", str(mixed), "--task", "mcq"]) == 2  # the reader names the row
     assert "row 2: field 'task_type': 'TSH' is not MCQ" in capsys.readouterr().err
 
 

@@ -7,6 +7,8 @@ import pandas as pd
 import pytest
 
 from analysis.benchmarks import REGISTRY, UnknownBenchmark, get
+from analysis.errors import UsageError
+from analysis.harness import FORMATS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,6 +45,16 @@ def test_module_interface(name: str) -> None:
         assert bench.TASKS
     for fn in ("load", "load_gold", "score", "audit", "cluster_stats"):
         assert callable(getattr(bench, fn)), f"{name}.{fn}"
+    assert set(FORMATS) - {"native"} >= bench.HARNESS_FORMATS, name
+
+
+@pytest.mark.parametrize("name", [n for n, b in REGISTRY.items() if not b.HARNESS_FORMATS])
+def test_a_benchmark_that_reads_no_harness_format_refuses_them(name: str, tmp_path: Path) -> None:
+    path = tmp_path / "samples.jsonl"
+    path.write_text('{"doc_id": 0, "resps": [["yes"]]}\n', encoding="utf-8")
+    for fmt in set(FORMATS) - {"native"}:
+        with pytest.raises(UsageError):
+            REGISTRY[name].load(path, fmt=fmt)
 
 
 @pytest.mark.parametrize("name", list(REGISTRY))

@@ -163,6 +163,9 @@ class Benchmark(Protocol):
     FILES: dict[str, str]
     """``gold`` and ``predictions``: what each kind of file is, in a phrase, for a refusal that
     says what a file is and what was expected."""
+    HARNESS_FORMATS: frozenset[str]
+    """The general harnesses' formats (:data:`analysis.harness.FORMATS`, ``native`` aside) whose
+    prediction files ``load`` reads; empty for a benchmark that reads only its own pipeline's."""
 
     def load(
         self,

@@ -101,6 +101,8 @@ FILES: dict[str, str] = {
     "predictions": "the CMM rows plus the model's answer in pred, final_output.json",
 }
 """What a gold file and a prediction file of this benchmark are, for refusals of the wrong kind."""
+HARNESS_FORMATS: frozenset[str] = frozenset({"lmms-eval", "vlmevalkit"})
+"""The general harnesses' formats ``load`` reads, besides the native one (``docs/formats.md``)."""
 
 SPELLINGS = ("raw_files", "reorg_raw_files")
 """The two names of the media folder: the template's and the released zip's."""

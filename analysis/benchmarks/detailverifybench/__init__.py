@@ -150,6 +150,8 @@ FILES: dict[str, str] = {
     "predictions": "tested_model_output_seed_N.json as written by the official pipeline",
 }
 """What a gold file and a prediction file of this benchmark are, for refusals of the wrong kind."""
+HARNESS_FORMATS: frozenset[str] = frozenset()
+"""The general harnesses' formats ``load`` reads, besides the native one (``docs/formats.md``)."""
 OFFICIAL_PARSERS = frozenset({"official"})
 """Parsers that reproduce the official scorer; ``aligned`` is a halluscope addition."""
 

@@ -160,6 +160,8 @@ FILES: dict[str, str] = {
     "predictions": "a results file of the task: a Model Answer per clip, or the model's text per clip or id",
 }
 """What a gold file and a prediction file of this benchmark are, for refusals of the wrong kind."""
+HARNESS_FORMATS: frozenset[str] = frozenset({"vlmevalkit"})
+"""The general harnesses' formats ``load`` reads, besides the native one (``docs/formats.md``)."""
 
 _GOLD_FILE = {"bqa": "ach_binaryqa.json", "sth": "sth.json"}
 _GOLD_LOADERS = {"bqa": bqa.load_gold, "mcq": mcq.load_gold, "tsh": tsh.load_gold, "sth": sth.load_gold}

@@ -22,8 +22,15 @@ def _first_value(value: dict[str, Any]) -> Any:
     return None
 
 
+FORK_TASKS = {"BQA": "bqa", "MCQ": "mcq", "TSH": "tsh", "STH": "sth"}
+"""``task_type`` of the VLMEvalKit fork's ``VideoHalluc_*`` rows (any case, with or without the
+``VideoHalluc_`` prefix)."""
+
+
 def recognise(path: Path, content: Content) -> Detected | None:
     """The task and role of a VidHalluc file (gold or one model's results)."""
+    if isinstance(content, list):
+        return _fork_rows(content)
     if not isinstance(content, dict):
         return None
     first = _first_value(content)
@@ -41,3 +48,15 @@ def recognise(path: Path, content: Content) -> Detected | None:
         if isinstance(inner, dict) and "Choices" in inner:
             return Detected("vidhalluc", "mcq", "predictions" if "Model Answer" in inner else "gold")
     return None
+
+
+def _fork_rows(content: list[dict[str, Any]]) -> Detected | None:
+    """A VLMEvalKit fork's prediction rows (``task_type``, ``clip_id``, ``prediction``): one task."""
+    keys = {k for record in content for k in record}
+    if not {"task_type", "clip_id", "prediction"} <= keys:
+        return None
+    kinds = {str(r.get("task_type", "")).upper().removeprefix("VIDEOHALLUC_") for r in content}
+    tasks = {FORK_TASKS.get(kind) for kind in kinds}
+    if len(tasks) != 1 or None in tasks:
+        return None  # the reader names the row whose task_type is not the file's
+    return Detected("vidhalluc", tasks.pop(), "predictions")
