@@ -34,6 +34,9 @@ from components.review.panel import build_review
 from components.review.tab import build_review_tab, wire_review
 from components.style import CSS
 
+SCROLL_TO_FILTERS = "() => { document.getElementById('filter-col')?.scrollIntoView(); return []; }"
+"""The phone's "Filters" button: to the filter column, which a phone stacks under the tabs."""
+
 
 def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Blocks:
     """The reviewer app over ``catalog``; ``review`` (a label store and reviewers) enables review."""
@@ -50,8 +53,8 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                 elem_id="load-errors",
             ):
                 gr.HTML(_errors_html(catalog.errors), js_on_load=None)
-        with gr.Row(equal_height=False):
-            with gr.Column(scale=1, min_width=240):
+        with gr.Row(equal_height=False, elem_id="main-row"):
+            with gr.Column(scale=1, min_width=240, elem_id="filter-col"):
                 f = browse.build_filters(catalog)
                 jump = gr.Textbox(  # locked until start-up has put the URL's item in it, as the filters
                     label="Go to item id", placeholder="paste an item id (Enter)", elem_id="jump",
@@ -60,30 +63,34 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                 gr.Markdown(keys.legend_markdown(), elem_id="keys-legend")
                 if ctx.oauth:
                     gr.LoginButton()
-            with gr.Column(scale=5), gr.Tabs() as tabs:
-                with gr.Tab("Overview", id="overview-tab"):
-                    ov = overview.build_overview()
-                with gr.Tab("Items", id="items-tab"):
-                    t = browse.build_table(catalog)
-                    ins = build_inspector()
-                    rv = build_review()
-                with gr.Tab("Charts", id="charts-tab"):
-                    gold_mode = gr.Radio(["official", "corrected"], value="official", label="Gold",
-                                         elem_id="gold-mode")
-                    changes = gr.Markdown("", elem_id="metric-changes")
-                    ch = charts.build_charts()
-                    csv_make, csv_file = charts.build_csv_export()
-                with gr.Tab("Review", id="review-tab"):
-                    rt = build_review_tab()
-                if ctx.store is not None and PAIR_BENCHMARK in catalog.benchmarks():
-                    with gr.Tab("Pair validation", id="pairs-tab"):
-                        build_pairs_tab(catalog, ctx.store, identity_of, k=ctx.k,
-                                        preview_dir=default_preview_dir(), reviewers=ctx.reviewers,
-                                        adjudicators=ctx.adjudicators, blind=ctx.blind)
-                with gr.Tab("Data problems", id="problems-tab"):
-                    pw = problems.build(catalog)
-                    if catalog.errors:
-                        gr.HTML(_errors_html(catalog.errors), js_on_load=None)
+            with gr.Column(scale=5, elem_id="main-col"):
+                # a phone stacks the filters under the tabs (components/style.py): a way down to them
+                gr.Button("Filters ↓", size="sm", elem_id="to-filters").click(
+                    None, None, None, js=SCROLL_TO_FILTERS, api_visibility="private")
+                with gr.Tabs() as tabs:
+                    with gr.Tab("Overview", id="overview-tab"):
+                        ov = overview.build_overview()
+                    with gr.Tab("Items", id="items-tab"):
+                        t = browse.build_table(catalog)
+                        ins = build_inspector()
+                        rv = build_review()
+                    with gr.Tab("Charts", id="charts-tab"):
+                        gold_mode = gr.Radio(["official", "corrected"], value="official", label="Gold",
+                                             elem_id="gold-mode")
+                        changes = gr.Markdown("", elem_id="metric-changes")
+                        ch = charts.build_charts()
+                        csv_make, csv_file = charts.build_csv_export()
+                    with gr.Tab("Review", id="review-tab"):
+                        rt = build_review_tab()
+                    if ctx.store is not None and PAIR_BENCHMARK in catalog.benchmarks():
+                        with gr.Tab("Pair validation", id="pairs-tab"):
+                            build_pairs_tab(catalog, ctx.store, identity_of, k=ctx.k,
+                                            preview_dir=default_preview_dir(), reviewers=ctx.reviewers,
+                                            adjudicators=ctx.adjudicators, blind=ctx.blind)
+                    with gr.Tab("Data problems", id="problems-tab"):
+                        pw = problems.build(catalog)
+                        if catalog.errors:
+                            gr.HTML(_errors_html(catalog.errors), js_on_load=None)
         url_item = gr.Textbox(visible=False, elem_id="url-item")
         refresh, refresh_out, find = _wire(ctx, demo, current, f, t, ins, ch, jump, tabs, url_item)
         _wire_problems(ctx, demo, pw, f, jump, tabs, find, [current, *ins.outputs()])

@@ -114,3 +114,28 @@ def test_a_shared_url_opens_its_view_and_back_steps_back(browser: Browser, app_u
     page.go_back()
     expect(page).not_to_have_url(re.compile(r"wrong=1"), timeout=TIMEOUT)
     expect(page.locator("#f-wrong input")).not_to_be_checked(timeout=TIMEOUT)
+
+
+def test_a_phone_opens_on_the_numbers_and_reaches_the_filters_in_one_tap(
+    browser: Browser, app_url: str
+) -> None:
+    # At 390 px the two columns stack: the tabs (the per-model numbers) come first, where the
+    # filter column used to fill the whole first screen; a button at the top scrolls to the filters.
+    page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    page.goto(app_url)
+    board = page.locator("#leaderboards .hs-board").first
+    expect(board).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_function("() => window.__hsViewRestored === true", timeout=TIMEOUT)
+    top, filters = board.bounding_box(), page.locator("#f-benchmark").bounding_box()
+    assert top is not None and filters is not None
+    assert top["y"] < 844 and filters["y"] > top["y"] + top["height"], (top, filters)
+    page.locator("#to-filters").click()
+    page.wait_for_function(
+        "() => { const r = document.getElementById('f-benchmark').getBoundingClientRect();"
+        " return r.top > -2 && r.bottom < window.innerHeight + 2; }", timeout=TIMEOUT)  # within a pixel
+    page.context.close()
+    wide = _page(browser, app_url, 1280)  # side by side: no button, the filters left of the tabs
+    expect(wide.locator("#to-filters")).to_be_hidden()
+    tabs, filters = wide.locator("#main-col").bounding_box(), wide.locator("#f-benchmark").bounding_box()
+    assert tabs is not None and filters is not None and filters["x"] + filters["width"] <= tabs["x"]
+    wide.context.close()
