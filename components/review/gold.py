@@ -6,9 +6,10 @@ built per request from the server's own identity:
 - a reviewer sees the **current** gold: corrected where a label corrected it, the official value
   beside it and a marker (:data:`MARK`) on the row; verdicts are recomputed against it, in the
   table, the inspector and every model's answer;
-- a **blind** reviewer gets no gold, verdict, reading or model answer in the table, only the
-  question and their own votes in the inspector, no charts, and filters that would sort rows by
-  correctness (*wrong only*, *verdict depends on the parser*, search over answers) do nothing.
+- a **blind** reviewer gets no gold, verdict, reading, model answer or audit flag in the table,
+  only the question and their own votes in the inspector, no charts, and filters that would sort
+  rows by correctness or by what the audit found (*wrong only*, *verdict depends on the parser*,
+  *flagged by the audit*, search over answers) do nothing.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ from components.browse.view import ItemView
 from components.review.context import ReviewContext
 
 MARK = "✎"
-HIDDEN = ("answer", "parsed", "gold", "verdict")
-"""Table columns a blind reviewer receives empty."""
+HIDDEN = ("answer", "parsed", "gold", "verdict", "flag")
+"""Table columns a blind reviewer receives empty (the flag marks an audit finding, which quotes gold)."""
 BLIND_CHARTS = "Charts are hidden in blind mode: every chart is drawn over gold."
 
 
@@ -42,7 +43,7 @@ class ReviewerView(ItemView):
         self.blind = ctx.is_blind(who)
 
     def rows(self, filters: Filters) -> npt.NDArray[np.intp]:
-        """The filtered rows; for a blind reviewer, filters over verdicts and answers are dropped.
+        """The filtered rows; for a blind reviewer, filters over verdicts, answers, audit flags are dropped.
 
         *Wrong only* reads the verdicts against current gold (those the table shows), once a
         label store is open.
@@ -56,7 +57,8 @@ class ReviewerView(ItemView):
             correct = self.corrected(rows)["correct"]
             return rows[correct.eq(False).fillna(False).to_numpy(dtype=bool)]
         table = self.catalog.table
-        rows = filter_rows(table, replace(filters, wrong_only=False, parser_dependent=False, search=""))
+        unsorted = replace(filters, wrong_only=False, parser_dependent=False, flagged_only=False, search="")
+        rows = filter_rows(table, unsorted)
         needle = filters.search.strip().lower()
         if needle and rows.size:
             sub = table.iloc[rows]

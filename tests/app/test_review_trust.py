@@ -73,6 +73,20 @@ def test_a_blind_reviewers_table_inspector_and_charts_hold_no_gold(catalog: Cata
     assert len(bob.rows(replace(filters, search="wrong"))) == 0  # no verdict text to find
 
 
+def test_a_blind_reviewer_is_not_told_which_items_the_audit_flagged(catalog: Catalog, tmp_path: Path) -> None:
+    # the audit's findings quote gold (docs/review.md: no audit finding reaches a blind reviewer):
+    # neither the table's flag mark nor the "flagged by the audit" filter may point at them
+    ctx = _ctx(catalog, tmp_path)
+    bob, alice = ReviewerView(ctx, BOB), ReviewerView(ctx, ALICE)
+    filters = Filters(benchmark="cdh-bench")
+    flagged = replace(filters, flagged_only=True)
+    assert 0 < len(alice.rows(flagged)) < len(alice.rows(filters))  # the samples have flagged items
+    assert len(bob.rows(flagged)) == len(bob.rows(filters))
+    rows = alice.rows(flagged)[:50]
+    assert (alice.frame(rows)["flag"] == "⚑").all()
+    assert (bob.frame(rows)["flag"] == "").all()
+
+
 def test_a_blind_reviewers_api_answers_hold_no_gold(catalog: Catalog, tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     client_module = pytest.importorskip("gradio_client")
