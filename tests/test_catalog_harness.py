@@ -21,6 +21,7 @@ from test_harness_formats import (
     avh_records,
     cmm_rows,
     vid_rows,
+    write_avh_vlmevalkit,
     write_jsonl,
     write_tsv,
     write_xlsx,
@@ -102,16 +103,7 @@ def test_a_cmm_lmms_eval_file_joins_the_rows_file(tmp_path: Path, capsys: pytest
 def test_vlmevalkit_files_load_with_their_own_gold(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                    suffix: str) -> None:
     # an xlsx workbook was refused as "not valid UTF-8 text", a tsv as "not a JSON file"
-    header = ["index", "video_id", "task", "text", "label", "prediction"]
-    table = [[i, r["video_id"], r["task"], r["text"], r["label"], r["pred"]]
-             for i, r in enumerate(avh_records())]
-    path = tmp_path / f"Model_AVHBench.{suffix}"
-    if suffix == "xlsx":
-        write_xlsx(path, header, table)
-    elif suffix == "tsv":
-        write_tsv(path, header, table)
-    else:
-        path.write_text(json.dumps([dict(zip(header, row, strict=True)) for row in table]), encoding="utf-8")
+    path = write_avh_vlmevalkit(tmp_path, suffix)
     rows, errors, benches = served([path], None)
     assert errors == [] and benches == {"avhbench"}
     assert rows == items(capsys, "avhbench", str(path))

@@ -146,19 +146,24 @@ def test_lmms_eval_without_gold_says_why(tmp_path: Path, capsys: pytest.CaptureF
 
 @pytest.mark.parametrize("suffix", ["xlsx", "tsv", "json"])
 def test_vlmevalkit_prediction_files(tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str) -> None:
-    # VLMEvalKit: the dataset's columns (minus image) plus `prediction`, in xlsx, tsv or json.
+    path = write_avh_vlmevalkit(tmp_path, suffix)
+    same_numbers(score(capsys, "avhbench", str(path)), score(capsys, "avhbench", str(AVH_NATIVE)))
+
+
+def write_avh_vlmevalkit(folder: Path, suffix: str) -> Path:
+    """VLMEvalKit's AVHBench file: the dataset's columns and `prediction`, xlsx, tsv or json."""
     header = ["index", "video_id", "task", "text", "label", "prediction"]
     rows = [
         [i, r["video_id"], r["task"], r["text"], r["label"], r["pred"]] for i, r in enumerate(avh_records())
     ]
-    path = tmp_path / f"Model_AVHBench.{suffix}"
+    path = folder / f"Model_AVHBench.{suffix}"
     if suffix == "xlsx":
         write_xlsx(path, header, rows)
     elif suffix == "tsv":
         write_tsv(path, header, rows)
     else:
         path.write_text(json.dumps([dict(zip(header, row, strict=True)) for row in rows]), encoding="utf-8")
-    same_numbers(score(capsys, "avhbench", str(path)), score(capsys, "avhbench", str(AVH_NATIVE)))
+    return path
 
 
 def test_llava_answer_file_with_a_renamed_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
