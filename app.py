@@ -143,17 +143,32 @@ def _wire(
                 *values: Any) -> tuple[Any, ...]:
         return browse.show_page(view(request, profile), browse.filters_from(*values), int(page or 1) + delta)
 
+    opened = ctx.item_changes  # each handler that sets the item counts it (see clear_stale)
+
     def on_select(evt: gr.SelectData, request: gr.Request, profile: gr.OAuthProfile | None,
                   *values: Any) -> tuple[Any, ...]:
-        return navigate.select_row(view(request, profile), evt.row_value, list(values))
+        out = navigate.select_row(view(request, profile), evt.row_value, list(values))
+        opened.bump(request)
+        return out
 
     def step(delta: int, request: gr.Request, profile: gr.OAuthProfile | None, row: int | None,
              page: float | None, *values: Any) -> tuple[Any, ...]:
-        return navigate.step_item(view(request, profile), delta, row, page, list(values))
+        out = navigate.step_item(view(request, profile), delta, row, page, list(values))
+        opened.bump(request)
+        return out
 
     def find(request: gr.Request, profile: gr.OAuthProfile | None, item_id: str | None,
              *values: Any) -> tuple[Any, ...]:
-        return navigate.find_item(view(request, profile), item_id, list(values))
+        out = navigate.find_item(view(request, profile), item_id, list(values))
+        opened.bump(request)
+        return out
+
+    def clear_stale(request: gr.Request, row: int | None, *values: Any) -> tuple[Any, ...]:
+        before = opened.count(request)
+        out = navigate.clear_stale(ctx.catalog, row, list(values))
+        if opened.count(request) != before:  # an item was opened meanwhile: it stands
+            return tuple(gr.skip() for _ in out)
+        return out
 
     def paging(delta: int) -> Any:
         def handler(request: gr.Request, profile: gr.OAuthProfile | None, p: float | None,
@@ -187,8 +202,7 @@ def _wire(
         lambda: browse.unlocked(len(fin) + 1), None, [*fin, jump], api_visibility="private", **free
     ).then(None, None, None, js=url_state.READY_JS, api_visibility="private")
     for widget in fin:  # an empty view, or another benchmark, leaves nothing to inspect
-        widget.change(lambda r, *v: navigate.clear_stale(catalog, r, list(v)), [current, *fin], item_out,
-                      api_visibility="private", **free)
+        widget.change(clear_stale, [current, *fin], item_out, api_visibility="private", **free)
     current.change(lambda r: url_state.item_of(catalog, r), current, url_item,
                    api_visibility="private", **free)
     for widget in (url_item, *fin):

@@ -13,6 +13,7 @@ import pandas as pd
 
 from analysis.catalog import Catalog
 from analysis.store import Identity, Store
+from components.browse.item_changes import ItemChanges
 
 
 class Refused(Exception):
@@ -35,6 +36,9 @@ class ReviewContext:
     blind: frozenset[str] = frozenset()
     """Reviewers who review blind (``--blind NAME`` / ``$HALLUSCOPE_BLIND``): the server sends them
     no gold, verdict, metric or other reviewer's label, whatever the browser asks for."""
+    item_changes: ItemChanges = field(default_factory=ItemChanges)
+    """Per session, how often a handler set the inspected item (a filter's clearing stands down
+    when an item was opened while it ran)."""
 
     def is_blind(self, who: Identity | None) -> bool:
         """Whether ``who`` reviews blind (a visitor never does: they see the public data only)."""

@@ -229,3 +229,54 @@ def test_an_item_id_opens_its_row_in_the_view(cat: Catalog) -> None:
     found = navigate.find_item(cat, shared, _filters(models=[last_model]))
     assert found[0] == int(rows[-1]) and found[1].startswith("item 1 of")
     assert navigate.find_item(cat, shared, _filters())[0] == int(rows[0])
+
+
+def _handler(demo: gr.Blocks, name: str) -> object:
+    (fn,) = {d.fn for d in demo.fns.values() if getattr(d.fn, "__name__", "") == name}
+    return fn
+
+
+def test_a_jump_while_a_filter_change_judges_the_old_item_is_not_cleared(
+    cat: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The filter change's handler judges the item it was triggered with (a CMM row, stale under
+    # cdh-bench); a jump to a CDH-Bench item lands while it runs. Its answer must not clear the jump.
+    demo = app.build_app(cat)
+    clear, find = _handler(demo, "clear_stale"), _handler(demo, "find")
+    request = gr.Request(session_hash="reviewer-1")
+    stale = _row(cat, "cmm-1")
+    filters = _filters(benchmark="cdh-bench")
+    alone = clear(request, stale, *filters)  # type: ignore[operator]
+    assert alone[0] is None  # on its own, the stale item is cleared
+    real = navigate.clear_stale
+    jumped: list[object] = []
+
+    def judged_while_a_jump_lands(*args: object) -> object:
+        jumped.append(find(request, None, "cdh-1-counterfactual", *filters))  # type: ignore[operator]
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(navigate, "clear_stale", judged_while_a_jump_lands)
+    raced = clear(request, stale, *filters)  # type: ignore[operator]
+    assert jumped and all(isinstance(out, dict) and out.get("__type__") == "update" and len(out) == 1
+                          for out in raced), raced  # every output skipped: the jump's item stands
+    other = gr.Request(session_hash="reviewer-2")
+
+    def judged_while_another_session_jumps(*args: object) -> object:
+        jumped.append(find(other, None, "cdh-1-counterfactual", *filters))  # type: ignore[operator]
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(navigate, "clear_stale", judged_while_another_session_jumps)
+    assert clear(request, stale, *filters)[0] is None  # type: ignore[operator]  # not held back by it
+
+
+def test_item_changes_are_counted_per_session_and_forget_the_oldest() -> None:
+    from components.browse.item_changes import ItemChanges
+
+    changes = ItemChanges(keep=2)
+    a, b, c = (gr.Request(session_hash=s) for s in "abc")
+    changes.bump(a)
+    changes.bump(a)
+    changes.bump(b)
+    assert (changes.count(a), changes.count(b), changes.count(c)) == (2, 1, 0)
+    changes.bump(c)  # a third session: the least recently set one (a) is forgotten
+    assert (changes.count(a), changes.count(b), changes.count(c)) == (0, 1, 1)

@@ -1,0 +1,49 @@
+"""Per browser session, how many times a handler has set the inspected item.
+
+Browsing handlers run side by side (``concurrency_limit=None``). A filter change clears an item
+that no longer belongs to the view (:func:`components.browse.navigate.clear_stale`), judging the
+item the change was triggered with; a jump to an item that lands while that judgement runs would
+then be cleared by its answer. Each handler that sets the item counts it here, and the clearing
+handler stands down when the count moved while it ran: the newer item stays.
+
+Answers reach a session's page in the order they are finished, so the two orders are both right:
+a clearing answer finished before the jump's is overwritten by it, and one finished after sees the
+jump's count.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import gradio as gr
+
+KEEP = 10_000
+"""Sessions remembered (the least recently used are forgotten; a forgotten session counts from 0)."""
+
+
+class ItemChanges:
+    """A count per session of the inspected item being set (see the module docstring)."""
+
+    def __init__(self, keep: int = KEEP) -> None:
+        self._counts: OrderedDict[str, int] = OrderedDict()
+        self._keep = keep
+        self._lock = threading.Lock()
+
+    def count(self, request: gr.Request | None) -> int:
+        """How many times the item of ``request``'s session has been set so far."""
+        key = _session(request)
+        with self._lock:
+            return self._counts.get(key, 0)
+
+    def bump(self, request: gr.Request | None) -> None:
+        """Record that a handler of ``request``'s session has just set its item."""
+        key = _session(request)
+        with self._lock:
+            self._counts[key] = self._counts.pop(key, 0) + 1
+            while len(self._counts) > self._keep:
+                self._counts.popitem(last=False)
+
+
+def _session(request: gr.Request | None) -> str:
+    return str(getattr(request, "session_hash", None) or "")
