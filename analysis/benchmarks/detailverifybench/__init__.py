@@ -74,6 +74,8 @@ Deviations and quirks:
 
 Changelog:
 1.0: first version: official and aligned parsers, domain groups, label types with ``--gold``.
+1.1: macro means summed with ``math.fsum`` (correctly rounded: the same summed per item or per
+     cluster, as the bootstrap does); a score may differ from 1.0's in its last digit.
 """
 
 from __future__ import annotations
@@ -130,7 +132,7 @@ from analysis.spans import strip_tags
 from analysis.table import extra_json, make_table, media_json
 
 NAME = "detailverifybench"
-VERSION = "1.0"
+VERSION = "1.1"
 TASKS: tuple[str, ...] = ()
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("official", "aligned")

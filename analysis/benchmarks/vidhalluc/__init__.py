@@ -108,6 +108,8 @@ do not read "from X to Y."; missing or unplayable clips under the media root.
 
 Changelog: 1.0 -- first version: four official scorers, lenient parsers, pluggable STH embedder.
 1.1 -- STH with nothing to score gives MCC 0 (and the scores that follow from it), not null.
+1.2 -- the STH description score summed with ``math.fsum`` (correctly rounded, whatever the order
+of the pairs); a score may differ from 1.1's in its last digit.
 """
 
 from __future__ import annotations
@@ -138,7 +140,7 @@ from analysis.readers import read_object, without_gc_pauses
 from analysis.table import concat_tables
 
 NAME = "vidhalluc"
-VERSION = "1.1"
+VERSION = "1.2"
 TASKS: tuple[str, ...] = ("bqa", "mcq", "tsh", "sth")
 TASK_REQUIRED = True
 PARSERS: tuple[str, ...] = ("official", ALT)
