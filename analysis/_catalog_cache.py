@@ -33,7 +33,7 @@ from analysis.table import COLUMN_NAMES
 
 FORMAT = "catalog-3"
 """Bumped when what the catalog derives from the item tables changes."""
-DETECT_FORMAT = "detect-1"
+DETECT_FORMAT = "detect-2"
 """Bumped when file detection changes."""
 KEEP = 3
 """Catalog entries kept in the cache folder (the most recently used); older ones are removed."""
@@ -86,41 +86,56 @@ def detect(path: Path, folder: Path, digests: Digests) -> Detected:
     """:func:`analysis.detect.detect`, remembered by content in ``folder/detected.json``.
 
     Telling a JSON file's kind parses the whole file (seconds for a large one): on a restart the
-    answer is read back instead. Errors are not remembered (a bad file says why every time), nor
-    what a file's name decided (the same bytes under another name may be another file).
+    answer is read back instead. Errors are not remembered (a bad file says why every time). What
+    a file's name decided is remembered under its bytes and its name together (the same bytes
+    under another name may be another file).
     """
-    index = folder / "detected.json"
-    digest = digests.of(path)
-    try:
-        known = json.loads(index.read_text(encoding="utf-8"))
-        hit = known.get(f"{DETECT_FORMAT}:{digest}")
-        if isinstance(hit, list) and len(hit) == 3:
-            return Detected(hit[0], hit[1], hit[2])
-    except (OSError, ValueError, AttributeError):
-        known = {}
+    known = _detected(folder)
+    hit = _remembered(known, path, digests)
+    if hit is not None:
+        return hit
     found = _detect(path)
-    if found.by_name:  # told by the file's name as well as its bytes: not remembered by content
-        return found
-    known = known if isinstance(known, dict) else {}
-    known[f"{DETECT_FORMAT}:{digest}"] = [found.benchmark, found.task, found.role]
+    content, named = _detected_keys(path, digests)
+    known[named if found.by_name else content] = [found.benchmark, found.task, found.role]
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             json.dump(dict(list(known.items())[-1000:]), out)
-        os.replace(tmp, index)
+        os.replace(tmp, folder / "detected.json")
     except OSError:
         pass  # not remembered: detected again next time
     return found
 
 
 def all_detected_before(paths: Sequence[Path], folder: Path, digests: Digests) -> bool:
-    """True when :func:`detect` remembers every one of ``paths`` (by content): likely a restart."""
+    """True when :func:`detect` remembers every one of ``paths``: likely a restart."""
+    known = _detected(folder)
+    return all(_remembered(known, p, digests) is not None for p in paths)
+
+
+def _detected(folder: Path) -> dict[str, Any]:
+    """What ``folder/detected.json`` remembers ({} when it is missing or unreadable)."""
     try:
         known = json.loads((folder / "detected.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return False
-    return isinstance(known, dict) and all(f"{DETECT_FORMAT}:{digests.of(p)}" in known for p in paths)
+        return {}
+    return known if isinstance(known, dict) else {}
+
+
+def _detected_keys(path: Path, digests: Digests) -> tuple[str, str]:
+    """The keys of a file's detection: by its bytes, and by its bytes and name (a name decided)."""
+    content = f"{DETECT_FORMAT}:{digests.of(path)}"
+    return content, f"{content}:{path.name}"
+
+
+def _remembered(known: dict[str, Any], path: Path, digests: Digests) -> Detected | None:
+    content, named = _detected_keys(path, digests)
+    for key, by_name in ((content, False), (named, True)):
+        hit = known.get(key)
+        if isinstance(hit, list) and len(hit) == 3:
+            return Detected(hit[0], hit[1], hit[2], by_name=by_name)
+    return None
 
 
 def entry_path(folder: Path, key: str) -> Path:

@@ -128,6 +128,23 @@ def test_what_a_file_name_decided_is_not_remembered_by_content(tmp_path: Path) -
     second = tmp_path / "samples_cmm.jsonl"
     second.write_bytes(first.read_bytes())
     assert _catalog_cache.detect(second, cache, _catalog_cache.Digests()).benchmark == "cmm"
+    # remembered under bytes and name together: the same file again is read back, not told apart
+    assert _catalog_cache.all_detected_before([first, second], cache, _catalog_cache.Digests())
+    again = _catalog_cache.detect(first, cache, _catalog_cache.Digests())
+    assert (again.benchmark, again.by_name) == ("avhbench", True)
+
+
+def test_a_restart_with_a_file_told_by_its_name_starts_no_workers(tmp_path: Path) -> None:
+    from analysis import catalog
+
+    named = lmms_avh(tmp_path / "2026-01-01_samples_avhbench.jsonl")
+    other = write_jsonl(tmp_path / "avcd_output.json", [
+        {"id": f"{r['video_id']}.mp4", "question": f"{r['text']} Answer yes or no.", "answer": r["label"],
+         "pred": r["pred"]} for r in avh_records()])  # fmt: skip
+    paths, cache = [named, other, AVH_GOLD], tmp_path / "cache"
+    assert catalog._may_warm(paths, cache, _catalog_cache.Digests())
+    load_paths(paths, cache_dir=cache).saved_entry()
+    assert not catalog._may_warm(paths, cache, _catalog_cache.Digests())  # every file detected before
 
 
 @pytest.mark.parametrize("task", ["bqa", "mcq", "tsh", "sth"])
