@@ -629,11 +629,12 @@ def _bench_tasks(part: Part) -> list[tuple[Any, Any]]:
 @without_gc_pauses
 def _load_predictions(source: Source, gold_by_bench: Mapping[str, list[Source]]) -> pd.DataFrame:
     bench = benchmarks.get(source.benchmark)
+    kind = _sniffed(source.path)
     if not source.find_gold:
         candidates = [source.gold] if source.gold is not None else []
     else:
-        candidates = _gold_candidates(source, gold_by_bench.get(source.benchmark, []))
-    if not candidates and source.task in bench.NEEDS_GOLD and _sniffed(source.path) != "vlmevalkit":
+        candidates = _gold_candidates(source, gold_by_bench.get(source.benchmark, []), kind)
+    if not candidates and source.task in bench.NEEDS_GOLD and kind not in _CARRY_GOLD:
         raise InputError(
             source.path, f"{bench.NAME} {source.task} predictions need their gold file; pass it too"
         )
@@ -649,20 +650,24 @@ def _load_predictions(source: Source, gold_by_bench: Mapping[str, list[Source]])
     return bench.load(source.path, gold=first, task=source.task, model=source.model)
 
 
-def _gold_candidates(source: Source, gold: Sequence[Source]) -> list[Path]:
+_CARRY_GOLD = frozenset({"vlmevalkit"})
+"""Harness formats whose rows carry their gold (the dataset's columns): they are handed no gold file."""
+
+
+def _gold_candidates(source: Source, gold: Sequence[Source], kind: str | None) -> list[Path]:
     """Gold files a user's prediction file may go with: same benchmark and task, where it takes one.
 
     A file of one task of a benchmark with per-file tasks takes gold only when it needs it: the
     other tasks' results carry their gold (VidHalluc MCQ and TSH), and handing them their
     annotation file would blame that file for a gold it was never meant to give. A general
     harness's file (``docs/formats.md``) goes by its format: lmms-eval samples join their gold by
-    ``doc_id``, a VLMEvalKit file carries its gold in the dataset's columns.
+    ``doc_id``, a VLMEvalKit file carries its gold in the dataset's columns. ``kind``: the file's
+    format (:func:`_sniffed`).
     """
     bench = benchmarks.get(source.benchmark)
-    kind = _sniffed(source.path)
     if kind == "lmms-eval":  # its doc_id rows join gold, whatever the benchmark's own files do
         return [g.path for g in gold if g.task == source.task]
-    if kind == "vlmevalkit":  # the dataset's columns: the rows carry their gold
+    if kind in _CARRY_GOLD:
         return []
     if not bench.TAKES_GOLD:
         return []

@@ -22,9 +22,14 @@ def _first_value(value: dict[str, Any]) -> Any:
     return None
 
 
-FORK_TASKS = {"BQA": "bqa", "MCQ": "mcq", "TSH": "tsh", "STH": "sth"}
-"""``task_type`` of the VLMEvalKit fork's ``VideoHalluc_*`` rows (any case, with or without the
-``VideoHalluc_`` prefix)."""
+TASK_TYPES = {"bqa": "BQA", "mcq": "MCQ", "tsh": "TSH", "sth": "STH"}
+"""``task_type`` of the VLMEvalKit fork's ``VideoHalluc_*`` rows, per task (as :func:`task_type_name`
+writes it)."""
+
+
+def task_type_name(kind: Any) -> str:
+    """A ``task_type`` value as :data:`TASK_TYPES` writes it: any case, ``VideoHalluc_`` prefix or not."""
+    return str(kind).upper().removeprefix("VIDEOHALLUC_")
 
 
 def recognise(path: Path, content: Content) -> Detected | None:
@@ -55,8 +60,8 @@ def _fork_rows(content: list[dict[str, Any]]) -> Detected | None:
     keys = {k for record in content for k in record}
     if not {"task_type", "clip_id", "prediction"} <= keys:
         return None
-    kinds = {str(r.get("task_type", "")).upper().removeprefix("VIDEOHALLUC_") for r in content}
-    tasks = {FORK_TASKS.get(kind) for kind in kinds}
-    if len(tasks) != 1 or None in tasks:
+    names = {task_type_name(r.get("task_type", "")) for r in content}
+    tasks = [task for task, name in TASK_TYPES.items() if name in names]
+    if len(names) != 1 or len(tasks) != 1:
         return None  # the reader names the row whose task_type is not the file's
-    return Detected("vidhalluc", tasks.pop(), "predictions")
+    return Detected("vidhalluc", tasks[0], "predictions")

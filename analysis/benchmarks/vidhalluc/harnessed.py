@@ -28,10 +28,8 @@ import pandas as pd
 
 from analysis import harness, readers
 from analysis.benchmarks.vidhalluc import bqa, mcq, sth, tsh
+from analysis.benchmarks.vidhalluc.detect import TASK_TYPES, task_type_name
 from analysis.errors import InputError
-
-TASK_TYPES = {"bqa": "BQA", "mcq": "MCQ", "tsh": "TSH", "sth": "STH"}
-"""``task_type`` values of the fork (any case, with or without a ``VideoHalluc_`` prefix)."""
 
 
 def load(found: harness.Harnessed, task: str, model: str) -> pd.DataFrame:
@@ -57,8 +55,7 @@ def _check_task(records: readers.Records, task: str) -> None:
         kind = item.get("task_type")
         if kind is None:
             continue
-        name = str(kind).upper().removeprefix("VIDEOHALLUC_")
-        if name != TASK_TYPES[task]:
+        if task_type_name(kind) != TASK_TYPES[task]:
             raise records.error(index, f"{kind!r} is not {TASK_TYPES[task]}, the task given (--task {task})",
                                 "task_type")
 
