@@ -147,21 +147,17 @@ def _wire(
 
     def on_select(evt: gr.SelectData, request: gr.Request, profile: gr.OAuthProfile | None,
                   *values: Any) -> tuple[Any, ...]:
-        out = navigate.select_row(view(request, profile), evt.row_value, list(values))
-        opened.bump(request)
-        return out
+        shown = view(request, profile)
+        return opened.counted(request, navigate.select_row(shown, evt.row_value, list(values)))
 
     def step(delta: int, request: gr.Request, profile: gr.OAuthProfile | None, row: int | None,
              page: float | None, *values: Any) -> tuple[Any, ...]:
-        out = navigate.step_item(view(request, profile), delta, row, page, list(values))
-        opened.bump(request)
-        return out
+        shown = view(request, profile)
+        return opened.counted(request, navigate.step_item(shown, delta, row, page, list(values)))
 
     def find(request: gr.Request, profile: gr.OAuthProfile | None, item_id: str | None,
              *values: Any) -> tuple[Any, ...]:
-        out = navigate.find_item(view(request, profile), item_id, list(values))
-        opened.bump(request)
-        return out
+        return opened.counted(request, navigate.find_item(view(request, profile), item_id, list(values)))
 
     def clear_stale(request: gr.Request, row: int | None, *values: Any) -> tuple[Any, ...]:
         before = opened.count(request)

@@ -58,14 +58,14 @@ table.hs-others th { text-align: left; }
 #pager #page input { text-align: center; }
 #page-info, #item-status { align-self: center; }
 #item-nav { align-items: center; gap: 8px; }
-/* a phone: the item's place in the view gets a line of its own under the two buttons (beside
-   them it was squeezed into a 30 px column, a few letters a line) */
 #main-col > #to-filters { display: none; }
 @media (max-width: 640px) {
   /* a phone stacks the two columns: the tabs (the per-model numbers) first, the filters after,
      with a button at the top that scrolls down to them */
   #main-row > #main-col { order: -1; }
   #main-col > #to-filters { display: block; align-self: flex-end; width: auto; }
+  /* the item's place in the view gets a line of its own under the two buttons (beside them it
+     was squeezed into a 30 px column, a few letters a line) */
   #item-nav { flex-wrap: wrap; }
   #item-nav #item-status { flex: 1 1 100%; min-width: 0; }
 }

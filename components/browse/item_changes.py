@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from typing import TypeVar
 
 import gradio as gr
+
+T = TypeVar("T")
 
 KEEP = 10_000
 """Sessions remembered (the least recently used are forgotten; a forgotten session counts from 0)."""
@@ -35,6 +38,11 @@ class ItemChanges:
         key = _session(request)
         with self._lock:
             return self._counts.get(key, 0)
+
+    def counted(self, request: gr.Request | None, answer: T) -> T:
+        """``answer``, a handler's outputs that set the item, once counted for ``request``'s session."""
+        self.bump(request)
+        return answer
 
     def bump(self, request: gr.Request | None) -> None:
         """Record that a handler of ``request``'s session has just set its item."""

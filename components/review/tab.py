@@ -169,9 +169,7 @@ def wire_review(ctx: ReviewContext, demo: gr.Blocks, current: gr.State, f: brows
         if not saved:
             return tuple(gr.skip() for _ in range(1 + n_item + 3))
         view = ReviewerView(ctx, identity_of(request, profile))
-        out = navigate.step_item(view, 1, row, page, list(values))
-        ctx.item_changes.bump(request)
-        return out
+        return ctx.item_changes.counted(request, navigate.step_item(view, 1, row, page, list(values)))
 
     save_form = wrote(lambda who, row, *form: save(ctx, row, who, None, *form))
     for button, then_next in ((rv.save, False), (rv.save_next, True)):
@@ -223,9 +221,8 @@ def _wire_tab(ctx: ReviewContext, current: gr.State, f: browse.BrowseWidgets, in
                   *values: Any) -> tuple[Any, ...]:
         item_id = str(evt.row_value[0]) if evt.row_value else ""
         view = ReviewerView(ctx, identity_of(request, profile))
-        out = (*navigate.find_item(view, item_id, list(values)), gr.Tabs(selected="items-tab"))
-        ctx.item_changes.bump(request)
-        return out
+        shown = (*navigate.find_item(view, item_id, list(values)), gr.Tabs(selected="items-tab"))
+        return ctx.item_changes.counted(request, shown)
 
     rt.items.select(open_item, f.inputs(), [current, *ins.outputs(), tabs], **private, **FREE)
     target = with_identity(lambda who, row: review_extra.adjudication_target(ctx, row, who))

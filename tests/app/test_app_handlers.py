@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import re
 from pathlib import Path
+from typing import Any
 
 import gradio as gr
 import pytest
@@ -231,42 +232,66 @@ def test_an_item_id_opens_its_row_in_the_view(cat: Catalog) -> None:
     assert navigate.find_item(cat, shared, _filters())[0] == int(rows[0])
 
 
-def _handler(demo: gr.Blocks, name: str) -> object:
-    (fn,) = {d.fn for d in demo.fns.values() if getattr(d.fn, "__name__", "") == name}
+def _handler(demo: gr.Blocks, qualname: str) -> Any:
+    """The app's registered handler with this qualified name (``_wire.<locals>.find``...)."""
+    (fn,) = {d.fn for d in demo.fns.values() if getattr(d.fn, "__qualname__", "") == qualname}
     return fn
 
 
-def test_a_jump_while_a_filter_change_judges_the_old_item_is_not_cleared(
-    cat: Catalog, monkeypatch: pytest.MonkeyPatch
+CDH_ITEM = "cdh-1-counterfactual"
+
+
+def _openers(demo: gr.Blocks, cat: Catalog, filters: list[object]) -> dict[str, Any]:
+    """Every handler that sets the inspected item, each opening a CDH-Bench item for a session."""
+    find = _handler(demo, "_wire.<locals>.find")
+    select = _handler(demo, "_wire.<locals>.on_select")
+    queue = _handler(demo, "_wire_tab.<locals>.open_item")
+    save_next = _handler(demo, "wire_review.<locals>.next_if_saved")
+    (step,) = [d.fn for d in demo.fns.values() if d.api_name == "next_item"]
+    row = _row(cat, CDH_ITEM)
+    values = [row, *[""] * 9]  # the table row's values: ``row`` first (DISPLAY_COLUMNS)
+    return {
+        "jump": lambda r: find(r, None, CDH_ITEM, *filters),
+        "table row": lambda r: select(
+            gr.SelectData(None, {"index": [0, 0], "value": row, "row_value": values}), r, None, *filters),
+        "review queue": lambda r: queue(gr.SelectData(None, {"index": [0, 0], "value": CDH_ITEM,
+                                                             "row_value": [CDH_ITEM]}), r, None, *filters),
+        "save and next": lambda r: save_next(r, None, True, row, 1, *filters),
+        "next item": lambda r: step(r, None, row, 1, *filters),
+    }
+
+
+@pytest.mark.parametrize("opener", ["jump", "table row", "review queue", "save and next", "next item"])
+def test_an_item_opened_while_a_filter_change_judges_the_old_one_is_not_cleared(
+    cat: Catalog, monkeypatch: pytest.MonkeyPatch, opener: str
 ) -> None:
     # The filter change's handler judges the item it was triggered with (a CMM row, stale under
-    # cdh-bench); a jump to a CDH-Bench item lands while it runs. Its answer must not clear the jump.
+    # cdh-bench); an item opened by another handler lands while it runs. Its answer must not clear it.
     demo = app.build_app(cat)
-    clear, find = _handler(demo, "clear_stale"), _handler(demo, "find")
+    clear = _handler(demo, "_wire.<locals>.clear_stale")
     request = gr.Request(session_hash="reviewer-1")
     stale = _row(cat, "cmm-1")
     filters = _filters(benchmark="cdh-bench")
-    alone = clear(request, stale, *filters)  # type: ignore[operator]
+    open_one = _openers(demo, cat, filters)[opener]
+    alone = clear(request, stale, *filters)
     assert alone[0] is None  # on its own, the stale item is cleared
     real = navigate.clear_stale
-    jumped: list[object] = []
+    opened: list[Any] = []
 
-    def judged_while_a_jump_lands(*args: object) -> object:
-        jumped.append(find(request, None, "cdh-1-counterfactual", *filters))  # type: ignore[operator]
-        return real(*args)  # type: ignore[arg-type]
+    def judged_while(session: gr.Request) -> Any:
+        def judged(*args: Any) -> Any:
+            opened.append(open_one(session))
+            return real(*args)
+        return judged
 
-    monkeypatch.setattr(navigate, "clear_stale", judged_while_a_jump_lands)
-    raced = clear(request, stale, *filters)  # type: ignore[operator]
-    assert jumped and all(isinstance(out, dict) and out.get("__type__") == "update" and len(out) == 1
-                          for out in raced), raced  # every output skipped: the jump's item stands
-    other = gr.Request(session_hash="reviewer-2")
-
-    def judged_while_another_session_jumps(*args: object) -> object:
-        jumped.append(find(other, None, "cdh-1-counterfactual", *filters))  # type: ignore[operator]
-        return real(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(navigate, "clear_stale", judged_while_another_session_jumps)
-    assert clear(request, stale, *filters)[0] is None  # type: ignore[operator]  # not held back by it
+    monkeypatch.setattr(navigate, "clear_stale", judged_while(request))
+    raced = clear(request, stale, *filters)
+    assert opened and opened[-1][0] is not None  # the other handler did open an item
+    assert all(isinstance(out, dict) and out.get("__type__") == "update" and len(out) == 1
+               for out in raced), raced  # every output skipped: the opened item stands
+    # another session's opening does not hold this one's clearing back
+    monkeypatch.setattr(navigate, "clear_stale", judged_while(gr.Request(session_hash="reviewer-2")))
+    assert clear(request, stale, *filters)[0] is None
 
 
 def test_item_changes_are_counted_per_session_and_forget_the_oldest() -> None:
