@@ -2,7 +2,7 @@
 
 ``python app.py`` serves the bundled samples (``samples/manifest.json``) with no configuration;
 ``halluscope serve FILE... --media-root BENCH=DIR`` serves a user's own files. The app is built by
-:func:`build_app` from a loaded :class:`~analysis.catalog.Catalog` (no module-level state), and the
+:func:`build_app` from a loaded :class:`~analysis.load.catalog.Catalog` (no module-level state), and the
 handlers it wires are plain functions in ``components/``.
 """
 
@@ -18,10 +18,10 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
-from analysis.pair_validation.checks import BENCHMARK as PAIR_BENCHMARK
-from analysis.pair_validation.previews import default_preview_dir
-from analysis.views import Filters
+from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
+from analysis.query.views import Filters
+from analysis.review.pairs.checks import BENCHMARK as PAIR_BENCHMARK
+from analysis.review.pairs.previews import default_preview_dir
 from components import gate, keys, overview, problems, url_state
 from components.browse import charts, navigate
 from components.browse import page as browse

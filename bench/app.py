@@ -37,8 +37,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from analysis.catalog import Catalog, load_paths  # noqa: E402 - after the path set-up above
-from analysis.views import ALL, filter_rows  # noqa: E402 - filter_rows: the baseline scan
+from analysis.load.catalog import Catalog, load_paths  # noqa: E402 - after the path set-up above
+from analysis.query.views import ALL, filter_rows  # noqa: E402 - filter_rows: the baseline scan
 from components.browse import charts, navigate  # noqa: E402
 from components.browse import page as browse  # noqa: E402
 
@@ -140,7 +140,7 @@ RESTART = """
 import json, sys, time
 from pathlib import Path
 start = time.perf_counter()
-from analysis.catalog import load_paths
+from analysis.load.catalog import load_paths
 cat = load_paths([Path(p) for p in sys.argv[2:]], cache_dir=Path(sys.argv[1]))
 took = time.perf_counter() - start
 hwm = [l for l in Path("/proc/self/status").read_text().splitlines() if l.startswith("VmHWM")][0]

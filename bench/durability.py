@@ -184,7 +184,7 @@ def _drop_pg(admin_url: str, name: str) -> None:
 
 def run(label: str, db: str, clients: int, labels: int, tmp: Path) -> None:
     """One backend: load, kill at half, restart, retries, then the checks; prints the figures."""
-    from analysis.catalog import SAMPLE_MANIFEST, load_manifest
+    from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
     from analysis.store import events_frame, open_store
 
     items = load_manifest(SAMPLE_MANIFEST).table

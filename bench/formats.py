@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 import openpyxl  # type: ignore[import-untyped, unused-ignore]  # noqa: E402
 
 from analysis.benchmarks import get  # noqa: E402
-from analysis.harness import sniff  # noqa: E402
+from analysis.files.harness import sniff  # noqa: E402
 
 FIELDS = ["category", "sub_category", "modality", "granularity", "correlation_type", "video_path",
           "audio_path", "question", "answer"]  # fmt: skip

@@ -29,8 +29,8 @@ from score import write_cmm  # noqa: E402
 
 from analysis.benchmarks import get  # noqa: E402
 from analysis.benchmarks.detailverifybench.scoring import STAT_NAMES, metrics_of  # noqa: E402
-from analysis.cluster_stats import ClusterStats, tally  # noqa: E402
-from analysis.intervals import intervals  # noqa: E402
+from analysis.stats.clusters import ClusterStats, tally  # noqa: E402
+from analysis.stats.intervals import intervals  # noqa: E402
 
 
 def loop_baseline(values: np.ndarray, n_boot: int, seed: int) -> float:

@@ -5,7 +5,7 @@ Makes two synthetic 20-second 640x360 clips with moviepy in a temporary folder (
 
 - the preview build (cold cache): probe both clips, decode, compose at 360 p, encode H.264;
 - a cache hit: the same request again (hash both files, find the mp4);
-- the same build through :class:`~analysis.pair_validation.previews.MediaJobs`, with how long
+- the same build through :class:`~analysis.review.pairs.previews.MediaJobs`, with how long
   ``submit`` took to return (the UI's wait) and how many progress updates a poller saw.
 
 Run: ``python bench/preview.py [--seconds 20] [--height 360]``.
@@ -25,7 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from analysis.pair_validation.previews import MediaJobs, probe, side_by_side  # noqa: E402
+from analysis.review.pairs.previews import MediaJobs, probe, side_by_side  # noqa: E402
 
 
 def make_clip(path: Path, seconds: float, fps: int, hue: int) -> None:

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import app  # noqa: E402
-from analysis.catalog import SAMPLE_MANIFEST, load_manifest  # noqa: E402
+from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest  # noqa: E402
 from analysis.store import events_frame, open_store  # noqa: E402
 from components.review.context import ReviewContext  # noqa: E402
 

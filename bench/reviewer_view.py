@@ -21,7 +21,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from analysis.catalog import Catalog, load_paths  # noqa: E402
+from analysis.load.catalog import Catalog, load_paths  # noqa: E402
 from analysis.store import Identity, ItemRef, open_store  # noqa: E402
 from analysis.store.events import write_labels  # noqa: E402
 from components.browse import navigate  # noqa: E402

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from analysis.benchmarks import get  # noqa: E402
-from analysis.cache import load_cached  # noqa: E402
+from analysis.load.cache import load_cached  # noqa: E402
 
 SUBS = [
     "overrely_visual_ignore_audio",

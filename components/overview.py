@@ -17,12 +17,12 @@ from typing import Any
 
 import gradio as gr
 
-from analysis.board_charts import board_chart, board_csv
-from analysis.catalog import Catalog
-from analysis.leaderboard import Leaderboard, leaderboards, with_corrected
-from analysis.leaderboard_html import CSS as BOARD_CSS
-from analysis.leaderboard_html import boards_html
-from analysis.views import ALL
+from analysis.boards.html_tables import CSS as BOARD_CSS
+from analysis.boards.html_tables import boards_html
+from analysis.boards.leaderboard import Leaderboard, leaderboards, with_corrected
+from analysis.charts.boards import board_chart, board_csv
+from analysis.load.catalog import Catalog
+from analysis.query.views import ALL
 
 SEP = " · "
 CSS = BOARD_CSS + """

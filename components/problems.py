@@ -18,7 +18,7 @@ import gradio as gr
 import pandas as pd
 
 from analysis.benchmarks.base import Finding
-from analysis.catalog import Catalog
+from analysis.load.catalog import Catalog
 
 FINDING_COLUMNS = ["benchmark", "severity", "check", "where", "detail", "items"]
 BLIND_LINE = "Audit findings are hidden in blind mode: they quote the gold."

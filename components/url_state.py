@@ -14,8 +14,8 @@ from typing import Any
 
 import gradio as gr
 
-from analysis.catalog import Catalog
-from analysis.views import ALL, Filters, choices
+from analysis.load.catalog import Catalog
+from analysis.query.views import ALL, Filters, choices
 
 FLAGS = (("wrong", "wrong_only"), ("dependent", "parser_dependent"), ("flagged", "flagged_only"))
 

@@ -18,10 +18,10 @@ import pandas as pd
 import pytest
 
 from analysis.benchmarks.base import Finding
-from analysis.catalog import Catalog
-from analysis.charts import derive_columns
-from analysis.table import concat_tables, make_table, media_json
-from analysis.views import prepare
+from analysis.charts.common import derive_columns
+from analysis.load.catalog import Catalog
+from analysis.query.views import prepare
+from analysis.table.columns import concat_tables, make_table, media_json
 
 PAYLOAD = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>'
 

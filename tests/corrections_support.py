@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.benchmarks import get
-from analysis.tags import CLOSE, OPEN, untag
+from analysis.benchmarks.detailverifybench.tags import CLOSE, OPEN, untag
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"
@@ -35,7 +35,7 @@ def sample_runs() -> list[tuple[str, str | None, Path, Path | None, list[Path]]]
 
 
 def _gold_task(name: str, path: Path) -> str | None:
-    from analysis.detect import detect
+    from analysis.load.detect import detect
 
     return detect(path).task if name == "vidhalluc" else None
 

@@ -7,9 +7,9 @@ import io
 import pandas as pd
 import pytest
 
-from analysis.board_charts import board_chart, board_csv, board_data
-from analysis.catalog import SAMPLE_MANIFEST, load_manifest
-from analysis.leaderboard import leaderboards
+from analysis.boards.leaderboard import leaderboards
+from analysis.charts.boards import board_chart, board_csv, board_data
+from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
 
 
 @pytest.fixture(scope="module")

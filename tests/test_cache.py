@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.benchmarks import get
-from analysis.cache import FORMAT, load_cached, read_frame, write_frame
+from analysis.load.cache import FORMAT, load_cached, read_frame, write_frame
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "cmm" / "predictions"
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from analysis.catalog import load_manifest, load_paths
-from analysis.detect import Detected, detect
 from analysis.errors import InputError
+from analysis.load.catalog import load_manifest, load_paths
+from analysis.load.detect import Detected, detect
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "manifest.json"
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis import _catalog_cache
-from analysis.catalog import load_manifest, load_paths, start_loading
+from analysis.load import catalog_cache
+from analysis.load.catalog import load_manifest, load_paths, start_loading
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "manifest.json"
 
@@ -75,7 +75,7 @@ def test_torn_entry_is_rebuilt(tmp_path: Path) -> None:
     entry = first.saved_entry()
     assert entry is not None
     entry.write_bytes(entry.read_bytes()[:100])
-    assert _catalog_cache.restore(entry) is None
+    assert catalog_cache.restore(entry) is None
     again = load_paths([path], cache_dir=cache)
     pd.testing.assert_frame_equal(again.table, first.table)
 
@@ -108,7 +108,7 @@ def test_the_entry_is_written_behind_the_load_and_finished_before_the_process_ex
     path = tmp_path / "m.jsonl"
     path.write_text(_rows(200, "Yes"))
     cache = tmp_path / "cache"
-    script = ("import sys; from pathlib import Path; from analysis.catalog import load_paths; "
+    script = ("import sys; from pathlib import Path; from analysis.load.catalog import load_paths; "
               "c = load_paths([Path(sys.argv[1])], cache_dir=Path(sys.argv[2])); "
               "print(c.saving is not None, c.cache_entry)")
     root = Path(__file__).resolve().parents[1]
@@ -117,7 +117,7 @@ def test_the_entry_is_written_behind_the_load_and_finished_before_the_process_ex
     assert out.stdout.split() == ["True", "None"]
     assert out.stderr == ""  # no progress was asked for; an error in the write's thread would show
     [entry] = cache.glob("catalog-*.arrow")
-    restored = _catalog_cache.restore(entry)
+    restored = catalog_cache.restore(entry)
     assert restored is not None
     again = load_paths([path], cache_dir=cache)
     assert again.cache_entry == entry and again.saving is None
@@ -126,11 +126,11 @@ def test_the_entry_is_written_behind_the_load_and_finished_before_the_process_ex
 
 def test_only_the_newest_entries_are_kept(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    for k in range(_catalog_cache.KEEP + 2):
+    for k in range(catalog_cache.KEEP + 2):
         path = tmp_path / f"m{k}.jsonl"
         path.write_text(_rows(k + 1, "Yes"))
         load_paths([path], cache_dir=cache).saved_entry()
-    assert len(list(cache.glob("catalog-*.arrow"))) == _catalog_cache.KEEP
+    assert len(list(cache.glob("catalog-*.arrow"))) == catalog_cache.KEEP
 
 
 @pytest.mark.parametrize("cached", [False, True])
@@ -168,10 +168,10 @@ def test_files_load_in_workers_and_are_reused_in_another_set(tmp_path: Path) -> 
 
 
 def test_indexing_with_the_search_text_made_aside_equals_prepare_then_derive() -> None:
-    from analysis.catalog import _index
-    from analysis.charts import derive_columns
-    from analysis.table import concat_tables
-    from analysis.views import prepare
+    from analysis.charts.common import derive_columns
+    from analysis.load.catalog import _index
+    from analysis.query.views import prepare
+    from analysis.table.columns import concat_tables
 
     plain = load_manifest(SAMPLES).table
     stacked = concat_tables([plain[[c for c in plain.columns if not c.startswith("_")]]])
@@ -185,7 +185,7 @@ def test_a_load_of_more_files_than_the_cache_keeps_still_stacks_them_all(tmp_pat
     # more prediction files than that in one load, entries of the same load were removed before
     # they were stacked, and the load failed on a missing cache file.
     paths = []
-    for k in range(_catalog_cache.KEEP_FILES + 3):
+    for k in range(catalog_cache.KEEP_FILES + 3):
         path = tmp_path / f"model{k}.jsonl"
         path.write_text(_rows(2, ["Yes", "No"][k % 2]))
         paths.append(path)
@@ -200,13 +200,13 @@ def test_a_load_of_more_files_than_the_cache_keeps_still_stacks_them_all(tmp_pat
         path.write_text(_rows(3, "Yes"))
         others.append(path)
     assert len(load_paths(others, cache_dir=cache).table) == 6
-    assert len(list(cache.glob("file-*.arrow"))) == _catalog_cache.KEEP_FILES
+    assert len(list(cache.glob("file-*.arrow"))) == catalog_cache.KEEP_FILES
 
 
 def test_workers_start_ahead_only_for_files_never_detected(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from analysis import catalog
+    from analysis.load import catalog
 
     started: list[object] = []
     real = catalog._start_pool
@@ -222,16 +222,16 @@ def test_workers_start_ahead_only_for_files_never_detected(
         path.write_text(_rows(4, ["Yes", "No", "Nothing"][k]))
         paths.append(path)
     cache = tmp_path / "cache"
-    assert catalog._may_warm(paths, cache, _catalog_cache.Digests())  # never seen: start them early
+    assert catalog._may_warm(paths, cache, catalog_cache.Digests())  # never seen: start them early
     first = load_paths(paths[:2], cache_dir=cache)
     first.saved_entry()
     assert len(started) == 1  # once the second prediction file was told apart
     # the same files again (a restart from the cache): no worker is started for nothing
-    assert not catalog._may_warm(paths[:2], cache, _catalog_cache.Digests())
+    assert not catalog._may_warm(paths[:2], cache, catalog_cache.Digests())
     again = load_paths(paths[:2], cache_dir=cache)
     assert again.cache_entry is not None and len(started) == 1
     pd.testing.assert_frame_equal(again.table, first.table)
-    assert catalog._may_warm(paths, cache, _catalog_cache.Digests())  # one file never seen
+    assert catalog._may_warm(paths, cache, catalog_cache.Digests())  # one file never seen
     # one prediction file loads in this process: no worker is started for it
     load_paths([paths[2], tmp_path / "missing.json"], cache_dir=tmp_path / "other")
     assert len(started) == 1

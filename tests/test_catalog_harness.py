@@ -2,7 +2,7 @@
 
 ``docs/cli.md``, "Files from other pipelines": ``serve`` reads them untouched and told apart by
 content, like ``score`` and ``items``. Each test builds a file in one format from the samples (no
-download), loads it the way ``serve`` does (:func:`analysis.catalog.load_paths`, with and without
+download), loads it the way ``serve`` does (:func:`analysis.load.catalog.load_paths`, with and without
 the cache folder) and compares its rows with ``items`` on the same file.
 """
 
@@ -27,10 +27,10 @@ from test_harness_formats import (
     write_xlsx,
 )
 
-from analysis import _catalog_cache
-from analysis.catalog import load_paths
-from analysis.cli import main
-from analysis.detect import NoBenchmarkNamed, detect
+from analysis.cli.main import main
+from analysis.load import catalog_cache
+from analysis.load.catalog import load_paths
+from analysis.load.detect import NoBenchmarkNamed, detect
 
 COLUMNS = ("item_id", "raw_answer", "correct", "parsed", "scored")
 
@@ -124,27 +124,27 @@ def test_what_a_file_name_decided_is_not_remembered_by_content(tmp_path: Path) -
     # the same bytes under a name naming another benchmark are told apart again, not read back
     first = lmms_avh(tmp_path / "samples_avhbench.jsonl")
     cache = tmp_path / "cache"
-    assert _catalog_cache.detect(first, cache, _catalog_cache.Digests()).benchmark == "avhbench"
+    assert catalog_cache.detect(first, cache, catalog_cache.Digests()).benchmark == "avhbench"
     second = tmp_path / "samples_cmm.jsonl"
     second.write_bytes(first.read_bytes())
-    assert _catalog_cache.detect(second, cache, _catalog_cache.Digests()).benchmark == "cmm"
+    assert catalog_cache.detect(second, cache, catalog_cache.Digests()).benchmark == "cmm"
     # remembered under bytes and name together: the same file again is read back, not told apart
-    assert _catalog_cache.all_detected_before([first, second], cache, _catalog_cache.Digests())
-    again = _catalog_cache.detect(first, cache, _catalog_cache.Digests())
+    assert catalog_cache.all_detected_before([first, second], cache, catalog_cache.Digests())
+    again = catalog_cache.detect(first, cache, catalog_cache.Digests())
     assert (again.benchmark, again.by_name) == ("avhbench", True)
 
 
 def test_a_restart_with_a_file_told_by_its_name_starts_no_workers(tmp_path: Path) -> None:
-    from analysis import catalog
+    from analysis.load import catalog
 
     named = lmms_avh(tmp_path / "2026-01-01_samples_avhbench.jsonl")
     other = write_jsonl(tmp_path / "avcd_output.json", [
         {"id": f"{r['video_id']}.mp4", "question": f"{r['text']} Answer yes or no.", "answer": r["label"],
          "pred": r["pred"]} for r in avh_records()])  # fmt: skip
     paths, cache = [named, other, AVH_GOLD], tmp_path / "cache"
-    assert catalog._may_warm(paths, cache, _catalog_cache.Digests())
+    assert catalog._may_warm(paths, cache, catalog_cache.Digests())
     load_paths(paths, cache_dir=cache).saved_entry()
-    assert not catalog._may_warm(paths, cache, _catalog_cache.Digests())  # every file detected before
+    assert not catalog._may_warm(paths, cache, catalog_cache.Digests())  # every file detected before
 
 
 @pytest.mark.parametrize("task", ["bqa", "mcq", "tsh", "sth"])

@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import charts
-from analysis.catalog import Catalog, load_manifest
-from analysis.chart_cells import ChartCells
-from analysis.views import ALL, Filters, filter_rows
+from analysis.charts import common as charts
+from analysis.charts.cells import ChartCells
+from analysis.load.catalog import Catalog, load_manifest
+from analysis.query.views import ALL, Filters, filter_rows
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "manifest.json"
 DATA = (charts.accuracy_data, charts.yes_bias_data, charts.cf_cs_data)

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 from app_data import catalog
 
-from analysis import charts
 from analysis.benchmarks import get
-from analysis.views import prepare
+from analysis.charts import common as charts
+from analysis.query.views import prepare
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "manifest.json"
 
@@ -80,7 +80,7 @@ def test_empty_views_give_an_empty_figure_with_a_note(table: pd.DataFrame) -> No
 def test_dvb_chart_numbers_equal_the_module_score() -> None:
     if not SAMPLES.exists():
         pytest.skip("samples/manifest.json not generated (python samples/generate.py)")
-    from analysis.catalog import load_manifest
+    from analysis.load.catalog import load_manifest
 
     cat = load_manifest(SAMPLES)
     dvb = cat.table[cat.table["benchmark"] == "detailverifybench"]
@@ -103,7 +103,7 @@ def test_group_column_prefers_category_then_task(table: pd.DataFrame) -> None:
 
 def test_panels_with_narrow_gaps_stay_inside_the_figure() -> None:
     """Four panels with 0.06 gaps summed their domains to 1.0000000000000002, which plotly refuses."""
-    from analysis._charts_plot import figure
+    from analysis.plot.figures import figure
 
     fig = figure("four", [], ["a", "b", "c", "d"], gaps=[0.06] * 3)
     ends = [fig.layout[f"xaxis{s}"].domain[1] for s in ("", "2", "3", "4")]
@@ -111,9 +111,9 @@ def test_panels_with_narrow_gaps_stay_inside_the_figure() -> None:
 
 
 def test_view_data_holds_the_numbers_of_every_chart_of_the_view() -> None:
-    from analysis.catalog import SAMPLE_MANIFEST, load_manifest
-    from analysis.charts import accuracy_data, cf_cs_data, view_data
-    from analysis.views import Filters, filter_rows
+    from analysis.charts.common import accuracy_data, cf_cs_data, view_data
+    from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
+    from analysis.query.views import Filters, filter_rows
 
     catalog = load_manifest(SAMPLE_MANIFEST)
     view = catalog.chart_rows(filter_rows(catalog.table, Filters(benchmark="cdh-bench")))

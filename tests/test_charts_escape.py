@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analysis._charts_plot import figure, model_bar
+from analysis.plot.figures import figure, model_bar
 
 
 def test_trace_text_is_escaped_and_wrapped_labels_keep_their_breaks() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.cli import main
+from analysis.cli.main import main
 
 CMM_ROW = {
     "category": "inter-modality_spurious_correlation", "sub_category": "visual-language",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.cli import main
+from analysis.cli.main import main
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
 RUNS = [

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from analysis.cli import main
+from analysis.cli.main import main
 
 AVH_ROWS = [
     {"video_id": "00191", "task": "Video-driven Audio Hallucination",

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from corrections_support import copy_of, corrections, sample_runs, write_jsonl, wrong_first
 
-from analysis.cli import main
+from analysis.cli.main import main
 from analysis.store.corrected import common_folder
 
 RUNS = sample_runs()

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from analysis.benchmarks import get
-from analysis.items import item_lines, load_files
+from analysis.cli.items import item_lines, load_files
 from analysis.store import Identity, apply_corrections, current_labels, open_store
 from analysis.store.corrected import common_folder, write_native
 from analysis.store.events import ItemRef, write_label_rows

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis import detect as detection
-from analysis.catalog import load_paths
-from analysis.detect import detect, json_head
+from analysis.load import detect as detection
+from analysis.load.catalog import load_paths
+from analysis.load.detect import detect, json_head
 
 ROOT = Path(__file__).resolve().parents[1]
 

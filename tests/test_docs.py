@@ -1,6 +1,6 @@
 """The docs cover the code (datasette's ``test_docs.py`` habit): a new option or benchmark fails here.
 
-- every subcommand of ``analysis.cli.build_parser()`` has a section ``## `halluscope NAME` `` in
+- every subcommand of ``analysis.cli.main.build_parser()`` has a section ``## `halluscope NAME` `` in
   ``docs/cli.md``, and every option string and positional argument of it appears in that section;
 - every registered benchmark has ``docs/benchmarks/<id>.md``;
 - every relative link in ``docs/**/*.md`` and ``README.md`` points at a file that exists;
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from analysis.benchmarks import REGISTRY
-from analysis.cli import build_parser
+from analysis.cli.main import build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"

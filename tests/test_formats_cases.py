@@ -2,8 +2,8 @@
 
 Each case is a small file in one format: what it looks like (``content``), how it is told apart
 (``told_apart_by``) and why it matters (``why``). The test writes it and checks both decisions:
-the harness format (:func:`analysis.harness.sniff`) and, where content can tell, the benchmark and
-role (:func:`analysis.detect.detect`); where it cannot, detection must refuse rather than guess.
+the harness format (:func:`analysis.files.harness.sniff`) and, where content can tell, the benchmark and
+role (:func:`analysis.load.detect.detect`); where it cannot, detection must refuse rather than guess.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import Any
 import openpyxl  # type: ignore[import-untyped, unused-ignore]
 import pytest
 
-from analysis.detect import detect
 from analysis.errors import InputError
-from analysis.harness import FORMATS, sniff
+from analysis.files.harness import FORMATS, sniff
+from analysis.load.detect import detect
 
 CASES_PATH = Path(__file__).resolve().parent / "cases" / "formats.jsonl"
 CASES = [json.loads(line) for line in CASES_PATH.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -15,9 +15,9 @@ from typing import Any
 import openpyxl  # type: ignore[import-untyped, unused-ignore]
 import pytest
 
-from analysis.cli import main
+from analysis.cli.main import main
 from analysis.errors import UsageError
-from analysis.harness import answer_text, parse_map
+from analysis.files.harness import answer_text, parse_map
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
 AVH_GOLD = SAMPLES / "avhbench" / "QA.json"

@@ -17,9 +17,9 @@ import pandas as pd
 import pytest
 
 from analysis.benchmarks import REGISTRY, get
-from analysis.cluster_stats import ClusterStats, point, tally
-from analysis.intervals import distinct, intervals, replicate_totals
-from analysis.metrics import binary_counts, binary_metrics_of
+from analysis.stats.clusters import ClusterStats, point, tally
+from analysis.stats.intervals import distinct, intervals, replicate_totals
+from analysis.stats.metrics import binary_counts, binary_metrics_of
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"
@@ -150,7 +150,7 @@ def test_bqa_statistics_count_questions_over_clip_pairs() -> None:
 
 
 def test_an_empty_table_gives_the_score_of_an_empty_table() -> None:
-    from analysis.table import empty_table
+    from analysis.table.columns import empty_table
 
     for name, bench in REGISTRY.items():
         for task in (bench.TASKS if bench.TASK_REQUIRED else [None]):

@@ -10,12 +10,12 @@ import pandas as pd
 import pytest
 
 from analysis.benchmarks import REGISTRY, get
-from analysis.catalog import SAMPLE_MANIFEST, load_manifest
-from analysis.cli import main
-from analysis.cluster_stats import ClusterStats, tally
-from analysis.leaderboard import board_frame, leaderboards, pair_tests_frame
-from analysis.metrics import binary_counts, binary_metrics_of
-from analysis.paired import compare_models, holm, mcnemar
+from analysis.boards.leaderboard import board_frame, leaderboards, pair_tests_frame
+from analysis.cli.main import main
+from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
+from analysis.stats.clusters import ClusterStats, tally
+from analysis.stats.metrics import binary_counts, binary_metrics_of
+from analysis.stats.paired import compare_models, holm, mcnemar
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
 N_BOOT, SEED = 200, 4

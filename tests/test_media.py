@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis.media import MediaResolver, reference_parts
+from analysis.files.media import MediaResolver, reference_parts
 
 
 @pytest.fixture

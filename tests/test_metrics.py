@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from analysis.metrics import (
+from analysis.stats.metrics import (
     NO,
     UNPARSED,
     YES,

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analysis.errors import InputError
-from analysis.readers import (
+from analysis.files.readers import (
     MAX_LINE_BYTES,
     WALK_BYTES_PER_KEY,
     key_ends,
@@ -184,7 +184,7 @@ def test_the_key_count_matches_the_key_ends_of_plain_json() -> None:
 def test_loads_run_with_the_collector_paused_and_its_state_comes_back() -> None:
     import gc
 
-    from analysis.readers import without_gc_pauses
+    from analysis.files.readers import without_gc_pauses
 
     seen: list[bool] = []
 

@@ -8,7 +8,7 @@ import pytest
 
 from analysis.benchmarks import REGISTRY, UnknownBenchmark, get
 from analysis.errors import UsageError
-from analysis.harness import FORMATS
+from analysis.files.harness import FORMATS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -114,7 +114,7 @@ def test_sample_scores_follow_the_contract(name: str, pred: dict[str, str | None
 
 @pytest.mark.parametrize("name", list(REGISTRY))
 def test_score_refuses_an_unknown_parser_by_name(name: str) -> None:
-    from analysis.table import empty_table
+    from analysis.table.columns import empty_table
 
     bench = REGISTRY[name]
     task = bench.TASKS[0] if bench.TASK_REQUIRED else None
@@ -188,7 +188,7 @@ def _sample_files() -> list[tuple[str, str, str | None, str]]:
 
 @pytest.mark.parametrize(("name", "path", "task", "role"), _sample_files())
 def test_each_benchmark_recognises_its_own_files(name: str, path: str, task: str | None, role: str) -> None:
-    from analysis.detect import detect
+    from analysis.load.detect import detect
 
     found = detect(ROOT / "samples" / path)
     assert (found.benchmark, found.role) == (name, role)

@@ -372,7 +372,7 @@ def test_every_prediction_file_loads_and_scores(bench: str, pred: dict[str, Any]
     report = module.score(table, task=pred["task"])
     assert report["n_scored"] > 0
     # media references resolve with the app's resolver against the manifest's media root
-    media = pytest.importorskip("analysis.media")
+    media = pytest.importorskip("analysis.files.media")
     resolver = media.MediaResolver([SAMPLES / bench / "media"])
     refs = [ref["path"] for text in table["media"].dropna().astype(str) if text for ref in json.loads(text)]
     assert refs

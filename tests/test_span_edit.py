@@ -10,9 +10,14 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
-from analysis.span_edit import parse_indices, selected_tokens, tag_tokens, token_runs
-from analysis.spans import CLOSE, OPEN, strip_tags, token_flags, tokenize
+from analysis.benchmarks.detailverifybench.span_edit import (
+    parse_indices,
+    selected_tokens,
+    tag_tokens,
+    token_runs,
+)
+from analysis.benchmarks.detailverifybench.spans import CLOSE, OPEN, strip_tags, token_flags, tokenize
+from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.store import Identity, events_frame, open_store
 from components.review.context import ReviewContext
 from components.review.panel import panel, save

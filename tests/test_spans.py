@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis import spans
-from analysis.spans import CLOSE, OPEN
+from analysis.benchmarks.detailverifybench import spans
+from analysis.benchmarks.detailverifybench.spans import CLOSE, OPEN
 
 CASES = [
     json.loads(line)

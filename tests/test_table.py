@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from analysis.table import (
+from analysis.table.columns import (
     COLUMN_NAMES,
     COLUMNS,
     concat_tables,

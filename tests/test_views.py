@@ -8,7 +8,7 @@ from app_data import GOLD_TAGGED, PAYLOAD, PRED_TAGGED, all_tables
 from hypothesis import given
 from hypothesis import strategies as st
 
-from analysis.views import (
+from analysis.query.views import (
     ALL,
     DISPLAY_COLUMNS,
     Filters,

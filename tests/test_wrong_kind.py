@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.catalog import load_paths
-from analysis.cli import main
+from analysis.cli.main import main
+from analysis.load.catalog import load_paths
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
 

@@ -18,9 +18,9 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from analysis.cluster_stats import ClusterStats
 from analysis.errors import UsageError
-from analysis.metrics import MetricDict
+from analysis.stats.clusters import ClusterStats
+from analysis.stats.metrics import MetricDict
 
 
 class ScoreReport(TypedDict):
@@ -164,7 +164,7 @@ class Benchmark(Protocol):
     """``gold`` and ``predictions``: what each kind of file is, in a phrase, for a refusal that
     says what a file is and what was expected."""
     HARNESS_FORMATS: frozenset[str]
-    """The general harnesses' formats (:data:`analysis.harness.FORMATS`, ``native`` aside) whose
+    """The general harnesses' formats (:data:`analysis.files.harness.FORMATS`, ``native`` aside) whose
     prediction files ``load`` reads; empty for a benchmark that reads only its own pipeline's."""
 
     def load(
@@ -179,7 +179,7 @@ class Benchmark(Protocol):
     ) -> pd.DataFrame:
         """Read one prediction file (one model) into an item table.
 
-        ``fmt`` names the file's format where content cannot tell (:data:`analysis.harness.FORMATS`)
+        ``fmt`` names the file's format where content cannot tell (:data:`analysis.files.harness.FORMATS`)
         and ``mapping`` renames its fields (``--map``); a benchmark that reads only its own
         pipeline's files refuses both.
         """
@@ -205,7 +205,7 @@ class Benchmark(Protocol):
         """Additive statistics of ``score``'s every metric, per cluster of related items.
 
         Summed over all clusters, ``ClusterStats.metrics`` gives exactly ``score``'s numbers
-        (``tests/test_intervals.py``); the bootstrap of :mod:`analysis.intervals` resamples them.
+        (``tests/test_intervals.py``); the bootstrap of :mod:`analysis.stats.intervals` resamples them.
         """
         ...
 

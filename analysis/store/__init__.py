@@ -8,7 +8,7 @@ The app and the CLI use this surface; the modules behind it are small and privat
   reads them back (``current_labels``, ``events_frame``, ``replay``);
 - :mod:`~analysis.store.reviewers` and :mod:`~analysis.store.agreement`: rounds with k reviewers
   per item, blind views, agreement, the disagreement queue and adjudication;
-- :mod:`~analysis.store.apply` (with :mod:`analysis.corrections`): corrected gold applied to an
+- :mod:`~analysis.store.apply` (with :mod:`analysis.benchmarks.rescore`): corrected gold applied to an
   item table, verdicts recomputed by each benchmark, and what changed in the metrics;
 - :mod:`~analysis.store.export`, :mod:`~analysis.store.corrected`: corrections out and in, and
   corrected gold in each benchmark's own file format;
@@ -17,7 +17,7 @@ The app and the CLI use this surface; the modules behind it are small and privat
 
 from __future__ import annotations
 
-from analysis.corrections import rescore_with_gold
+from analysis.benchmarks.rescore import rescore_with_gold
 from analysis.errors import ReadOnlyStore, StoreError, WriteRefused
 from analysis.store.agreement import adjudicate, agreement_report, disagreements
 from analysis.store.apply import apply_corrections, corrected_runs, count_corrections, metric_changes

@@ -4,7 +4,7 @@
 ``gold`` is the corrected gold (what every ``score`` function reads), ``official_gold`` and
 ``official_correct`` keep the published values, ``gold_corrected`` marks the rows a label
 changed, and ``flags`` / ``note`` carry the current flag set and note. The model's answer is the
-same column, untouched. Verdicts are recomputed by :mod:`analysis.corrections`.
+same column, untouched. Verdicts are recomputed by :mod:`analysis.benchmarks.rescore`.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import pandas as pd
 
 from analysis import benchmarks
 from analysis.benchmarks.base import ScoreReport
-from analysis.benchmarks.corrected import table_spelling
-from analysis.corrections import rescore_with_gold
+from analysis.benchmarks.rescore import rescore_with_gold
+from analysis.benchmarks.shared.corrected import table_spelling
 
 __all__ = ["CORRECTION_COLUMNS", "Run", "apply_corrections", "corrected_runs", "count_corrections", "flatten",
            "metric_changes", "table_spelling"]

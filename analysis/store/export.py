@@ -25,7 +25,7 @@ import orjson
 import pandas as pd
 
 from analysis.errors import InputError
-from analysis.readers import read_jsonl
+from analysis.files.readers import read_jsonl
 from analysis.store.db import Store
 from analysis.store.identity import Identity, as_identity
 from analysis.store.labels import events_frame

@@ -18,7 +18,7 @@ text                        AVHBench captioning references and anything else
 
 Choice fields (:data:`CHOICE_FIELDS`) hold one word out of a short fixed list; they carry
 checks that are not gold answers, such as VidHalluc's pair validation
-(:mod:`analysis.pair_validation.validation`): ``pair_check:clear_action`` yes/no, ..., ``pair_check:decision``
+(:mod:`analysis.review.pairs.validation`): ``pair_check:clear_action`` yes/no, ..., ``pair_check:decision``
 keep/drop.
 """
 
@@ -31,8 +31,8 @@ from typing import Any
 
 from analysis import benchmarks
 from analysis.benchmarks.base import GoldKind
+from analysis.benchmarks.detailverifybench.tags import spans_to_tagged, tagged_to_spans, untag
 from analysis.errors import InvalidLabel as InvalidLabel
-from analysis.tags import spans_to_tagged, tagged_to_spans, untag
 
 FIELDS: tuple[str, ...] = ("gold", "flag", "note")
 FLAGS: tuple[str, ...] = ("ambiguous", "broken-media", "invalid-question", "wrong-options")

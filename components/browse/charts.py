@@ -10,9 +10,9 @@ import gradio as gr
 import numpy as np
 import numpy.typing as npt
 
-from analysis import charts
-from analysis.catalog import Catalog
-from analysis.views import Filters
+from analysis.charts import common as charts
+from analysis.load.catalog import Catalog
+from analysis.query.views import Filters
 
 
 @dataclass

@@ -13,9 +13,9 @@ import gradio as gr
 import pandas as pd
 
 from analysis import benchmarks
-from analysis.catalog import Catalog
-from analysis.spans import NO_HALLUCINATION
-from analysis.views import ItemDetail, span_view
+from analysis.benchmarks.detailverifybench.spans import NO_HALLUCINATION
+from analysis.load.catalog import Catalog
+from analysis.query.views import ItemDetail, span_view
 from components.browse import render
 from components.keys import MEDIA_ID, NEXT_ID, PREV_ID
 

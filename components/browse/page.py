@@ -1,6 +1,6 @@
 """Selectors, filters and the paged item table: widgets plus plain handler functions.
 
-Handlers take the :class:`~analysis.catalog.Catalog` and the widgets' values and return new
+Handlers take the :class:`~analysis.load.catalog.Catalog` and the widgets' values and return new
 values; ``app.build_app`` wires them. The table is paged on the server; each shown row carries
 ``row`` (the catalog position) and ``item_id``, read back from the selected row's values.
 """
@@ -15,8 +15,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from analysis.catalog import Catalog
-from analysis.views import (
+from analysis.load.catalog import Catalog
+from analysis.query.views import (
     ALL,
     DISPLAY_COLUMNS,
     PAGE_SIZE,

@@ -14,8 +14,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from analysis.catalog import Catalog
-from analysis.views import Filters, display_frame
+from analysis.load.catalog import Catalog
+from analysis.query.views import Filters, display_frame
 
 
 class ItemView:

@@ -18,11 +18,11 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.catalog import Catalog
-from analysis.pair_validation.export import export_kept_gold, export_pairs_csv, export_pairs_json
-from analysis.pair_validation.pairs import PairView, answer_grid, catalogue, pair_view
-from analysis.pair_validation.previews import MediaInfo, MediaJobs, probe
-from analysis.pair_validation.validation import (
+from analysis.load.catalog import Catalog
+from analysis.review.pairs.export import export_kept_gold, export_pairs_csv, export_pairs_json
+from analysis.review.pairs.pairs import PairView, answer_grid, catalogue, pair_view
+from analysis.review.pairs.previews import MediaInfo, MediaJobs, probe
+from analysis.review.pairs.validation import (
     PairChecks,
     adjudicate_pair,
     agreement_summary,
@@ -87,7 +87,7 @@ class PairsContext:
         return self.catalog.resolver("vidhalluc").resolve(row["media"].get(clip))
 
     def probe(self, path: Path) -> MediaInfo:
-        """:func:`analysis.pair_validation.previews.probe`, once per file for the life of the app."""
+        """:func:`analysis.review.pairs.previews.probe`, once per file for the life of the app."""
         if path not in self._probes:
             self._probes[path] = probe(path)
         return self._probes[path]
@@ -198,7 +198,7 @@ def set_checks(checks: PairChecks, clear: Sequence[str | None], single: Sequence
 
 
 def on_key(checks: PairChecks, key: str) -> PairChecks:
-    """A check key pressed (see :func:`analysis.pair_validation.validation.check_keys`)."""
+    """A check key pressed (see :func:`analysis.review.pairs.validation.check_keys`)."""
     return press(checks, key)
 
 

@@ -33,7 +33,7 @@ class ClipPanel:
     """A, B, C: the clip's side, as the checks name it."""
     path: Path | None
     status: str
-    """``ok``, ``missing`` or ``unreadable`` (from :func:`analysis.pair_validation.previews.probe`)."""
+    """``ok``, ``missing`` or ``unreadable`` (from :func:`analysis.review.pairs.previews.probe`)."""
     message: str = ""
     duration: float | None = None
     action: str = ""

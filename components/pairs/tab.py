@@ -18,9 +18,9 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from analysis.catalog import Catalog
-from analysis.pair_validation.previews import MediaJobs
-from analysis.pair_validation.validation import SAVE_KEY, PairChecks, check_keys
+from analysis.load.catalog import Catalog
+from analysis.review.pairs.previews import MediaJobs
+from analysis.review.pairs.validation import SAVE_KEY, PairChecks, check_keys
 from analysis.store import Identity, Store
 from components.browse.render import md_code, md_text
 from components.keys import TYPING_JS

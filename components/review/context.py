@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.catalog import Catalog
+from analysis.load.catalog import Catalog
 from analysis.store import Identity, Store
 from components.browse.item_changes import ItemChanges
 

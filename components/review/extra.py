@@ -13,7 +13,8 @@ from typing import Any
 import orjson
 import pandas as pd
 
-from analysis.charts import derive_columns
+from analysis.charts.common import derive_columns
+from analysis.query.views import prepare
 from analysis.store import (
     Identity,
     InvalidLabel,
@@ -33,7 +34,6 @@ from analysis.store.export import corrections_frame, write_frame
 from analysis.store.final import final_labels
 from analysis.store.payload import submit
 from analysis.store.visibility import Viewer, shown_votes, visible_events, voted_keys
-from analysis.views import prepare
 from components.browse.render import md_code, md_text
 from components.review.context import Refused, ReviewContext
 from components.scratch import fresh_dir

@@ -22,8 +22,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from analysis.query.views import Filters, ItemDetail, display_frame, filter_rows, item_detail
 from analysis.store import Identity, apply_corrections, current_labels
-from analysis.views import Filters, ItemDetail, display_frame, filter_rows, item_detail
 from components.browse.inspector import inspect_row
 from components.browse.view import ItemView
 from components.review.context import ReviewContext

@@ -18,8 +18,8 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from analysis.span_edit import parse_indices, selected_tokens, tag_tokens
-from analysis.spans import strip_tags, tokenize
+from analysis.benchmarks.detailverifybench.span_edit import parse_indices, selected_tokens, tag_tokens
+from analysis.benchmarks.detailverifybench.spans import strip_tags, tokenize
 from analysis.store.values import gold_kind
 from components.review.context import ReviewContext
 

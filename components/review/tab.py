@@ -14,8 +14,8 @@ from typing import Any
 
 import gradio as gr
 
+from analysis.query.views import Filters
 from analysis.store import Identity, StoreError
-from analysis.views import Filters
 from components.browse import charts, navigate
 from components.browse import page as browse
 from components.identity import identity_of
@@ -201,7 +201,7 @@ def wire_review(ctx: ReviewContext, demo: gr.Blocks, current: gr.State, f: brows
 
 def corrected_charts(ctx: ReviewContext, filters: Filters) -> tuple[Any, ...]:
     """Every chart of the filtered view over corrected gold."""
-    from analysis.catalog import Catalog
+    from analysis.load.catalog import Catalog
 
     assert filters.benchmark is not None
     table = review_extra.corrected_table(ctx, filters.benchmark)

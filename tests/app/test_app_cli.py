@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from analysis import catalog, cli
-from analysis.cache import default_cache_dir
+from analysis.cli import main as cli
+from analysis.load import catalog
+from analysis.load.cache import default_cache_dir
 from components.identity import Roles
 
 

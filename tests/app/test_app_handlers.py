@@ -12,8 +12,8 @@ import pytest
 from app_data import GRADIO_LOOP_WARNINGS, PAYLOAD, catalog, close_gradio_loop
 
 import app
-from analysis.catalog import Catalog
-from analysis.views import ALL
+from analysis.load.catalog import Catalog
+from analysis.query.views import ALL
 from components.browse import charts, navigate, render
 from components.browse import page as browse
 from components.browse.inspector import inspect_row
@@ -180,7 +180,7 @@ SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "manifest.json"
 def samples() -> Catalog:
     if not SAMPLES.exists():
         pytest.skip("samples/manifest.json not generated (python samples/generate.py)")
-    from analysis.catalog import load_manifest
+    from analysis.load.catalog import load_manifest
 
     return load_manifest(SAMPLES)
 

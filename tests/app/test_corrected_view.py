@@ -17,10 +17,10 @@ from app_data import GRADIO_LOOP_WARNINGS, close_gradio_loop
 from corrections_support import SAMPLES, agreeing_value, other_value
 
 from analysis import benchmarks
-from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest, load_paths
-from analysis.cli import main
+from analysis.cli.main import main
+from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest, load_paths
+from analysis.query.views import Filters
 from analysis.store import Identity, open_store
-from analysis.views import Filters
 from components.review.context import ReviewContext
 from components.review.extra import build_exports, metric_lines
 from components.review.panel import save

@@ -9,8 +9,8 @@ import pytest
 from corrections_support import corrections, sample_runs, write_jsonl, wrong_first
 
 import app
-from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
-from analysis.cli import main
+from analysis.cli.main import main
+from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.store.labels import current_labels
 
 

@@ -25,7 +25,7 @@ MB = 1024 * 1024
 
 @pytest.fixture(scope="module")
 def catalog() -> Any:
-    from analysis.catalog import SAMPLE_MANIFEST, load_manifest
+    from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
 
     if not SAMPLE_MANIFEST.exists():
         pytest.skip("samples not generated (python samples/generate.py)")

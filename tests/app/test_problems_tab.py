@@ -10,7 +10,7 @@ import pytest
 from app_data import GRADIO_LOOP_WARNINGS, catalog, close_gradio_loop
 
 from analysis.benchmarks.base import Finding
-from analysis.catalog import Catalog
+from analysis.load.catalog import Catalog
 from components import problems
 
 pytestmark = [*GRADIO_LOOP_WARNINGS, pytest.mark.usefixtures("close_gradio_loop")]

@@ -18,7 +18,7 @@ from app_data import GRADIO_LOOP_WARNINGS, close_gradio_loop
 from store_support import backend_target, drop_schema
 
 import app
-from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
+from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.store import Store, current_labels, events_frame, open_store
 from components.review.context import ReviewContext
 

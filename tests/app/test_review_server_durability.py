@@ -27,7 +27,7 @@ import pytest
 from app_data import GRADIO_LOOP_WARNINGS
 from sqlalchemy import text
 
-from analysis.catalog import SAMPLE_MANIFEST, load_manifest
+from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
 from analysis.store import current_labels, events_frame, open_store
 
 pytestmark = list(GRADIO_LOOP_WARNINGS)

@@ -13,9 +13,9 @@ import pytest
 from app_data import GRADIO_LOOP_WARNINGS, close_gradio_loop
 
 import app
-from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
+from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
+from analysis.query.views import ALL, Filters
 from analysis.store import Identity, events_frame, open_store
-from analysis.views import ALL, Filters
 from components.browse import navigate
 from components.browse.page import show_page
 from components.review.context import Refused, ReviewContext

@@ -11,7 +11,7 @@ import pytest
 from app_data import GRADIO_LOOP_WARNINGS, close_gradio_loop
 
 import app
-from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
+from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.store import Identity, events_frame, open_store
 from analysis.store.identity import IdentityMismatch
 from analysis.store.payload import submit

@@ -177,7 +177,7 @@ def sign_in(browser: Any, url: str, user: str, password: str) -> Any:
 @pytest.fixture(scope="session")
 def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     import app
-    from analysis.catalog import load_manifest
+    from analysis.load.catalog import load_manifest
 
     catalog = load_manifest(_hostile_manifest(tmp_path_factory.mktemp("hostile")))
     assert not catalog.errors, catalog.errors

@@ -9,7 +9,7 @@ import pytest
 from conftest import SHOTS, WAIT
 from playwright.sync_api import Browser, expect
 
-from analysis.catalog import SAMPLE_MANIFEST, load_manifest
+from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning"),

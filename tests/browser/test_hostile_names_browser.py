@@ -29,7 +29,7 @@ REVIEWER = "<i>eve</i>"
 def hostile_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     import gradio as gr
 
-    from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
+    from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
     from analysis.store import Identity, open_store
     from components.pairs.tab import build_pairs_tab
 

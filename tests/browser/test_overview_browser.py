@@ -14,8 +14,8 @@ import pytest
 from conftest import SHOTS, WAIT
 from playwright.sync_api import Browser, expect
 
-from analysis.catalog import SAMPLE_MANIFEST, load_manifest
-from analysis.leaderboard import fmt, fmt_interval, leaderboards
+from analysis.boards.leaderboard import fmt, fmt_interval, leaderboards
+from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning"),

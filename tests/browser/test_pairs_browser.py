@@ -33,7 +33,7 @@ def pairs_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     import gradio as gr
     from app_data import release_gradio_loops
 
-    from analysis.catalog import SAMPLE_MANIFEST, load_manifest
+    from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
     from analysis.store import Identity, open_store
     from components.pairs.tab import build_pairs_tab
 

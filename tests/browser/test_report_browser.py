@@ -9,7 +9,7 @@ import pytest
 from conftest import SAMPLES, SHOTS, WAIT
 from playwright.sync_api import Browser, Route, expect
 
-from analysis.cli import main
+from analysis.cli.main import main
 
 pytestmark = [pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning")]
 

@@ -25,7 +25,7 @@ NOTE = '<script>window.__pwned=3</script><img src=x onerror="window.__pwned=4">'
 @pytest.fixture(scope="module")
 def review_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     import app
-    from analysis.catalog import load_manifest
+    from analysis.load.catalog import load_manifest
     from analysis.store import open_store
     from components.review.context import ReviewContext
 

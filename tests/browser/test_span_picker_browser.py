@@ -25,7 +25,7 @@ H, E = "<HALLUCINATION>", "</HALLUCINATION>"
 @pytest.fixture(scope="module")
 def picker_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:
     import app
-    from analysis.catalog import load_manifest
+    from analysis.load.catalog import load_manifest
     from analysis.store import open_store
     from components.review.context import ReviewContext
 

@@ -32,7 +32,7 @@ SIZES = {"1280": {"width": 1280, "height": 1000}, "390": {"width": 390, "height"
 @pytest.fixture(scope="module")
 def trust_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     import app
-    from analysis.catalog import load_manifest
+    from analysis.load.catalog import load_manifest
     from analysis.store import open_store
     from components.review.context import ReviewContext
 

@@ -13,15 +13,15 @@ from store_support import ALICE, BOB, CAROL
 
 from analysis.benchmarks import vidhalluc
 from analysis.errors import InputError
-from analysis.pair_validation.export import (
+from analysis.review.pairs.export import (
     export_kept_gold,
     export_pairs_csv,
     export_pairs_json,
     filter_gold,
     kept_pairs,
 )
-from analysis.pair_validation.pairs import catalogue
-from analysis.pair_validation.validation import PairChecks, adjudicate_pair, save_validation
+from analysis.review.pairs.pairs import catalogue
+from analysis.review.pairs.validation import PairChecks, adjudicate_pair, save_validation
 from analysis.store import Store, open_store
 from analysis.store.export import csv_unsafe
 

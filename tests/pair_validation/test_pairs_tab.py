@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from analysis.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
-from analysis.pair_validation.previews import MediaJobs
-from analysis.pair_validation.validation import PairChecks, check_labels
+from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
+from analysis.review.pairs.previews import MediaJobs
+from analysis.review.pairs.validation import PairChecks, check_labels
 from analysis.store import Identity, open_store
 from components.pairs import handlers as ph
 from components.pairs import media as pm

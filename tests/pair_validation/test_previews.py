@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from analysis.pair_validation import previews
-from analysis.pair_validation.preview_media import open_clip
-from analysis.pair_validation.previews import MediaJobs, MediaResult, probe, side_by_side, thumbnails
+from analysis.review.pairs import previews
+from analysis.review.pairs.preview_media import open_clip
+from analysis.review.pairs.previews import MediaJobs, MediaResult, probe, side_by_side, thumbnails
 
 SAMPLES = Path(__file__).parents[2] / "samples"
 MEDIA = SAMPLES / "vidhalluc" / "media"

@@ -16,7 +16,7 @@ import pytest
 from app_data import GRADIO_LOOP_WARNINGS
 from http_app import click, launched
 
-from analysis.pair_validation.previews import bound_cache
+from analysis.review.pairs.previews import bound_cache
 from components import scratch
 
 pytestmark = [*GRADIO_LOOP_WARNINGS, pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning")]
@@ -27,7 +27,7 @@ def test_a_hundred_pair_exports_leave_a_bounded_number_of_folders(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import gradio as gr
 
-    from analysis.catalog import SAMPLE_MANIFEST, load_manifest
+    from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
     from analysis.store import Identity, open_store
     from components.pairs.tab import build_pairs_tab
 

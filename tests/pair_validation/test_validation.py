@@ -11,8 +11,8 @@ import pytest
 from store_support import ALICE, BACKENDS, BOB, CAROL, open_backend
 
 from analysis.benchmarks import vidhalluc
-from analysis.pair_validation.pairs import catalogue
-from analysis.pair_validation.validation import (
+from analysis.review.pairs.pairs import catalogue
+from analysis.review.pairs.validation import (
     Check,
     PairChecks,
     adjudicate_pair,

@@ -17,8 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from store_support import ALICE, BOB, cmm_item, open_backend
 
-from analysis.pair_validation.export import export_pairs_csv
-from analysis.pair_validation.pairs import catalogue
+from analysis.review.pairs.export import export_pairs_csv
+from analysis.review.pairs.pairs import catalogue
 from analysis.store import Store, events_frame, export_corrections, import_corrections, relabel
 from analysis.store.export import csv_safe, csv_unsafe
 
@@ -58,8 +58,8 @@ def test_no_line_of_an_export_starts_a_formula_and_the_import_gives_the_values_b
 
 
 def test_the_pair_list_csv_is_guarded_on_every_line(store: Store, tmp_path: Path) -> None:
-    from analysis.catalog import SAMPLE_MANIFEST, load_manifest
-    from analysis.pair_validation.validation import PairChecks, save_validation
+    from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
+    from analysis.review.pairs.validation import PairChecks, save_validation
 
     if not SAMPLE_MANIFEST.exists():
         pytest.skip("samples not generated (python samples/generate.py)")

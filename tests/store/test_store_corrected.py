@@ -17,7 +17,7 @@ import pytest
 from store_support import ALICE, BOB, open_backend
 
 from analysis.benchmarks import cdh_bench, cmm, get, vidhalluc
-from analysis.cli import main
+from analysis.cli.main import main
 from analysis.store import (
     ItemRef,
     Store,

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from store_support import ALICE, BACKENDS, BOB, cmm_item, open_backend
 
-from analysis.cli import main
+from analysis.cli.main import main
 from analysis.errors import InputError
 from analysis.store import (
     Store,

@@ -108,7 +108,7 @@ def test_start_up_refuses_a_damaged_database_with_one_line(tmp_path: Path, damag
 
 def test_halluscope_serve_refuses_a_damaged_database_with_exit_2(tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    from analysis.cli import main
+    from analysis.cli.main import main
 
     db = _damaged(tmp_path / "labels.db")
     assert main(["serve", "--db", str(db)]) == 2
@@ -126,7 +126,7 @@ def test_a_read_only_data_folder_serves_the_read_only_demo(tmp_path: Path) -> No
     from gradio_client import Client
 
     import app
-    from analysis.catalog import SAMPLE_MANIFEST, load_manifest
+    from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
 
     catalog = load_manifest(SAMPLE_MANIFEST)
     with read_only_folder(tmp_path / "ro") as folder:
@@ -144,7 +144,7 @@ def test_a_write_refused_on_a_full_disk_says_why_in_one_line(tmp_path: Path) -> 
     from gradio_client import Client
 
     import app
-    from analysis.catalog import SAMPLE_MANIFEST, load_manifest
+    from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
 
     catalog = load_manifest(SAMPLE_MANIFEST)
     rows = catalog.table[catalog.table["benchmark"] == "cmm"].drop_duplicates("item_id")
@@ -208,7 +208,7 @@ def test_relabel_over_http_with_a_key_never_doubles(tmp_path: Path) -> None:
     from gradio_client import Client
 
     import app
-    from analysis.catalog import SAMPLE_MANIFEST, load_manifest
+    from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
 
     catalog = load_manifest(SAMPLE_MANIFEST)
     row = catalog.table[catalog.table["benchmark"] == "cmm"].iloc[0]

@@ -67,12 +67,20 @@ from analysis.benchmarks.base import (
     refuse_task,
     resolve_parser,
 )
-from analysis.benchmarks.corrected import load_as_shown
-from analysis.cluster_stats import ClusterStats, masks, scope_verdicts, tally
-from analysis.metrics import NO, UNPARSED, YES, MetricDict, binary_counts, binary_metrics, binary_metrics_of
-from analysis.readers import without_gc_pauses
-from analysis.table import concat_tables
-from analysis.yesno import first_word, negation_aware, read_column
+from analysis.benchmarks.shared.corrected import load_as_shown
+from analysis.benchmarks.shared.yesno import first_word, negation_aware, read_column
+from analysis.files.readers import without_gc_pauses
+from analysis.stats.clusters import ClusterStats, masks, scope_verdicts, tally
+from analysis.stats.metrics import (
+    NO,
+    UNPARSED,
+    YES,
+    MetricDict,
+    binary_counts,
+    binary_metrics,
+    binary_metrics_of,
+)
+from analysis.table.columns import concat_tables
 
 NAME = "avhbench"
 VERSION = "3"

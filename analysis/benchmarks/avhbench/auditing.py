@@ -18,8 +18,8 @@ from pathlib import Path
 from analysis.benchmarks.avhbench.read import Parsed
 from analysis.benchmarks.avhbench.table import CAPTIONING
 from analysis.benchmarks.base import Finding
-from analysis.benchmarks.media_checks import file_problem
-from analysis.table import item_key
+from analysis.benchmarks.shared.media_checks import file_problem
+from analysis.table.columns import item_key
 
 KNOWN_TASKS = (
     "Audio-driven Video Hallucination",

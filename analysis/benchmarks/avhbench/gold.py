@@ -8,7 +8,7 @@ import pandas as pd
 
 from analysis.benchmarks.avhbench.table import CAPTIONING
 from analysis.benchmarks.base import Bools, GoldKind
-from analysis.benchmarks.corrected import set_verdicts
+from analysis.benchmarks.shared.corrected import set_verdicts
 
 
 def gold_kind(task: str, original: str | None) -> GoldKind:

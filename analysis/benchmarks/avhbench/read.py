@@ -8,7 +8,7 @@ Shapes (field aliases in order of preference):
 - ``{video_id, task, question, ground_truth, prediction}`` (a JSON list; MAD writes it, with
   ``prediction = "ERROR: ..."`` where inference failed: such a record is kept but not scored);
 - AVCD's ``{id: "<video_id>.mp4", question, answer, pred}`` JSONL (under a ``.json`` name), no task;
-- a general harness's file (:mod:`analysis.harness`): lmms-eval ``--log_samples``, joined to
+- a general harness's file (:mod:`analysis.files.harness`): lmms-eval ``--log_samples``, joined to
   ``--gold`` by ``doc_id`` = row index of QA.json; VLMEvalKit and LLaVA-style files, and any file
   with fields renamed by ``--map``.
 
@@ -32,8 +32,8 @@ import numpy as np
 import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 
-from analysis import harness, readers
 from analysis.errors import InputError
+from analysis.files import harness, readers
 
 VIDEO_KEYS = ("video_id", "id")
 TEXT_KEYS = ("text", "question")

@@ -13,8 +13,9 @@ import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 
 from analysis.benchmarks.avhbench.read import Parsed
-from analysis.metrics import NO, UNPARSED, YES
-from analysis.table import (
+from analysis.benchmarks.shared.yesno import Reader, code_to_word, read_column
+from analysis.stats.metrics import NO, UNPARSED, YES
+from analysis.table.columns import (
     ARROW_TEXT,
     arrow_text_column,
     category_column,
@@ -25,7 +26,6 @@ from analysis.table import (
     same_text_column,
     text_column,
 )
-from analysis.yesno import Reader, code_to_word, read_column
 
 CAPTIONING = "AV Captioning"
 """The one task that is not yes/no: shown, never scored, never counted as skipped."""

@@ -100,17 +100,17 @@ from analysis.benchmarks.cdh_bench import parse as _cdh_parse
 from analysis.benchmarks.cdh_bench import read as _cdh_load
 from analysis.benchmarks.cdh_bench import table as _cdh_table
 from analysis.benchmarks.cdh_bench.detect import recognise as recognise
-from analysis.benchmarks.corrected import load_as_shown
-from analysis.cluster_stats import ClusterStats, scope_verdicts, tally
+from analysis.benchmarks.shared.corrected import load_as_shown
 from analysis.errors import InputError
-from analysis.metrics import (
+from analysis.files.readers import without_gc_pauses
+from analysis.stats.clusters import ClusterStats, scope_verdicts, tally
+from analysis.stats.metrics import (
     MetricDict,
     counterfactual_counts,
     counterfactual_metrics,
     counterfactual_metrics_of,
 )
-from analysis.readers import without_gc_pauses
-from analysis.table import concat_tables, make_table
+from analysis.table.columns import concat_tables, make_table
 
 NAME = "cdh-bench"
 VERSION = "1"

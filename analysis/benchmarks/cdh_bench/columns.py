@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 
-from analysis.table import json_string
+from analysis.table.columns import json_string
 
 TEXT = pa.large_string()
 """The Arrow type of the texts (that of the item table's string columns)."""

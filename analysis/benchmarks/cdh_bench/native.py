@@ -14,8 +14,8 @@ from typing import Any
 import pandas as pd
 
 from analysis.benchmarks.cdh_bench import parse, read
-from analysis.benchmarks.corrected import dump, patch_by_source, read_for_patch
-from analysis.readers import Records
+from analysis.benchmarks.shared.corrected import dump, patch_by_source, read_for_patch
+from analysis.files.readers import Records
 
 
 def write_corrected(path: Path, gold: Mapping[str, str], table: Callable[[], pd.DataFrame]) -> str:

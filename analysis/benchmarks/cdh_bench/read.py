@@ -18,8 +18,8 @@ import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 
 from analysis.benchmarks.cdh_bench.columns import Columns
-from analysis.readers import MAX_TEXT_CHARS, Records, read_jsonl, require, require_column, type_name
-from analysis.table import item_key, json_list, media_json
+from analysis.files.readers import MAX_TEXT_CHARS, Records, read_jsonl, require, require_column, type_name
+from analysis.table.columns import item_key, json_list, media_json
 
 TASKS = ("qa", "mc")
 SIDES = ("commonsense", "counterfactual")

@@ -20,8 +20,8 @@ import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 from analysis.benchmarks.cdh_bench import parse as _parse
 from analysis.benchmarks.cdh_bench import read as _read
 from analysis.benchmarks.cdh_bench.columns import TEXT, Columns, json_strings
-from analysis.readers import Records
-from analysis.table import (
+from analysis.files.readers import Records
+from analysis.table.columns import (
     arrow_text_column,
     category_column,
     make_table,

@@ -55,7 +55,6 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from analysis import harness
 from analysis.benchmarks.base import (
     Board,
     Bools,
@@ -77,11 +76,12 @@ from analysis.benchmarks.cmm.columns import item_id
 from analysis.benchmarks.cmm.detect import recognise as recognise
 from analysis.benchmarks.cmm.read import Rows, read_rows
 from analysis.benchmarks.cmm.scoring import DETAIL_GROUP, flags, grouped
-from analysis.benchmarks.corrected import load_as_shown
-from analysis.cluster_stats import ClusterStats
+from analysis.benchmarks.shared.corrected import load_as_shown
 from analysis.errors import InputError
-from analysis.metrics import MetricDict
-from analysis.table import concat_tables
+from analysis.files import harness
+from analysis.stats.clusters import ClusterStats
+from analysis.stats.metrics import MetricDict
+from analysis.table.columns import concat_tables
 
 NAME = "cmm"
 VERSION = "1"

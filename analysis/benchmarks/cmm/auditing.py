@@ -20,7 +20,7 @@ from pathlib import Path
 from analysis.benchmarks.base import Finding
 from analysis.benchmarks.cmm.columns import item_id
 from analysis.benchmarks.cmm.read import Rows
-from analysis.benchmarks.media_checks import file_problem
+from analysis.benchmarks.shared.media_checks import file_problem
 
 Key = tuple[str | None, str | None, str]
 

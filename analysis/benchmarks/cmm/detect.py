@@ -14,5 +14,5 @@ def recognise(path: Path, content: Content) -> Detected | None:
     keys = {k for record in content for k in record}
     if "sub_category" not in keys or not {"granularity", "modality"} & keys:
         return None
-    # "prediction": the answer column of a VLMEvalKit file (analysis.harness)
+    # "prediction": the answer column of a VLMEvalKit file (analysis.files.harness)
     return Detected("cmm", None, "predictions" if {"pred", "prediction"} & keys else "gold")

@@ -30,11 +30,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis import readers
 from analysis.benchmarks.cmm.parse import verdicts
 from analysis.benchmarks.cmm.scoring import flags, grouped
-from analysis.metrics import MetricDict
-from analysis.yesno import READERS, code_to_word
+from analysis.benchmarks.shared.yesno import READERS, code_to_word
+from analysis.files import readers
+from analysis.stats.metrics import MetricDict
 
 _KEYS = ("sub_category", "granularity", "answer", "pred", "question")
 _NOT_TEXT = r'"\s*:\s*[^"\sn]'

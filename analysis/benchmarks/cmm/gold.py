@@ -8,8 +8,8 @@ import pandas as pd
 
 from analysis.benchmarks.base import Bools
 from analysis.benchmarks.cmm.parse import verdicts
-from analysis.benchmarks.corrected import set_verdicts
-from analysis.yesno import READERS
+from analysis.benchmarks.shared.corrected import set_verdicts
+from analysis.benchmarks.shared.yesno import READERS
 
 
 def rescore(out: pd.DataFrame, rows: Bools, _labels: Mapping[str, str]) -> None:

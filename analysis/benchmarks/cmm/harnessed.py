@@ -1,4 +1,4 @@
-"""CMM answers written by general harnesses (:mod:`analysis.harness`), turned into CMM rows.
+"""CMM answers written by general harnesses (:mod:`analysis.files.harness`), turned into CMM rows.
 
 - lmms-eval ``--log_samples``: ``doc_id`` is the row of ``--gold`` (the CMM rows file the task
   read, ``all_data_final_reorg.json``), from 0; the row plus the answer is a CMM prediction row.
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from analysis import harness, readers
 from analysis.benchmarks.cmm.read import REQUIRED, Rows, rows_of
 from analysis.errors import InputError
+from analysis.files import harness, readers
 
 
 def rows(found: harness.Harnessed, gold: Path | None) -> Rows:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.benchmarks.corrected import dump, patch_by_source, read_for_patch, yes_no_patch
+from analysis.benchmarks.shared.corrected import dump, patch_by_source, read_for_patch, yes_no_patch
 
 PATCH = yes_no_patch(("answer",))
 

@@ -21,8 +21,8 @@ import numpy.typing as npt
 import pandas as pd
 
 from analysis.benchmarks.cmm.columns import factorize
-from analysis.metrics import NO, UNPARSED, YES
-from analysis.yesno import Reader
+from analysis.benchmarks.shared.yesno import Reader
+from analysis.stats.metrics import NO, UNPARSED, YES
 
 Int8s = npt.NDArray[np.int8]
 Bools = npt.NDArray[np.bool_]

@@ -4,7 +4,7 @@ The fast path hands the file to ``pyarrow.json`` (multi-threaded, one pass) with
 typed as a string. It is trusted only when the result is unambiguous: one record per physical line
 (so row ``i`` is line ``i + 1``), no required field null or missing, no text over the size limit.
 Anything else, including every Arrow parse error, falls back to the slow path, which reads the
-file record by record with :mod:`analysis.readers` and raises an :class:`InputError` naming the line
+file record by record with :mod:`analysis.files.readers` and raises an :class:`InputError` naming the line
 and field at fault (or succeeds, e.g. for a JSON list or a file with blank lines).
 """
 
@@ -19,8 +19,8 @@ import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 import pyarrow.json as pj  # type: ignore[import-untyped, unused-ignore]
 
-from analysis import readers
 from analysis.errors import InputError
+from analysis.files import readers
 
 FIELDS: tuple[str, ...] = (
     "category",

@@ -15,10 +15,10 @@ import numpy.typing as npt
 import pandas as pd
 
 from analysis.benchmarks.cmm.parse import NO_HIT, gold_class, official_hits
-from analysis.cluster_stats import ClusterStats, FloatArray, masks, scope_verdicts
-from analysis.cluster_stats import tally as tally_clusters
-from analysis.metrics import NO, UNPARSED, YES, MetricDict, f1, f1s, ratio, ratios
-from analysis.yesno import READERS, read_column
+from analysis.benchmarks.shared.yesno import READERS, read_column
+from analysis.stats.clusters import ClusterStats, FloatArray, masks, scope_verdicts
+from analysis.stats.clusters import tally as tally_clusters
+from analysis.stats.metrics import NO, UNPARSED, YES, MetricDict, f1, f1s, ratio, ratios
 
 Bools = npt.NDArray[np.bool_]
 Ints = npt.NDArray[np.intp]
@@ -162,7 +162,7 @@ def grouped(
 
 
 STAT_NAMES = ("n", "correct", "pred_yes", "gold_yes", "gold_no", "tp", "hr_hit")
-"""The columns of :func:`tally`, as :class:`~analysis.cluster_stats.ClusterStats` names them."""
+"""The columns of :func:`tally`, as :class:`~analysis.stats.clusters.ClusterStats` names them."""
 
 
 def metrics_of(totals: FloatArray) -> dict[str, FloatArray]:

@@ -19,8 +19,8 @@ import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 from analysis.benchmarks.cmm import columns as col
 from analysis.benchmarks.cmm.parse import verdicts
 from analysis.benchmarks.cmm.read import Rows
-from analysis.table import extra_json, make_table
-from analysis.yesno import READERS, code_to_word
+from analysis.benchmarks.shared.yesno import READERS, code_to_word
+from analysis.table.columns import extra_json, make_table
 
 EXTRA_FIELDS = ("category", "modality", "correlation_type")
 """CMM fields without a column of their own, kept in ``extra`` (in this order)."""
@@ -76,7 +76,7 @@ def _factorized(c: dict[str, Any]) -> tuple[col.Factors, col.Factors, col.Factor
 
 
 def _media(video: col.Factors, audio: col.Factors, modality: col.Factors) -> pa.Array:
-    """The ``media`` JSON of every row, the text :func:`analysis.table.media_json` would give.
+    """The ``media`` JSON of every row, the text :func:`analysis.table.columns.media_json` would give.
 
     Built once per distinct (video, audio, modality), since the two probes of a clip share it:
     with Arrow string joins when no path needs JSON escaping (always, in the release), else

@@ -100,7 +100,6 @@ from analysis.benchmarks.base import (
     refuse_harness,
     resolve_parser,
 )
-from analysis.benchmarks.corrected import load_as_shown
 from analysis.benchmarks.detailverifybench import gold as _gold
 from analysis.benchmarks.detailverifybench import native as _native
 from analysis.benchmarks.detailverifybench import read as dvb_io
@@ -124,12 +123,13 @@ from analysis.benchmarks.detailverifybench.scoring import (
     summarize,
 )
 from analysis.benchmarks.detailverifybench.scoring import label_recall as _label_recall
-from analysis.cluster_stats import ClusterStats, masks, tally
+from analysis.benchmarks.detailverifybench.spans import strip_tags
+from analysis.benchmarks.shared.corrected import load_as_shown
 from analysis.errors import InputError
-from analysis.metrics import MetricDict
-from analysis.readers import without_gc_pauses
-from analysis.spans import strip_tags
-from analysis.table import extra_json, make_table, media_json
+from analysis.files.readers import without_gc_pauses
+from analysis.stats.clusters import ClusterStats, masks, tally
+from analysis.stats.metrics import MetricDict
+from analysis.table.columns import extra_json, make_table, media_json
 
 NAME = "detailverifybench"
 VERSION = "1.1"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from analysis.benchmarks.base import Finding, Severity
 from analysis.benchmarks.detailverifybench.read import GoldRow, make_item_id, read_gold
-from analysis.spans import label_key, read_tags, tag_problems
+from analysis.benchmarks.detailverifybench.spans import label_key, read_tags, tag_problems
 
 _ANY_CASE_TAG = re.compile(r"</?hallucination>", re.IGNORECASE)
 _KNOWN_TAGS = frozenset({"<HALLUCINATION>", "</HALLUCINATION>", "<Hallucination>", "</Hallucination>"})

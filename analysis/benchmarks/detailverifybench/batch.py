@@ -1,6 +1,6 @@
 """Official DetailVerifyBench tokens and token flags for many captions at once (numpy).
 
-The reference rules are in :mod:`analysis.spans` (one caption at a time, regex based); this
+The reference rules are in :mod:`.spans` (one caption at a time, regex based); this
 module gives the same answer for a whole column without a Python object per token:
 
 - the tagged captions of a chunk are joined with newlines (never part of a token or a tag) and
@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from analysis.benchmarks.detailverifybench import chars
-from analysis.spans import CLOSE, OPEN
+from analysis.benchmarks.detailverifybench.spans import CLOSE, OPEN
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from analysis.spans import TOKEN_PATTERN
+from analysis.benchmarks.detailverifybench.spans import TOKEN_PATTERN
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]

@@ -19,8 +19,8 @@ import orjson
 import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
-from analysis.readers import Records, record_name
-from analysis.table import extra_json, json_string, media_json
+from analysis.files.readers import Records, record_name
+from analysis.table.columns import extra_json, json_string, media_json
 
 ROWS_PER_SLICE = 8192
 """Records encoded (or rows read) per step."""
@@ -66,7 +66,7 @@ def _extra(record: dict[str, Any], labels: list[dict[str, Any]] | None, own_colu
 
 
 def image_media(paths: Sequence[str]) -> list[str]:
-    """The ``media`` value of each image path: :func:`analysis.table.media_json` of one image.
+    """The ``media`` value of each image path: :func:`analysis.table.columns.media_json` of one image.
 
     When no path needs escaping (the usual case: then their concatenation needs none, one scan),
     each value is the encoding of a placeholder path with the path put in its place.

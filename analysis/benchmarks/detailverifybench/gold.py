@@ -11,7 +11,6 @@ import numpy.typing as npt
 import pandas as pd
 
 from analysis.benchmarks.base import Bools
-from analysis.benchmarks.corrected import set_verdicts
 from analysis.benchmarks.detailverifybench.batch import tokenize_texts
 from analysis.benchmarks.detailverifybench.columns import may_hold_labels
 from analysis.benchmarks.detailverifybench.scoring import (
@@ -21,6 +20,7 @@ from analysis.benchmarks.detailverifybench.scoring import (
     token_f1_of_flags,
     usable_flags,
 )
+from analysis.benchmarks.shared.corrected import set_verdicts
 
 
 def rescore(out: pd.DataFrame, rows: Bools, _labels: Mapping[str, str], alt_parser: str) -> None:

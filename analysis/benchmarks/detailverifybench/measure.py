@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from analysis.benchmarks.detailverifybench.batch import BoolArray, IntArray, TokenTable
-from analysis.spans import match_labels
+from analysis.benchmarks.detailverifybench.spans import match_labels
 
 FloatArray = npt.NDArray[np.float64]
 Labels = Sequence[Sequence[Mapping[str, Any]] | None]

@@ -15,8 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.benchmarks.corrected import dump, patch_by_source, read_for_patch
-from analysis.tags import tagged_to_spans, untag
+from analysis.benchmarks.detailverifybench.tags import tagged_to_spans, untag
+from analysis.benchmarks.shared.corrected import dump, patch_by_source, read_for_patch
 
 _WORDS = re.compile(r"\W+")
 

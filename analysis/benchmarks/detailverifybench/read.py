@@ -12,7 +12,8 @@ from itertools import repeat
 from pathlib import Path
 from typing import Any
 
-from analysis.readers import (
+from analysis.benchmarks.detailverifybench.spans import CLOSE, OPEN, strip_tags
+from analysis.files.readers import (
     MAX_TEXT_CHARS,
     Records,
     read_records,
@@ -20,8 +21,7 @@ from analysis.readers import (
     require_column,
     without_gc_pauses,  # noqa: F401 - re-exported for the loaders
 )
-from analysis.spans import CLOSE, OPEN, strip_tags
-from analysis.table import item_key
+from analysis.table.columns import item_key
 
 GOLD_CASE_TAGS = (("<Hallucination>", OPEN), ("</Hallucination>", CLOSE))
 """Tag spellings of the raw gold files that the official formatter turns into the upper-case tags."""
@@ -84,7 +84,7 @@ def make_item_id(image_id: str, tagged_gold: str) -> str:
 def make_item_ids(image_ids: Sequence[str], tagged_golds: Sequence[str]) -> list[str]:
     r""":func:`make_item_id` of every record: each distinct gold caption is untagged once.
 
-    The digest is :func:`analysis.table.item_key`'s (blake2b of the parts joined by ``\x1f``),
+    The digest is :func:`analysis.table.columns.item_key`'s (blake2b of the parts joined by ``\x1f``),
     written out here so a whole column costs one hash call per record and nothing more.
     """
     clean = {gold: "\x1f" + strip_tags(gold) for gold in dict.fromkeys(tagged_golds)}
@@ -143,7 +143,7 @@ def kinds_of(values: Sequence[Any]) -> set[type]:
 def column(
     records: Records, key: str, kinds: tuple[type, ...] = (str,), *, optional: bool = False
 ) -> list[Any]:
-    """:func:`analysis.readers.require_column`, with the check done in bulk.
+    """:func:`analysis.files.readers.require_column`, with the check done in bulk.
 
     The types present and the longest string are found by C-level passes over the column; only
     when one of them is off is the reader's record-by-record check run, and it names the record.

@@ -5,7 +5,7 @@
 - ``official``: gold and prediction token flags cut to the shorter length and compared position
   by position (``NO HALLUCINATION`` = all clean, as long as the gold, nothing cut);
 - ``aligned`` (NOT official): prediction flags carried onto gold positions through a token
-  alignment (:func:`analysis.spans.align_flags`), compared over the whole gold; flagged words the
+  alignment (:func:`.spans.align_flags`), compared over the whole gold; flagged words the
   gold lacks count as false alarms.
 
 Positions are built with ``np.repeat`` arithmetic and counted in
@@ -45,8 +45,8 @@ from analysis.benchmarks.detailverifybench.measure import (
     splice,
     token_level,
 )
-from analysis.metrics import FloatArray, MetricDict, f1, f1s, macro_mean, ratio, ratios
-from analysis.spans import NO_HALLUCINATION, align_flags
+from analysis.benchmarks.detailverifybench.spans import NO_HALLUCINATION, align_flags
+from analysis.stats.metrics import FloatArray, MetricDict, f1, f1s, macro_mean, ratio, ratios
 
 METRIC_KEYS = (
     "token_precision", "token_recall", "token_f1", "token_iou",
@@ -103,7 +103,7 @@ def _prepare_part(gold: Sequence[str], pred: Sequence[str]) -> _Part:
 
 
 def says_none(prediction: str) -> bool:
-    """:func:`analysis.spans.is_no_hallucination`, without upper-casing a whole caption.
+    """:func:`.spans.is_no_hallucination`, without upper-casing a whole caption.
 
     Upper-casing never shortens a text, so a stripped answer longer than ``NO HALLUCINATION``
     cannot be it.

@@ -23,9 +23,9 @@ bqa -- gold ``ach_binaryqa.json`` (``--gold``, required) ``{group: [{"q", "a": {
   all its clips are; accuracy = right / counted questions; ``n`` = counted questions;
   ``n_skipped`` = skipped *questions* (their clip rows stay, ``scored`` False). Quirk kept: a gold
   question with no clips counts as right (all of nothing); it keeps one row with an empty side.
-  Lenient: :func:`analysis.yesno.negation_aware` (first explicit yes/no word, else a negation reads
-  no, else an affirmation yes), so "Yes, ..." and "No, ..." agree with official while "The person
-  is not running" reads NO instead of failing.
+  Lenient: :func:`~analysis.benchmarks.shared.yesno.negation_aware` (first explicit yes/no word,
+  else a negation reads no, else an affirmation yes), so "Yes, ..." and "No, ..." agree with
+  official while "The person is not running" reads NO instead of failing.
 
 mcq -- the official inference output ``{group: {clip: {"Question", "Choices", "Correct Answer",
   "Model Answer"}}}``; also its scorer's input ``{"gt": ..., "pred": ...}``, or predictions with
@@ -74,7 +74,7 @@ sth -- gold ``sth.json`` (``--gold``, required) ``{id: {"Scene change", "Locatio
   SimCSE CLS embeddings per side, side score 0 if s <= 0.5 else (sig(s) - sig(0.5)) / (sig(1) -
   sig(0.5)); a missing or non-matching description scores 0 but counts; description = sum /
   (2 x #both-yes), 0 when none. Score = 0.6 classification + 0.4 description.
-  The embedder is pluggable (:mod:`analysis.embedder`; ``score(..., embedder=...)``), by default
+  The embedder is pluggable (:mod:`.embedder`; ``score(..., embedder=...)``), by default
   SimCSE ``princeton-nlp/sup-simcse-roberta-large`` from local files only (a folder in
   ``HALLUSCOPE_SIMCSE_PATH`` or the Hugging Face cache), loaded once and only when a side needs it.
   ``description_score`` and ``score`` are null only when some side needs an embedding and none is
@@ -122,7 +122,6 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from analysis import harness
 from analysis.benchmarks.base import Board, Bools, ChartKind, Finding, GoldKind, ScoreReport, resolve_parser
 from analysis.benchmarks.vidhalluc import auditing as gold_files
 from analysis.benchmarks.vidhalluc import bqa, mcq, sth, tsh
@@ -132,12 +131,13 @@ from analysis.benchmarks.vidhalluc import native as _native
 from analysis.benchmarks.vidhalluc import stats as stats
 from analysis.benchmarks.vidhalluc.common import ALT, model_name
 from analysis.benchmarks.vidhalluc.detect import recognise as recognise
-from analysis.cluster_stats import ClusterStats
-from analysis.embedder import SentenceEmbedder
+from analysis.benchmarks.vidhalluc.embedder import SentenceEmbedder
 from analysis.errors import InputError
-from analysis.metrics import MetricDict
-from analysis.readers import read_object, without_gc_pauses
-from analysis.table import concat_tables
+from analysis.files import harness
+from analysis.files.readers import read_object, without_gc_pauses
+from analysis.stats.clusters import ClusterStats
+from analysis.stats.metrics import MetricDict
+from analysis.table.columns import concat_tables
 
 NAME = "vidhalluc"
 VERSION = "1.2"
@@ -231,7 +231,7 @@ def score(
 ) -> ScoreReport:
     """Score one model's rows of one task; verdicts are recomputed from ``raw_answer`` and ``gold``.
 
-    ``embedder`` (sth only): a :class:`~analysis.embedder.SentenceEmbedder`, None for none, or
+    ``embedder`` (sth only): a :class:`~.embedder.SentenceEmbedder`, None for none, or
     "auto" for SimCSE from local files (loaded once, and only if a description needs it).
     """
     parser = resolve_parser(NAME, PARSERS, parser)

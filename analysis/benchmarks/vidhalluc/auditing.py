@@ -11,7 +11,7 @@ from analysis.benchmarks.base import Finding
 from analysis.benchmarks.vidhalluc import bqa, mcq, sth, tsh
 from analysis.benchmarks.vidhalluc.common import expect, field
 from analysis.errors import InputError
-from analysis.readers import read_object
+from analysis.files.readers import read_object
 
 _NAMES = (("binaryqa", "bqa"), ("bqa", "bqa"), ("mcq", "mcq"), ("tsh", "tsh"), ("sth", "sth"))
 MediaIndex = dict[str, list[str]]

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from analysis.benchmarks.shared.yesno import negation_aware
 from analysis.benchmarks.vidhalluc.common import (
     GOLD_ONLY,
     by_distinct,
@@ -26,9 +27,8 @@ from analysis.benchmarks.vidhalluc.common import (
     table,
     video,
 )
-from analysis.metrics import NO, YES, MetricDict, ratio
-from analysis.readers import read_object
-from analysis.yesno import negation_aware
+from analysis.files.readers import read_object
+from analysis.stats.metrics import NO, YES, MetricDict, ratio
 
 TASK = "bqa"
 

@@ -11,12 +11,12 @@ from typing import Any
 import pandas as pd
 
 from analysis.errors import InputError
-from analysis.readers import (
+from analysis.files.readers import (
     MAX_TEXT_CHARS,
     type_name,
     without_gc_pauses,  # noqa: F401 - re-exported for the loaders
 )
-from analysis.table import item_key, json_string, make_table, media_json
+from analysis.table.columns import item_key, json_string, make_table, media_json
 
 NAME = "vidhalluc"
 ALT = "lenient"
@@ -91,7 +91,7 @@ def make_id(task: str, *parts: str) -> str:
 def make_ids(task: str, *columns: Sequence[str]) -> list[str]:
     r""":func:`make_id` of each row of the (string) key columns, one hash call per row.
 
-    The digest is :func:`analysis.table.item_key`'s: blake2b of the parts joined by ``\x1f``.
+    The digest is :func:`analysis.table.columns.item_key`'s: blake2b of the parts joined by ``\x1f``.
     """
     digest, sep, head = hashlib.blake2b, "\x1f", task + "\x1f"
     return [task + "-" + digest((head + sep.join(parts)).encode(), digest_size=8).hexdigest()

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.benchmarks.base import Bools, GoldKind
-from analysis.benchmarks.corrected import set_verdicts
+from analysis.benchmarks.shared.corrected import set_verdicts
 from analysis.benchmarks.vidhalluc import bqa, mcq, sth, tsh
 
 KINDS: dict[str, GoldKind] = {"bqa": "yesno", "mcq": "letters", "tsh": "order", "sth": "scene"}

@@ -1,7 +1,7 @@
 """VidHalluc results written by a general harness: the VLMEvalKit fork's ``VideoHalluc_*`` files.
 
 A public VLMEvalKit fork implements VidHalluc as four datasets, ``VideoHalluc_BQA``, ``_MCQ``,
-``_TSH`` and ``_STH``; its prediction file (xlsx, tsv or json, read by :mod:`analysis.harness`) has
+``_TSH`` and ``_STH``; its prediction file (xlsx, tsv or json, read by :mod:`analysis.files.harness`) has
 one row per question asked of one clip, with the columns ``index, sample_id, question_id, clip_id,
 task_type, video, video_path, question, answer`` plus ``prediction`` (MCQ adds ``choices``, STH
 ``answer_scene_change, answer_locations``). The rows carry their gold, so no ``--gold`` is needed.
@@ -26,10 +26,10 @@ from typing import Any
 
 import pandas as pd
 
-from analysis import harness, readers
 from analysis.benchmarks.vidhalluc import bqa, mcq, sth, tsh
 from analysis.benchmarks.vidhalluc.detect import TASK_TYPES, task_type_name
 from analysis.errors import InputError
+from analysis.files import harness, readers
 
 
 def load(found: harness.Harnessed, task: str, model: str) -> pd.DataFrame:

@@ -28,9 +28,9 @@ from analysis.benchmarks.vidhalluc.common import (
     video,
     with_verdicts,
 )
-from analysis.metrics import MetricDict, accuracy
-from analysis.readers import read_object
-from analysis.table import json_list
+from analysis.files.readers import read_object
+from analysis.stats.metrics import MetricDict, accuracy
+from analysis.table.columns import json_list
 
 TASK = "mcq"
 _LETTER = re.compile(r"\b[A-D]\b")

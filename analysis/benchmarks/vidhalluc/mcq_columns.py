@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from analysis.benchmarks.vidhalluc.common import GOLD_ONLY, make_ids, only, texts_ok, videos
-from analysis.table import json_list
+from analysis.table.columns import json_list
 
 KNOWN = frozenset(("Question", "Choices", "Correct Answer", "Model Answer"))
 """Record fields with a column (or a role) of their own; the others go to ``extra``."""

@@ -12,11 +12,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from analysis.benchmarks.corrected import dump, table_spelling
+from analysis.benchmarks.shared.corrected import dump, table_spelling
 from analysis.benchmarks.vidhalluc import bqa, mcq, sth, tsh
 from analysis.benchmarks.vidhalluc.auditing import detect
 from analysis.benchmarks.vidhalluc.detect import recognise
-from analysis.readers import read_object
+from analysis.files.readers import read_object
 
 Fix = Callable[[str, Any, Mapping[str, str]], None]
 

@@ -1,4 +1,4 @@
-"""VidHalluc additive statistics per cluster, for intervals (:mod:`analysis.intervals`).
+"""VidHalluc additive statistics per cluster, for intervals (:mod:`analysis.stats.intervals`).
 
 Clusters: bqa and mcq, the clip pair (``pair_id``: a question is asked of both clips, and both
 clips' questions share the look-alike pair); tsh, the video; sth, the video (one id each).
@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 
 from analysis.benchmarks.vidhalluc import bqa, mcq, sth, tsh
-from analysis.cluster_stats import ClusterStats, FloatArray, MetricsFn, Scope, tally
-from analysis.embedder import SentenceEmbedder
-from analysis.metrics import ratios
+from analysis.benchmarks.vidhalluc.embedder import SentenceEmbedder
+from analysis.stats.clusters import ClusterStats, FloatArray, MetricsFn, Scope, tally
+from analysis.stats.metrics import ratios
 
 ACCURACY = ("n", "correct")
 

@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from analysis.benchmarks.shared.yesno import first_word
 from analysis.benchmarks.vidhalluc.common import (
     GOLD_ONLY,
     by_distinct,
@@ -34,10 +35,9 @@ from analysis.benchmarks.vidhalluc.common import (
     table,
     videos,
 )
-from analysis.embedder import SIMCSE_ENV, SentenceEmbedder, cosine, load_simcse
-from analysis.metrics import MetricDict, mcc
-from analysis.readers import read_object
-from analysis.yesno import first_word
+from analysis.benchmarks.vidhalluc.embedder import SIMCSE_ENV, SentenceEmbedder, cosine, load_simcse
+from analysis.files.readers import read_object
+from analysis.stats.metrics import MetricDict, mcc
 
 TASK = "sth"
 PROMPT = (

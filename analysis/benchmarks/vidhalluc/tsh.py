@@ -29,9 +29,9 @@ from analysis.benchmarks.vidhalluc.common import (
     videos,
     with_verdicts,
 )
-from analysis.metrics import MetricDict, accuracy
-from analysis.readers import read_object
-from analysis.table import extra_json
+from analysis.files.readers import read_object
+from analysis.stats.metrics import MetricDict, accuracy
+from analysis.table.columns import extra_json
 
 TASK = "tsh"
 _EXACT = {"ab": "AB", "ba": "BA", "a": "A", "b": "B"}

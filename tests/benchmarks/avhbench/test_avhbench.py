@@ -10,10 +10,11 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from analysis import cli, readers
 from analysis.benchmarks import avhbench
+from analysis.cli import main as cli
 from analysis.errors import InputError
-from analysis.table import COLUMN_NAMES, item_key
+from analysis.files import readers
+from analysis.table.columns import COLUMN_NAMES, item_key
 
 avh_read = importlib.import_module("analysis.benchmarks.avhbench.read")  # the package's name is the function
 CASES = Path(__file__).parents[2] / "cases" / "avhbench.jsonl"

@@ -12,7 +12,7 @@ from cdh_bench_synth import TaskCounts, record, task_records, write_jsonl
 
 from analysis.benchmarks import cdh_bench, get
 from analysis.benchmarks.cdh_bench.parse import READERS
-from analysis.table import item_key
+from analysis.table.columns import item_key
 
 CASE_FILE = Path(__file__).parents[2] / "cases" / "cdh-bench.jsonl"
 CASES = [json.loads(line) for line in CASE_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]

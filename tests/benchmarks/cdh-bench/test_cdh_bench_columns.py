@@ -21,7 +21,7 @@ from analysis.benchmarks import cdh_bench
 from analysis.benchmarks.cdh_bench import read as cdh_read
 from analysis.benchmarks.cdh_bench.columns import Columns, dumps_each
 from analysis.errors import InputError
-from analysis.table import media_json
+from analysis.table.columns import media_json
 
 TRICKY: list[Any] = [
     "", "plain", 'a "quote"', "back\\slash", "line\nbreak\r\n", "tab\t", "\b\f", "\x00\x01\x1f", "\x7f",

@@ -10,7 +10,7 @@ import pytest
 from cdh_bench_synth import gold_line, record, write_jsonl
 
 from analysis.benchmarks import cdh_bench
-from analysis.cli import main
+from analysis.cli.main import main
 from analysis.errors import InputError
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16

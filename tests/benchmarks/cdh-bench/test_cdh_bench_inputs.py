@@ -10,7 +10,7 @@ import pytest
 from cdh_bench_synth import TaskCounts, record, task_records, write_jsonl
 
 from analysis.benchmarks import cdh_bench
-from analysis.cli import main
+from analysis.cli.main import main
 from analysis.errors import InputError
 
 

@@ -13,7 +13,7 @@ from cdh_bench_synth import write_jsonl
 from analysis.benchmarks import cdh_bench
 from analysis.benchmarks.cdh_bench.read import item_id
 from analysis.benchmarks.cdh_bench.wording import broken
-from analysis.cli import main
+from analysis.cli.main import main
 from analysis.store.values import normalize
 
 REAL = next(

@@ -11,13 +11,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import cli
 from analysis.benchmarks import cmm
 from analysis.benchmarks.cmm.columns import combine, first_rows, quote
 from analysis.benchmarks.cmm.parse import official_code, official_correct
+from analysis.benchmarks.shared.yesno import READERS
+from analysis.cli import main as cli
 from analysis.errors import InputError
-from analysis.table import COLUMN_NAMES, extra_json, media_json
-from analysis.yesno import READERS
+from analysis.table.columns import COLUMN_NAMES, extra_json, media_json
 
 CASES = Path(__file__).parents[2] / "cases" / "cmm.jsonl"
 WORD = {1: "yes", 0: "no", -1: None}

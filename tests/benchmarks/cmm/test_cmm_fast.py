@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis import cli
 from analysis.benchmarks import cmm
+from analysis.cli import main as cli
 
 SAMPLES = Path(__file__).resolve().parents[3] / "samples" / "cmm" / "predictions"
 CASES = Path(__file__).resolve().parents[2] / "cases" / "cmm.jsonl"

@@ -16,7 +16,7 @@ from test_spans import PIECES, official_flags
 from analysis.benchmarks import detailverifybench as dvb
 from analysis.benchmarks.detailverifybench.batch import CHUNK_TEXTS, tokenize_texts
 from analysis.benchmarks.detailverifybench.scoring import compare, summarize
-from analysis.spans import (
+from analysis.benchmarks.detailverifybench.spans import (
     CLOSE,
     OPEN,
     TOKEN_PATTERN,

@@ -21,10 +21,10 @@ from analysis.benchmarks import detailverifybench as dvb
 from analysis.benchmarks.detailverifybench import read as dvb_io
 from analysis.benchmarks.detailverifybench.columns import image_media
 from analysis.benchmarks.detailverifybench.scoring import compare, says_none
+from analysis.benchmarks.detailverifybench.spans import is_no_hallucination
 from analysis.errors import InputError
-from analysis.readers import MAX_TEXT_CHARS
-from analysis.spans import is_no_hallucination
-from analysis.table import concat_tables, make_table, media_json
+from analysis.files.readers import MAX_TEXT_CHARS
+from analysis.table.columns import concat_tables, make_table, media_json
 
 GOLD = f"A {H('red')} car is parked near a {H('tall')} tree."
 OTHER = f"Two {H('dogs')} run. The sky is {H('green')} at 3.5 p.m."

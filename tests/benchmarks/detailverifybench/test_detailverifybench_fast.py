@@ -25,7 +25,7 @@ from analysis.benchmarks.detailverifybench.batch import CHUNK_TEXTS, TokenTable,
 from analysis.benchmarks.detailverifybench.columns import ColumnTexts, extra_column, may_hold_labels
 from analysis.benchmarks.detailverifybench.measure import Comparison
 from analysis.benchmarks.detailverifybench.scoring import compare, compare_flags, compare_parsers
-from analysis.spans import CLOSE, OPEN, read_tags, strip_tags, tokenize
+from analysis.benchmarks.detailverifybench.spans import CLOSE, OPEN, read_tags, strip_tags, tokenize
 
 # Broken tag pieces on top of the usual ones: a tag may only appear once others are removed.
 ROUGH = st.lists(st.sampled_from([*PIECES, "<HALL", "UCINATION>", "</", "HALLUCINATION>"]), max_size=40).map(

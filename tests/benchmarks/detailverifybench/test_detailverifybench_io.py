@@ -11,7 +11,7 @@ from PIL import Image
 from test_detailverifybench import H, pipeline_record, write
 
 from analysis.benchmarks import detailverifybench as dvb
-from analysis.cli import main
+from analysis.cli.main import main
 from analysis.errors import InputError
 
 GOLD_A = f"A {H('red')} car. A dog."

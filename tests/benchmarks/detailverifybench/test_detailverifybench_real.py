@@ -17,7 +17,7 @@ from test_detailverifybench import pipeline_record, write
 
 from analysis.benchmarks import detailverifybench as dvb
 from analysis.benchmarks.detailverifybench.scoring import compare, summarize
-from analysis.spans import read_tags, strip_tags, tag_spans
+from analysis.benchmarks.detailverifybench.spans import read_tags, strip_tags, tag_spans
 
 REAL = Path(__file__).resolve().parents[4] / "shared/fixtures/real/detailverifybench"
 if not REAL.is_dir():

@@ -10,7 +10,7 @@ import pytest
 
 from analysis.benchmarks import vidhalluc
 from analysis.benchmarks.base import Finding
-from analysis.cli import main
+from analysis.cli.main import main
 from analysis.errors import InputError
 
 CHOICES = {"A": "jumping", "B": "running", "C": "walking", "D": "sitting"}

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from analysis.benchmarks import vidhalluc
-from analysis.cli import main
+from analysis.cli.main import main
 from analysis.errors import InputError
 
 BQA_GOLD = {"g1": [{"q": "Is someone jumping?", "a": {"c1": "Yes", "c2": "No"}}]}

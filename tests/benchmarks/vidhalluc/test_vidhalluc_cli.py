@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from analysis.benchmarks import REGISTRY
-from analysis.cli import main
-from analysis.embedder import SIMCSE_ENV
+from analysis.benchmarks.vidhalluc.embedder import SIMCSE_ENV
+from analysis.cli.main import main
 
 KEYS = {"benchmark", "task", "parser", "n_scored", "n_skipped", "overall", "groups"}
 

@@ -19,7 +19,7 @@ from analysis.benchmarks import vidhalluc
 from analysis.benchmarks.vidhalluc import mcq, mcq_columns, tsh
 from analysis.benchmarks.vidhalluc.common import make_id, make_ids, video, videos
 from analysis.errors import InputError
-from analysis.readers import without_gc_pauses
+from analysis.files.readers import without_gc_pauses
 
 CHOICES = {"A": "running", "B": "jumping", "C": "walking", "D": "sitting"}
 GOLD: dict[str, Any] = {

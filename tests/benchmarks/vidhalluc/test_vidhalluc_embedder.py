@@ -11,7 +11,7 @@ import pytest
 
 from analysis.benchmarks import vidhalluc
 from analysis.benchmarks.vidhalluc import sth
-from analysis.embedder import SIMCSE_ENV, cosine, load_simcse
+from analysis.benchmarks.vidhalluc.embedder import SIMCSE_ENV, cosine, load_simcse
 
 torch = pytest.importorskip("torch", reason="torch is an optional dependency (pip install .[embed])")
 transformers = pytest.importorskip("transformers", reason="transformers is an optional dependency")

@@ -14,7 +14,7 @@ import pytest
 
 from analysis.benchmarks import vidhalluc
 from analysis.benchmarks.vidhalluc import sth
-from analysis.embedder import SIMCSE_ENV, SentenceEmbedder
+from analysis.benchmarks.vidhalluc.embedder import SIMCSE_ENV, SentenceEmbedder
 
 GOLD = {
     "v1": {"Scene change": "Yes", "Locations": "from kitchen to garden."},

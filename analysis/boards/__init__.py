@@ -1,0 +1,1 @@
+"""Leaderboards: every model of a benchmark by its official metrics, with intervals and paired tests."""

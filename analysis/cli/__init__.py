@@ -1,0 +1,1 @@
+"""The ``halluscope`` command line (the top of the core): parsing, dispatch and the commands' output."""

@@ -1,0 +1,92 @@
+"""``halluscope items``: the item table as JSON Lines, one object per (item, model).
+
+Each object has ``item_id`` (the same for every model's answer to one benchmark item, and the
+same in the app), ``benchmark``, ``model``, ``task``, ``gold`` in the form a correction takes
+(the native value: ``"Yes"``, ``"no"``, ``"B"``, ``"AB"``, a tagged caption; a VidHalluc scene
+change with its locations), ``parsed``, ``correct``, ``scored`` and the fields that find the
+native record (``source``, ``pair_id``, ``side``, ``question``); with ``--db``, also
+``corrected_gold``. See ``docs/cli.md``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analysis.benchmarks.base import Benchmark
+from analysis.errors import InputError
+from analysis.files.harness import sniff
+from analysis.load.detect import detect
+from analysis.table.columns import concat_tables
+
+FIELDS = ("item_id", "benchmark", "model", "task", "category", "gold", "raw_answer", "parsed", "correct",
+          "scored", "skip_reason", "source", "pair_id", "side", "question")
+"""The keys of every printed object, in order."""
+CORRECTED_KEY = "corrected_gold"
+"""The key ``items --db`` adds after them."""
+
+
+def load_files(bench: Benchmark, files: Sequence[Path], *, gold: Path | None = None,
+               task: str | None = None, fmt: str | None = None,
+               mapping: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Every file as the app reads it: a gold file as gold, a prediction file as one model's run.
+
+    A general harness's file (``fmt``, or told by content: :mod:`analysis.files.harness`) and a file
+    read through ``mapping`` are one model's run of ``bench``: their content names no benchmark.
+    """
+    tables = []
+    for path in files:
+        if (fmt or sniff(path)) != "native" or mapping:
+            tables.append(bench.load(path, gold=gold, task=task, fmt=fmt, mapping=mapping))
+            continue
+        found = detect(path)
+        if found.benchmark != bench.NAME:
+            raise InputError(path, f"this is a {found.benchmark or found.role} file, not {bench.NAME}")
+        if found.role == "gold" and path != gold:
+            tables.append(bench.load_gold([path]))
+        else:
+            tables.append(bench.load(path, gold=gold, task=task if task is not None else found.task))
+    return concat_tables(tables)
+
+
+def native_gold(bench: Benchmark, row: pd.Series) -> str | None:
+    """The row's gold in the form a correction takes (a scene change joins its locations)."""
+    gold = row["gold"]
+    if gold is None or gold is pd.NA:
+        return None
+    text = str(gold)
+    if bench.gold_kind(str(row["task"] or ""), text) == "scene":
+        extra = json.loads(row["extra"]) if isinstance(row["extra"], str) and row["extra"] else {}
+        where = extra.get("gold_locations")
+        return f"Scene change: {text}, Locations: {where}" if text.lower() == "yes" and where else \
+            f"Scene change: {text.capitalize()}"
+    return text
+
+
+def item_lines(bench: Benchmark, table: pd.DataFrame, corrected: pd.DataFrame | None = None) -> Iterator[str]:
+    """One JSON line per row of ``table``.
+
+    With ``corrected`` (``table`` with the store's labels applied, row for row: ``items --db``),
+    each object ends with ``corrected_gold``, the gold ``score --corrected`` scores against, in the
+    form a correction takes; every other key stays the official one.
+    """
+    fixed = corrected.iterrows() if corrected is not None else None
+    for _, row in table.iterrows():
+        record: dict[str, Any] = {k: _plain(row[k]) for k in FIELDS}
+        record["gold"] = native_gold(bench, row)
+        if fixed is not None:
+            _, other = next(fixed)
+            record[CORRECTED_KEY] = native_gold(bench, other)
+        yield json.dumps(record, ensure_ascii=False)
+
+
+def _plain(value: Any) -> Any:
+    if value is None or value is pd.NA:
+        return None
+    if hasattr(value, "item"):  # numpy scalars
+        return value.item()
+    return value

@@ -1,0 +1,199 @@
+"""A cache of loaded item tables, keyed by the content of the files they were read from.
+
+Re-opening a large prediction file costs a hash of its bytes and one memory-mapped Arrow read
+instead of a full parse. Entries are Arrow IPC files without compression (:func:`write_frame`):
+reading one maps the file and wraps its buffers, where Parquet would decode every page (0.5 s
+for a million CMM rows against a few milliseconds). The key covers everything a table depends
+on: the benchmark and its scoring ``VERSION``, the item-table schema, the task, the model name
+and the bytes of the prediction and gold files. A cache entry that cannot be read is ignored and
+rebuilt, never trusted.
+
+xxhash (XXH3-128) is used for the content key because hashing is on the re-open path: it runs
+at memory speed where SHA-256 takes about half a second per 400 MB on this kind of machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+import xxhash
+
+from analysis.benchmarks.base import Benchmark
+from analysis.table.columns import COLUMN_NAMES, single_chunks
+
+_CHUNK = 8 * 1024 * 1024
+
+
+def default_cache_dir() -> Path:
+    """``$HALLUSCOPE_CACHE_DIR``, else ``~/.cache/halluscope/tables``."""
+    env = os.environ.get("HALLUSCOPE_CACHE_DIR")
+    if env:
+        return Path(env)
+    return Path.home() / ".cache" / "halluscope" / "tables"
+
+
+def file_digest(path: Path) -> str:
+    """XXH3-128 hex digest of a file's bytes."""
+    hasher = xxhash.xxh3_128()
+    buffer = bytearray(_CHUNK)
+    view = memoryview(buffer)
+    with path.open("rb") as handle:
+        while True:
+            size = handle.readinto(buffer)
+            if not size:
+                break
+            hasher.update(view[:size])
+    return hasher.hexdigest()
+
+
+def cache_key(
+    bench: Benchmark,
+    predictions: Path,
+    *,
+    gold: Path | None = None,
+    task: str | None = None,
+    model: str | None = None,
+) -> str:
+    """The key of one loaded table: everything the table depends on, hashed."""
+    parts = [
+        bench.NAME,
+        bench.VERSION,
+        ",".join(COLUMN_NAMES),
+        task or "",
+        model or "",
+        file_digest(predictions),
+        file_digest(gold) if gold is not None else "",
+    ]
+    return xxhash.xxh3_128_hexdigest("\x1f".join(parts).encode("utf-8"))
+
+
+FORMAT = "table-2"
+"""Bumped when the layout of an entry changes (2: Arrow IPC instead of Parquet)."""
+
+
+def write_frame(entry: Path, frame: pd.DataFrame, meta: dict[str, Any]) -> bool:
+    """Write ``frame`` (and JSON-able ``meta``) as one Arrow IPC file, atomically; False on failure.
+
+    Text columns should be single Arrow chunks (:func:`analysis.table.columns.single_chunks`): the file
+    then holds one record batch, and a page of rows read back costs only its rows.
+    """
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=entry.parent, suffix=".tmp")
+        os.close(fd)
+    except OSError:
+        return False
+    try:
+        arrow = pa.Table.from_pandas(frame, preserve_index=False)
+        tagged = {b"halluscope": json.dumps({"format": FORMAT, **meta}).encode("utf-8")}
+        arrow = arrow.replace_schema_metadata({**(arrow.schema.metadata or {}), **tagged})
+        with pa.OSFile(tmp, "wb") as sink, pa.ipc.new_file(sink, arrow.schema) as writer:
+            writer.write_table(arrow)
+        os.replace(tmp, entry)  # atomic: a reader sees the old entry or the whole new one
+        return True
+    except (OSError, pa.ArrowException, TypeError, ValueError):
+        return False
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def read_frame(entry: Path) -> tuple[pd.DataFrame, dict[str, Any]] | None:
+    """The frame and metadata of :func:`write_frame`, memory-mapped; None if missing, torn or foreign."""
+    if not entry.is_file():
+        return None
+    try:
+        arrow = pa.ipc.open_file(pa.memory_map(str(entry), "r")).read_all()
+        meta = json.loads((arrow.schema.metadata or {})[b"halluscope"])
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            return None
+        frame = _frame(arrow)
+    except (OSError, pa.ArrowException, KeyError, ValueError, TypeError):
+        return None
+    os.utime(entry)  # most recently used (for pruning)
+    return frame, meta
+
+
+def _frame(arrow: pa.Table) -> pd.DataFrame:
+    """An Arrow table as item-table columns: text wraps the Arrow buffers, categories are ``string``."""
+    frame: pd.DataFrame = arrow.to_pandas(types_mapper=_text_dtype, split_blocks=True)
+    for name, dtype in frame.dtypes.items():
+        if isinstance(dtype, pd.CategoricalDtype):  # categories come back as "str"; the table has "string"
+            codes = frame[name].cat.codes.to_numpy()
+            categories = pd.Index(dtype.categories, dtype="string")
+            frame[name] = pd.Categorical.from_codes(codes, categories=categories)
+    return frame
+
+
+def entry_columns(entry: Path) -> list[str] | None:
+    """The column names of an entry of :func:`write_frame`; None if it cannot be read."""
+    try:
+        return list(pa.ipc.open_file(pa.memory_map(str(entry), "r")).schema.names)
+    except (OSError, pa.ArrowException):
+        return None
+
+
+def entry_rows(entry: Path) -> int | None:
+    """The rows of a readable entry of :func:`write_frame` in the current format; None otherwise."""
+    try:
+        reader = pa.ipc.open_file(pa.memory_map(str(entry), "r"))
+        meta = json.loads((reader.schema.metadata or {})[b"halluscope"])
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            return None
+        rows = int(sum(reader.get_batch(i).num_rows for i in range(reader.num_record_batches)))
+    except (OSError, pa.ArrowException, KeyError, ValueError, TypeError):
+        return None
+    os.utime(entry)  # most recently used (for pruning)
+    return rows
+
+
+def read_column(entry: Path, name: str) -> pd.Series:
+    """One column of an entry of :func:`write_frame`, through a memory map of its own.
+
+    When the column is let go, so is its map: stacking many entries a column at a time then
+    holds only one column of them in memory (a whole entry's map would keep every page that
+    was read resident). The whole entry is wrapped and one column kept: pyarrow copies the
+    buffers of a column read alone (``included_fields``), but wraps a whole file's without
+    reading them. Raises OSError or ArrowException when the entry cannot be read.
+    """
+    with pa.memory_map(str(entry), "r") as source:
+        arrow = pa.ipc.open_file(source).read_all()
+    column: pd.Series = _frame(arrow.select([name]))[name]
+    return column
+
+
+def _text_dtype(arrow_type: pa.DataType) -> Any:
+    """Arrow text as the item table's ``string`` dtype (wrapping the mapped buffers, no copy)."""
+    if arrow_type in (pa.string(), pa.large_string()):
+        return pd.StringDtype("pyarrow")
+    return None
+
+
+def load_cached(
+    bench: Benchmark,
+    predictions: Path,
+    *,
+    gold: Path | None = None,
+    task: str | None = None,
+    model: str | None = None,
+    cache_dir: Path | None = None,
+) -> pd.DataFrame:
+    """``bench.load(...)``, served from the cache when the same bytes were loaded before.
+
+    Load errors are never cached: a bad file raises its ``InputError`` every time.
+    """
+    folder = cache_dir or default_cache_dir()
+    key = cache_key(bench, predictions, gold=gold, task=task, model=model)
+    entry = folder / f"{bench.NAME}-{key}.arrow"
+    restored = read_frame(entry)
+    if restored is not None and tuple(restored[0].columns) == COLUMN_NAMES:
+        return restored[0]
+    entry.unlink(missing_ok=True)  # none, torn or foreign: rebuild it
+    table = single_chunks(bench.load(predictions, gold=gold, task=task, model=model))
+    write_frame(entry, table, {})
+    return table

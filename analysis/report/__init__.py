@@ -1,0 +1,1 @@
+"""``halluscope report``: one self-contained HTML file, or the leaderboard tables for a paper."""

@@ -1,0 +1,240 @@
+"""VidHalluc ACH pairs: which clips form each pair, what the data says of them, every model's answers.
+
+ACH (action hallucination) asks its questions of groups of clips that look different but mean
+nearly the same. The group key of ``ach_binaryqa.json`` / ``ach_mcq.json`` is the **pair id**;
+its clips are the ``a`` keys of the binary questions and the clip keys of the MCQ group (almost
+always two, sometimes three: every clip is then one side). Everything here is pure and works on
+item tables as :mod:`analysis.benchmarks.vidhalluc` loads them (``load_gold`` for the questions,
+``load`` for each model's answers, stacked with :func:`analysis.table.columns.concat_tables`):
+
+- :func:`catalogue`: one row per pair (the pair list);
+- :func:`pair_view`: one pair as shown, its clips, scores, questions and answers;
+- :func:`answer_grid`: a pair's answers, one row per (question, clip), one column per model.
+
+What the data may say about a clip: its **action** (the text of the correct MCQ choice or
+choices, "walking"; several joined with " / "), and a **caption** (a string field of the MCQ clip
+record named like caption / description / action text). **Similarity** scores of a pair (the
+CLIP and DINOv2 scores it was selected with) are not in the released files; they are read when a
+clip record carries numeric fields whose name mentions similarity, sim, clip or dino, or given
+from elsewhere as ``similarity={pair_id: {name: value}}``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+import pandas as pd
+
+from analysis.benchmarks.vidhalluc.mcq import gold_letters
+
+ACH_TASKS: tuple[str, ...] = ("bqa", "mcq")
+CATALOGUE_COLUMNS: tuple[str, ...] = (
+    "pair_id", "clips", "n_clips", "n_bqa", "n_mcq", "media", "actions", "captions", "similarity",
+)
+"""Columns of :func:`catalogue`. ``clips`` is a tuple of clip ids in file order; ``media``,
+``actions`` and ``captions`` are dicts keyed by clip id; ``similarity`` a dict of name -> score."""
+
+ANSWER_COLUMNS: tuple[str, ...] = (
+    "task", "question_index", "question", "options", "clip_id", "gold", "item_id", "model",
+    "raw_answer", "parsed", "correct", "alt_parsed", "alt_correct",
+)
+"""Columns of :attr:`PairView.answers` (``model`` empty for a question no model answered)."""
+
+_SIMILARITY = re.compile(r"sim|clip|dino", re.I)
+_CAPTION = re.compile(r"caption|description|action", re.I)
+
+
+@dataclass(frozen=True)
+class ClipInfo:
+    """One clip of a pair, as the data describes it."""
+
+    clip_id: str
+    media: str
+    """The clip's video path as the data gives it (``<clip id>.mp4``), relative to the media root."""
+    action: str = ""
+    """Text of the correct MCQ choice(s), "" when the clip has no MCQ question."""
+    caption: str = ""
+    """A caption or action text carried by the clip's record, "" when there is none."""
+
+
+@dataclass(frozen=True)
+class PairView:
+    """One pair as the pair view shows it."""
+
+    pair_id: str
+    clips: tuple[ClipInfo, ...]
+    similarity: dict[str, float] = field(default_factory=dict)
+    """Similarity scores of the pair when the data has them (empty otherwise)."""
+    models: tuple[str, ...] = ()
+    """Models with at least one answer on the pair, sorted."""
+    answers: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(ANSWER_COLUMNS)))
+    """Long table, :data:`ANSWER_COLUMNS`: one row per (question, clip, model)."""
+
+
+def ach_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The table's VidHalluc ACH rows (bqa and mcq) that belong to a pair."""
+    # VidHalluc's rows first (one comparison, no text made), then the text tests on those alone
+    rows = table[(table["benchmark"] == "vidhalluc").fillna(False).to_numpy(dtype=bool)]
+    keep = (rows["task"].astype(str).isin(ACH_TASKS) & (rows["pair_id"].astype(str) != "")
+            & (rows["side"].astype(str) != ""))
+    return rows[keep]
+
+
+def catalogue(table: pd.DataFrame, *, similarity: Mapping[str, Mapping[str, float]] | None = None
+              ) -> pd.DataFrame:
+    """One row per ACH pair, in file order: columns :data:`CATALOGUE_COLUMNS`."""
+    rows = ach_rows(table).drop_duplicates("item_id")
+    if rows.empty:
+        return pd.DataFrame(columns=list(CATALOGUE_COLUMNS))
+    members: dict[str, list[str]] = {}
+    firsts = rows.drop_duplicates(["pair_id", "side"])
+    for pair, clip in zip(firsts["pair_id"].astype(str), firsts["side"].astype(str), strict=True):
+        members.setdefault(pair, []).append(clip)
+    mcq = rows[rows["task"].astype(str) == "mcq"]
+    records = _records(mcq["extra"])  # each MCQ clip record parsed once, for actions and scores
+    described = _describe_clips(mcq, records)
+    bqa = rows[rows["task"].astype(str) == "bqa"]
+    n_bqa = _question_index(bqa).groupby(bqa["pair_id"].astype(str)).nunique()
+    n_mcq = mcq.groupby(mcq["pair_id"].astype(str))["side"].nunique()
+    media = dict(zip(rows["side"].astype(str), _video_paths(rows["media"]), strict=True))
+    out = pd.DataFrame({"pair_id": list(members)})
+    out["clips"] = pd.Series([tuple(c) for c in members.values()], dtype=object)
+    out["n_clips"] = out["clips"].map(len)
+    out["n_bqa"] = out["pair_id"].map(n_bqa).fillna(0).astype(int)
+    out["n_mcq"] = out["pair_id"].map(n_mcq).fillna(0).astype(int)
+    out["media"] = out["clips"].map(lambda cs: {c: media.get(c, f"{c}.mp4") for c in cs})
+    out["actions"] = out["clips"].map(lambda cs: {c: described[c][0] for c in cs if c in described})
+    out["captions"] = out["clips"].map(
+        lambda cs: {c: described[c][1] for c in cs if c in described and described[c][1]})
+    scores = _pair_similarity(mcq, records, similarity or {})
+    out["similarity"] = out["pair_id"].map(lambda p: scores.get(p, {}))
+    return out[list(CATALOGUE_COLUMNS)].reset_index(drop=True)
+
+
+def pair_view(pair_id: str, table: pd.DataFrame, *,
+              similarity: Mapping[str, Mapping[str, float]] | None = None) -> PairView:
+    """Everything the pair view shows of ``pair_id``; KeyError when the table has no such pair."""
+    rows = ach_rows(table)
+    rows = rows[rows["pair_id"].astype(str) == pair_id]
+    if rows.empty:
+        raise KeyError(f"no ACH pair {pair_id!r} in the table")
+    entry = catalogue(rows, similarity=similarity).iloc[0]
+    clips = tuple(ClipInfo(c, entry["media"][c], entry["actions"].get(c, ""), entry["captions"].get(c, ""))
+                  for c in entry["clips"])
+    answers = pair_answers(rows)
+    models = tuple(sorted(m for m in answers["model"].unique() if m))
+    return PairView(pair_id, clips, dict(entry["similarity"]), models, answers)
+
+
+def pair_answers(rows: pd.DataFrame) -> pd.DataFrame:
+    """Questions and answers of ACH rows as :data:`ANSWER_COLUMNS`, questions in file order.
+
+    A question present only in a gold table keeps one row with an empty ``model``; a question
+    answered by some model appears once per model that answered it.
+    """
+    rows = ach_rows(rows)
+    out = pd.DataFrame({
+        "task": rows["task"].astype(str), "question_index": _question_index(rows),
+        "question": rows["question"].astype(str), "options": rows["options"].astype(str),
+        "clip_id": rows["side"].astype(str), "gold": rows["gold"].astype(str),
+        "item_id": rows["item_id"].astype(str), "model": rows["model"].astype(str),
+        "raw_answer": rows["raw_answer"], "parsed": rows["parsed"], "correct": rows["correct"],
+        "alt_parsed": rows["alt_parsed"], "alt_correct": rows["alt_correct"],
+    })
+    answered = set(out.loc[out["model"] != "", "item_id"])
+    out = out[(out["model"] != "") | ~out["item_id"].isin(answered)].drop_duplicates(["item_id", "model"])
+    order = {item: n for n, item in enumerate(dict.fromkeys(out["item_id"]))}
+    out = out.assign(_order=out["item_id"].map(order)).sort_values(["_order", "model"], kind="stable")
+    return out.drop(columns="_order").reset_index(drop=True)[list(ANSWER_COLUMNS)]
+
+
+def answer_grid(view: PairView) -> pd.DataFrame:
+    """One row per (task, question, clip) with the gold, then each model's raw answer and verdict.
+
+    Model columns are ``<model>`` (the raw answer, None when absent) and ``<model> correct``.
+    """
+    answers = view.answers
+    keys = ["task", "question_index", "clip_id"]
+    grid = answers.drop_duplicates(keys)[[*keys, "question", "options", "gold"]].reset_index(drop=True)
+    for model in view.models:
+        mine = answers[answers["model"] == model].set_index(keys)
+        index = pd.MultiIndex.from_frame(grid[keys])
+        grid[model] = mine["raw_answer"].reindex(index).to_numpy()
+        grid[f"{model} correct"] = mine["correct"].reindex(index).to_numpy()
+    return grid
+
+
+def _loads(text: str) -> Any:
+    """``json.loads``, at orjson's speed for the texts orjson reads the same way.
+
+    orjson refuses NaN and Infinity (which ``json.dumps`` writes) and reads an integer too long
+    for 64 bits as a float: texts with 19 digits in a row go to ``json.loads``, like those refused.
+    """
+    if _LONG_DIGITS.search(text):
+        return json.loads(text)
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
+
+
+_LONG_DIGITS = re.compile(r"\d{19}")
+
+
+def _records(extras: pd.Series) -> list[dict[str, Any]]:
+    """The JSON objects of an ``extra`` column ({} where empty)."""
+    return [_loads(e) if e else {} for e in extras.astype(str)]
+
+
+def _question_index(rows: pd.DataFrame) -> pd.Series:
+    """``question_index`` of bqa rows from ``extra``; 0 for MCQ (one question per clip)."""
+    values = [int(_loads(e).get("question_index", 0)) if t == "bqa" and e else 0
+              for t, e in zip(rows["task"].astype(str), rows["extra"].astype(str), strict=True)]
+    return pd.Series(values, index=rows.index, dtype="int64")
+
+
+def _video_paths(media: pd.Series) -> list[str]:
+    paths = []
+    for text in media.astype(str):
+        refs = _loads(text) if text else []
+        paths.append(next((str(r["path"]) for r in refs if r.get("kind") == "video"), ""))
+    return paths
+
+
+def _describe_clips(mcq: pd.DataFrame, records: Sequence[dict[str, Any]]) -> dict[str, tuple[str, str]]:
+    """Per clip: (action text from the correct choices, caption) from MCQ rows and their records."""
+    out: dict[str, tuple[str, str]] = {}
+    for clip, gold, record in zip(mcq["side"].astype(str), mcq["gold"].astype(str), records, strict=True):
+        choices = record.get("Choices") or {}
+        action = " / ".join(str(choices[k]) for k in sorted(gold_letters(gold)) if k in choices)
+        caption = next((v.strip() for k, v in record.items()
+                        if k != "Choices" and isinstance(v, str) and _CAPTION.search(k) and v.strip()), "")
+        out.setdefault(clip, (action, caption))
+    return out
+
+
+def _pair_similarity(mcq: pd.DataFrame, records: Sequence[dict[str, Any]],
+                     given: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
+    """Per pair, {score name: value}: numeric clip-record fields, then ``given`` on top."""
+    found: dict[str, dict[str, dict[str, float]]] = {}
+    for pair, clip, record in zip(mcq["pair_id"].astype(str), mcq["side"].astype(str), records,
+                                  strict=True):
+        for key, value in record.items():
+            if _SIMILARITY.search(key) and isinstance(value, (int, float)) and not isinstance(value, bool):
+                found.setdefault(pair, {}).setdefault(key, {})[clip] = float(value)
+    out: dict[str, dict[str, float]] = {}
+    for pair, names in found.items():
+        for name, per_clip in names.items():
+            values = set(per_clip.values())
+            if len(values) == 1:  # a pair-level score repeated on each clip record
+                out.setdefault(pair, {})[name] = values.pop()
+            else:
+                out.setdefault(pair, {}).update({f"{name} ({c})": v for c, v in per_clip.items()})
+    for pair, scores in given.items():
+        out.setdefault(str(pair), {}).update({str(k): float(v) for k, v in scores.items()})
+    return out
