@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from app_data import catalog
 
-from analysis.benchmarks import get
+from analysis.benchmarks import REGISTRY
 from analysis.charts import common as charts
 from analysis.query.views import prepare
 
@@ -46,17 +46,6 @@ def test_yes_bias_figure_has_a_bar_per_model_and_gold_marks(table: pd.DataFrame)
     assert any(t.name == "gold yes" for t in fig.data)
 
 
-def test_cf_cs_matches_the_module_metrics(table: pd.DataFrame) -> None:
-    data = charts.cf_cs_data(table).set_index("model")
-    # m1: counterfactual wrong (a commonsense error), commonsense right:
-    # CF 0, CS 1, CFAD 1, CCR 1/1.
-    row = data.loc["m1"]
-    assert (row["cf_acc"], row["cs_acc"], row["cfad"], row["ccr"]) == (0.0, 1.0, 1.0, 1.0)
-    fig = charts.cf_cs(table)
-    scatter = next(t for t in fig.data if t.type == "scatter" and t.name == "m1")
-    assert list(scatter.x) == [1.0] and list(scatter.y) == [0.0]
-
-
 def test_accuracy_per_group_follows_the_rows(table: pd.DataFrame) -> None:
     cmm = table[table["benchmark"] == "cmm"]
     data = charts.accuracy_data(cmm).set_index("model")
@@ -67,32 +56,9 @@ def test_accuracy_per_group_follows_the_rows(table: pd.DataFrame) -> None:
 
 def test_empty_views_give_an_empty_figure_with_a_note(table: pd.DataFrame) -> None:
     empty = table.iloc[0:0]
-    for fig in (
-        charts.yes_bias(empty),
-        charts.cf_cs(empty),
-        charts.accuracy_by_category(empty),
-        charts.dvb_charts(empty),
-    ):
+    for fig in charts.draw_all(empty):
         assert len(fig.data) == 0
         assert fig.layout.annotations and "No" in fig.layout.annotations[0].text
-
-
-def test_dvb_chart_numbers_equal_the_module_score() -> None:
-    if not SAMPLES.exists():
-        pytest.skip("samples/manifest.json not generated (python samples/generate.py)")
-    from analysis.load.catalog import load_manifest
-
-    cat = load_manifest(SAMPLES)
-    dvb = cat.table[cat.table["benchmark"] == "detailverifybench"]
-    if dvb.empty:
-        pytest.skip("no DetailVerifyBench rows in the samples")
-    domains, _ = charts.dvb_data(dvb)
-    model = str(dvb["model"].iloc[0])
-    report = get("detailverifybench").score(dvb[dvb["model"] == model])
-    mine = domains[domains["model"] == model].set_index("domain")["token_f1"].to_dict()
-    assert mine == {d: m["token_f1"] for d, m in report["groups"]["domain"].items()}
-    fig = charts.dvb_charts(dvb)
-    assert {t.name for t in fig.data if t.type == "bar"} == set(dvb["model"].astype(str))
 
 
 def test_group_column_prefers_category_then_task(table: pd.DataFrame) -> None:
@@ -110,16 +76,19 @@ def test_panels_with_narrow_gaps_stay_inside_the_figure() -> None:
     assert all(0 < end <= 1 for end in ends) and ends[-1] == 1.0
 
 
-def test_view_data_holds_the_numbers_of_every_chart_of_the_view() -> None:
-    from analysis.charts.common import accuracy_data, cf_cs_data, view_data
+@pytest.mark.parametrize("benchmark", list(REGISTRY))
+def test_view_data_holds_the_numbers_of_every_chart_of_the_view(benchmark: str) -> None:
+    from analysis.charts.common import chart_list, rows_of, view_data
     from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
     from analysis.query.views import Filters, filter_rows
 
     catalog = load_manifest(SAMPLE_MANIFEST)
-    view = catalog.chart_rows(filter_rows(catalog.table, Filters(benchmark="cdh-bench")))
+    view = catalog.chart_rows(filter_rows(catalog.table, Filters(benchmark=benchmark)))
     data = view_data(view)
     assert data.columns[0] == "chart"
-    cf = data[data["chart"] == "cf_cs"].reset_index(drop=True)
-    expected = cf_cs_data(view)
-    assert len(cf) == len(expected) and cf["cf_acc"].tolist() == expected["cf_acc"].tolist()
-    assert (data["chart"] == "accuracy").sum() == len(accuracy_data(view))
+    for owner, chart in chart_list():
+        for name, expected in chart.numbers(rows_of(view, owner)).items():
+            got = data[data["chart"] == name].reset_index(drop=True)
+            assert len(got) == len(expected)
+            if len(expected):
+                pd.testing.assert_frame_equal(got[list(expected.columns)], expected, check_dtype=False)

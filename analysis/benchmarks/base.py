@@ -9,7 +9,7 @@ name a benchmark. ``tests/test_registry_conformance.py`` checks every registered
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypedDict
@@ -48,8 +48,8 @@ GoldKind = Literal["yesno", "letters", "letter", "order", "scene", "tagged", "te
 The inspector also dispatches on it (an ``order`` item shows both orders, ``tagged`` the spans).
 """
 
-ChartKind = Literal["counterfactual", "spans"]
-"""Charts beyond accuracy and yes-bias: CF vs CS accuracy over pairs, span F1 per domain."""
+CellRole = Literal["key", "sum", "row"]
+"""How the pre-grouped chart counts (:class:`analysis.charts.cells.ChartCells`) treat a derived column."""
 
 Bools = npt.NDArray[np.bool_]
 
@@ -117,6 +117,36 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class Derived:
+    """A column a benchmark adds once at load time for its charts (see :meth:`Benchmark.derive`)."""
+
+    fill: Any
+    """The value the rows of other benchmarks get."""
+    cell: CellRole
+    """``key``: a few distinct values that rows are grouped by (a flag, a side); ``sum``: a number
+    summed per group (as ``<name>_sum``); ``row``: a value of its own per row (a list), so a row
+    holding one is kept as itself."""
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A chart a benchmark contributes: drawn in the Charts tab and the report, its numbers in the CSV.
+
+    Both functions receive only this benchmark's rows of the view: item rows, or the catalog's
+    pre-grouped counts (a weight ``_n`` per row, ``<name>_sum`` for each summed derived column).
+    """
+
+    name: str
+    """Short id (``cf-cs``): the plot's element id is ``chart-<name>``."""
+    title: str
+    """The plot's label."""
+    draw: Callable[[pd.DataFrame], Any]
+    """Rows -> a plotly Figure (one with no traces when the view has nothing to show)."""
+    numbers: Callable[[pd.DataFrame], dict[str, pd.DataFrame]]
+    """Rows -> the numbers drawn, as named frames (the name is the CSV's ``chart`` column)."""
+
+
+@dataclass(frozen=True)
 class Board:
     """One leaderboard of a benchmark: where its official metrics sit in a score report."""
 
@@ -156,10 +186,10 @@ class Benchmark(Protocol):
     TRY_EACH_GOLD: bool
     """Among several candidate gold files, use the first one the prediction file loads with
     (the gold is optional and belongs to one of several sets); otherwise the first candidate."""
-    CHARTS: frozenset[ChartKind]
-    """The extra charts this benchmark's items appear in."""
-    DERIVED: Mapping[str, Any]
-    """Columns :func:`derive` adds for the charts, with the value other benchmarks' rows get."""
+    CHARTS: tuple[Chart, ...]
+    """The charts this benchmark contributes besides the common ones (accuracy, yes-bias)."""
+    DERIVED: Mapping[str, Derived]
+    """Columns :func:`derive` adds for its charts, with the value other benchmarks' rows get."""
     FILES: dict[str, str]
     """``gold`` and ``predictions``: what each kind of file is, in a phrase, for a refusal that
     says what a file is and what was expected."""
@@ -229,15 +259,6 @@ class Benchmark(Protocol):
         """The text of ``path`` with corrected ``gold`` (item id -> value) in place.
 
         In the file's own format, every other field kept; None when the file carries no gold.
-        """
-        ...
-
-    def label_recall(self, gold: Sequence[str], predictions: Sequence[str],
-                     labels: Sequence[Sequence[dict[str, Any]] | None]) -> dict[str, MetricDict]:
-        """Token recall per gold label type, for the span chart's right panel.
-
-        ``{type: {"token_recall", "hits", "n_tokens"}}``; empty for a benchmark without typed span
-        labels.
         """
         ...
 

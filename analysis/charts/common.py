@@ -2,11 +2,13 @@
 
 Each chart has a data function (``*_data``: table -> small DataFrame, the numbers) and a figure
 function drawing it. The numbers come from the functions the benchmark modules' ``score`` uses
-(:mod:`analysis.stats.metrics`; DetailVerifyBench's own comparison), on the same columns, so a chart
-agrees with ``halluscope score`` on the same rows. Tables carry the derived columns of
-:func:`analysis.query.views.prepare` (``_pred_code``, ``_gold_yes``, ``_binary``) and those of
-:func:`derive_columns` (``_cs_error``, ``_token_f1``, ``_labels``), both added once at load time.
-An empty input gives a figure with no traces and a note saying so.
+(:mod:`analysis.stats.metrics`), on the same columns, so a chart agrees with ``halluscope score``
+on the same rows. Tables carry the derived columns of :func:`analysis.query.views.prepare`
+(``_pred_code``, ``_gold_yes``, ``_binary``) and each benchmark's own (:func:`derive_columns`),
+both added once at load time. An empty input gives a figure with no traces and a note saying so.
+
+The common charts are here; a benchmark contributes its own through ``CHARTS``, and
+:func:`chart_list` puts them all in one list that the app, the report and the CSV loop over.
 """
 
 from __future__ import annotations
@@ -19,17 +21,16 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from analysis import benchmarks
-from analysis.benchmarks.base import ChartKind
-from analysis.plot.figures import SYMBOLS, axis, color, empty, figure, model_bar, wrap
-from analysis.query.views import group_indices
-from analysis.stats.metrics import binary_metrics, counterfactual_metrics, macro_mean, ratio
+from analysis.benchmarks.base import Chart, Derived
+from analysis.plot.figures import SYMBOLS, axis, by_model, color, empty, figure, model_bar, wrap
+from analysis.stats.metrics import binary_metrics, ratio
+from analysis.table.groups import group_indices, row_weights
 
 BASE_COLUMNS = (
     "benchmark",
     "model",
     "task",
     "category",
-    "side",
     "scored",
     "correct",
     "gold",
@@ -38,11 +39,24 @@ BASE_COLUMNS = (
     "_pred_code",
     "_gold_yes",
 )
-CHART_COLUMNS = BASE_COLUMNS + tuple(
-    dict.fromkeys(c for b in benchmarks.REGISTRY.values() for c in b.DERIVED)
-)
-"""The columns the charts read (the app slices only these for each view): the common ones and
-every benchmark's derived ones."""
+"""The columns of the item table (and of :func:`analysis.query.views.prepare`) the common charts read."""
+
+
+def derived_columns() -> dict[str, Derived]:
+    """Every registered benchmark's derived columns (the first declaration of a name wins)."""
+    out: dict[str, Derived] = {}
+    for bench in benchmarks.REGISTRY.values():
+        for name, spec in bench.DERIVED.items():
+            out.setdefault(name, spec)
+    return out
+
+
+def chart_columns() -> tuple[str, ...]:
+    """The columns the charts read: the common ones and every benchmark's derived ones.
+
+    The app slices only these for each view.
+    """
+    return BASE_COLUMNS + tuple(derived_columns())
 
 
 def derive_columns(table: pd.DataFrame) -> pd.DataFrame:
@@ -56,8 +70,10 @@ def derive_columns(table: pd.DataFrame) -> pd.DataFrame:
             continue
         rows = np.flatnonzero((out["benchmark"] == name).to_numpy(dtype=bool))
         values = bench.derive(out, rows) if rows.size else {}
-        for column, fill in bench.DERIVED.items():
-            column_values = np.full(len(out), fill, dtype=object if fill is None else None)
+        for column, spec in bench.DERIVED.items():
+            fill = spec.fill
+            as_object = fill is None or isinstance(fill, str)  # text and lists: one object per row
+            column_values = np.full(len(out), fill, dtype=object if as_object else None)
             if rows.size:
                 derived = values[column]
                 if fill is None:  # object column: place each value as it is (lists stay lists)
@@ -65,14 +81,9 @@ def derive_columns(table: pd.DataFrame) -> pd.DataFrame:
                         column_values[at] = derived[k]
                 else:
                     column_values[rows] = derived
-            out[column] = column_values
+            # text as the item table's text dtype, so a cached table reads back the same
+            out[column] = pd.array(column_values, dtype="string") if isinstance(fill, str) else column_values
     return out
-
-
-def with_chart(table: pd.DataFrame, kind: ChartKind) -> npt.NDArray[np.bool_]:
-    """Rows of the benchmarks that have the chart ``kind``."""
-    names = [n for n, b in benchmarks.REGISTRY.items() if kind in b.CHARTS]
-    return table["benchmark"].isin(names).to_numpy(dtype=bool)
 
 
 def group_column(table: pd.DataFrame) -> str:
@@ -93,22 +104,6 @@ def _label(group: str, by: str) -> str:
     return group if group else f"(no {by})"
 
 
-def _models(data: pd.DataFrame) -> list[tuple[int, str, pd.DataFrame]]:
-    return [(i, str(m), part) for i, (m, part) in enumerate(data.groupby("model", sort=True))]
-
-
-def weights(table: pd.DataFrame) -> npt.NDArray[np.int64]:
-    """How many rows each row of ``table`` stands for: its ``_n`` when pre-grouped, else 1.
-
-    Every data function takes either item rows or the catalog's pre-grouped counts
-    (:class:`analysis.charts.cells.ChartCells`: one row per distinct combination of what the
-    charts read, with ``_n`` rows and ``_f1_sum``, the sum of their token F1).
-    """
-    if "_n" in table:
-        return table["_n"].to_numpy(dtype=np.int64)
-    return np.ones(len(table), dtype=np.int64)
-
-
 def yes_bias_data(table: pd.DataFrame) -> pd.DataFrame:
     """Per model and group, over scored yes/no rows: gold-yes ratio, predicted-yes ratio, PA, HR."""
     rows = table[table["_binary"].to_numpy(dtype=bool) & table["scored"].to_numpy(dtype=bool)]
@@ -116,7 +111,7 @@ def yes_bias_data(table: pd.DataFrame) -> pd.DataFrame:
     pred = rows["_pred_code"].to_numpy()
     gold = rows["_gold_yes"].to_numpy(dtype=bool)
     correct = rows["correct"].fillna(False).to_numpy(dtype=bool)
-    w = weights(rows)
+    w = row_weights(rows)
     records = []
     for model, group, idx in _groups(rows, by):
         m = binary_metrics(pred[idx], gold[idx], correct[idx], weights=w[idx])
@@ -146,7 +141,7 @@ def yes_bias(table: pd.DataFrame) -> go.Figure:
     data = data.assign(label=[wrap(g) for g in data["group"]])
     symbols = {g: SYMBOLS[i % len(SYMBOLS)] for i, g in enumerate(dict.fromkeys(data["group"]))}
     traces: list[dict[str, Any]] = []
-    for index, model, part in _models(data):
+    for index, model, part in by_model(data):
         traces.append(
             model_bar(model, index, part["label"].tolist(), part["yes_ratio"].tolist(),
                       part[["n"]].to_numpy().tolist(), "%{x}<br>predicted yes %{y:.3f}<br>n %{customdata[0]}",
@@ -215,88 +210,12 @@ def yes_bias(table: pd.DataFrame) -> go.Figure:
     )
 
 
-def cf_cs_data(table: pd.DataFrame) -> pd.DataFrame:
-    """CDH-Bench per model, task and category: CF-Acc, CS-Acc, CFAD, CCR (as the module scores them)."""
-    mask = with_chart(table, "counterfactual") & table["scored"].to_numpy(dtype=bool)
-    rows = table[mask]
-    correct = rows["correct"].fillna(False).to_numpy(dtype=bool)
-    cs_error = rows["_cs_error"].to_numpy(dtype=bool)
-    side = rows["side"].astype(str).to_numpy()
-    w = weights(rows)
-    records = []
-    for (model, task, category), idx in group_indices(rows, ["model", "task", "category"]).items():
-        cf = idx[side[idx] == "counterfactual"]
-        cs = idx[side[idx] == "commonsense"]
-        m = counterfactual_metrics(correct[cf], correct[cs], cs_error[cf], w[cf], w[cs])
-        records.append({"model": model, "task": task, "category": category, **m})
-    columns = ["model", "task", "category", "cf_acc", "cs_acc", "cfad", "ccr", "rpd", "n_cf", "n_cs"]
-    return pd.DataFrame.from_records(records, columns=columns)
-
-
-def cf_cs(table: pd.DataFrame) -> go.Figure:
-    """CDH-Bench: CF-Acc against CS-Acc (points below the diagonal lose on counterfactuals), CFAD, CCR."""
-    data = cf_cs_data(table)
-    title = "Counterfactual vs commonsense (CDH-Bench)"
-    if data.empty:
-        return empty(title, "No CDH-Bench items in this view")
-    short = _drop_common_last_word(data["category"].astype(str).tolist())
-    data = data.assign(label=[f"{t} · {c}" for t, c in zip(data["task"], short, strict=True)])
-    traces: list[dict[str, Any]] = []
-    for index, model, part in _models(data):
-        custom = part[["cfad", "ccr", "n_cf", "n_cs"]].astype(float).to_numpy().tolist()
-        traces.append({
-            "type": "scatter", **axis(1), "x": part["cs_acc"].tolist(), "y": part["cf_acc"].tolist(),
-            "mode": "markers", "name": model, "legendgroup": model, "text": part["label"].tolist(),
-            "marker": {"color": color(index), "size": 10}, "customdata": custom,
-            "hovertemplate": "%{text}<br>CS %{x:.3f} CF %{y:.3f}<br>CFAD %{customdata[0]:.3f}"
-                             "<br>CCR %{customdata[1]:.3f}<br>n %{customdata[2]} / %{customdata[3]}",
-        })  # fmt: skip
-        # Horizontal bars: task and category names read along the axis instead of colliding.
-        for panel, metric in ((2, "cfad"), (3, "ccr")):
-            traces.append({
-                "type": "bar", "orientation": "h", **axis(panel), "y": part["label"].tolist(),
-                "x": part[metric].astype(float).tolist(), "name": model, "legendgroup": model,
-                "showlegend": False, "marker": {"color": color(index)},
-                "hovertemplate": f"%{{y}}<br>{metric.upper()} %{{x:.3f}}",
-            })  # fmt: skip
-    diagonal = {
-        "mode": "lines",
-        "showlegend": False,
-        "hoverinfo": "skip",
-        "line": {"dash": "dot", "color": "grey"},
-    }
-    traces.append({"type": "scatter", **axis(1), "x": [0, 1], "y": [0, 1], **diagonal})
-    order = {"categoryorder": "array", "categoryarray": sorted(set(data["label"]), reverse=True)}
-    return figure(
-        title,
-        traces,
-        ["CF-Acc vs CS-Acc", "CFAD = CS − CF", "CCR (errors that are commonsense)"],
-        widths=[0.3, 0.35, 0.35],
-        gaps=[0.16, 0.04],
-        axes={
-            "x": {"range": [0, 1.05], "title": {"text": "CS-Acc"}},
-            "y": {"range": [0, 1.05], "title": {"text": "CF-Acc"}},
-            "y2": order,
-            "y3": {**order, "showticklabels": False},
-            "x3": {"range": [0, 1.05]},
-        },
-    )
-
-
-def _drop_common_last_word(names: list[str]) -> list[str]:
-    """Drop a last word every name shares ("Counting Anomalies", "Attribute Anomalies"): axis room."""
-    last = {n.rsplit(" ", 1)[-1] for n in names}
-    if len(last) == 1 and all(" " in n for n in names):
-        return [n.rsplit(" ", 1)[0] for n in names]
-    return names
-
-
 def accuracy_data(table: pd.DataFrame) -> pd.DataFrame:
     """Accuracy of scored rows with a verdict, per model and group."""
     rows = table[table["scored"].to_numpy(dtype=bool) & table["correct"].notna().to_numpy(dtype=bool)]
     by = group_column(rows)
     correct = rows["correct"].to_numpy(dtype=bool)
-    w = weights(rows)
+    w = row_weights(rows)
     records = [
         {"model": m, "group": _label(g, by), "by": by, "n": int(w[idx].sum()),
          "accuracy": ratio(int(w[idx][correct[idx]].sum()), int(w[idx].sum()))}
@@ -316,98 +235,47 @@ def accuracy_by_category(table: pd.DataFrame) -> go.Figure:
     traces = [
         model_bar(model, index, [wrap(g) for g in part["group"]], part["accuracy"].tolist(),
                   part[["n"]].to_numpy().tolist(), "%{x}<br>accuracy %{y:.3f}<br>n %{customdata[0]}")
-        for index, model, part in _models(data)
+        for index, model, part in by_model(data)
     ]
     return figure(title, traces, [""], axes={"y": {"range": [0, 1.05], "title": {"text": "accuracy"}}})
 
 
-def dvb_data(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """DetailVerifyBench per model: token F1 per domain, and token recall per label type.
-
-    Token F1 per domain is the macro mean of the official per-item F1 (``_token_f1``), as the
-    benchmark's ``score`` computes it; recall per label type comes from the benchmark's
-    ``label_recall`` on the rows that carry gold labels (none unless the run was loaded with its
-    gold file).
-    """
-    mask = with_chart(table, "spans") & table["scored"].to_numpy(dtype=bool)
-    rows = table[mask]
-    domains = [
-        {"model": m, "domain": d, "n": n, "token_f1": f1}
-        for m, d, idx in _groups(rows, "category")
-        for n, f1 in [_macro_f1(rows, idx)]
-    ]
-    labels: list[dict[str, Any]] = []
-    labelled = rows[rows["_labels"].notna().to_numpy(dtype=bool)]
-    for (name, model), idx in group_indices(labelled, ["benchmark", "model"]).items():
-        part = labelled.iloc[idx]
-        recall = benchmarks.get(name).label_recall(
-            part["gold"].tolist(), part["raw_answer"].fillna("").tolist(), part["_labels"].tolist()
-        )
-        labels.extend(
-            {
-                "model": model,
-                "label": k,
-                "hits": m["hits"],
-                "gold_tokens": m["n_tokens"],
-                "recall": m["token_recall"],
-            }
-            for k, m in recall.items()
-        )
+def common_charts() -> tuple[Chart, ...]:
+    """The charts every benchmark's rows appear in: accuracy, and yes-bias (yes/no rows)."""
     return (
-        pd.DataFrame.from_records(domains, columns=["model", "domain", "n", "token_f1"]),
-        pd.DataFrame.from_records(labels, columns=["model", "label", "hits", "gold_tokens", "recall"]),
+        Chart("accuracy", "Accuracy", accuracy_by_category, lambda t: {"accuracy": accuracy_data(t)}),
+        Chart("yes-bias", "Yes-bias", yes_bias, lambda t: {"yes_bias": yes_bias_data(t)}),
     )
 
 
-def _macro_f1(rows: pd.DataFrame, idx: npt.NDArray[np.intp]) -> tuple[int, float]:
-    """Rows and macro-mean token F1 of ``rows[idx]`` (item rows, or pre-grouped sums of F1)."""
-    if "_n" not in rows:
-        return int(idx.size), macro_mean(rows["_token_f1"].to_numpy(dtype=float)[idx])
-    n = int(rows["_n"].to_numpy(dtype=np.int64)[idx].sum())
-    total = float(rows["_f1_sum"].to_numpy(dtype=float)[idx].sum())
-    return n, total / n if n else 0.0
+def chart_list() -> list[tuple[str | None, Chart]]:
+    """Every chart, in the order the Charts tab and the report show them.
+
+    The common ones, then each registered benchmark's own, each with the benchmark whose rows it
+    draws (None: every row).
+    """
+    shown: list[tuple[str | None, Chart]] = [(None, c) for c in common_charts()]
+    shown += [(name, c) for name, bench in benchmarks.REGISTRY.items() for c in bench.CHARTS]
+    return shown
 
 
-def dvb_charts(table: pd.DataFrame) -> go.Figure:
-    """DetailVerifyBench: token F1 per domain (left) and recall per label type (right), per model."""
-    domains, per_label = dvb_data(table)
-    title = "DetailVerifyBench spans"
-    if domains.empty:
-        return empty(title, "No scored DetailVerifyBench items in this view")
-    traces: list[dict[str, Any]] = []
-    for index, model, part in _models(domains):
-        traces.append(
-            model_bar(model, index, part["domain"].tolist(), part["token_f1"].tolist(),
-                      part[["n"]].to_numpy().tolist(), "%{x}<br>F1 %{y:.3f}<br>n %{customdata[0]}",
-                      panel=1, grouped=True)
-        )
-        mine = per_label[per_label["model"] == model]
-        if not mine.empty:
-            traces.append(
-                model_bar(
-                    model, index, [wrap(str(k).replace(" Hallucination", "")) for k in mine["label"]],
-                    mine["recall"].tolist(), mine[["hits", "gold_tokens"]].to_numpy().tolist(),
-                    "%{x}<br>recall %{y:.3f}<br>%{customdata[0]} / %{customdata[1]} tokens",
-                    panel=2, grouped=True, legend=False,
-                )
-            )
-    recall_title = "Token recall per label type (micro)"
-    if per_label.empty:
-        recall_title += "<br><sub>needs the gold labels: load the run with its real_test.jsonl</sub>"
-    return figure(
-        title,
-        traces,
-        ["Token F1 per domain (macro)", recall_title],
-        widths=[0.4, 0.6],
-        axes={"y": {"range": [0, 1.05]}, "y2": {"range": [0, 1.05]}},
-    )
+def rows_of(table: pd.DataFrame, benchmark: str | None) -> pd.DataFrame:
+    """The rows a chart draws: all of them, or one benchmark's."""
+    if benchmark is None:
+        return table
+    return table[(table["benchmark"] == benchmark).to_numpy(dtype=bool)]
+
+
+def draw_all(table: pd.DataFrame) -> list[go.Figure]:
+    """Every chart of :func:`chart_list` over ``table``, in order."""
+    return [chart.draw(rows_of(table, name)) for name, chart in chart_list()]
 
 
 def view_data(table: pd.DataFrame) -> pd.DataFrame:
     """The numbers behind every chart of a view, one frame with a ``chart`` column (for CSV)."""
-    domains, labels = dvb_data(table)
-    parts = {"accuracy": accuracy_data(table), "yes_bias": yes_bias_data(table), "cf_cs": cf_cs_data(table),
-             "dvb_domain": domains, "dvb_label": labels}
+    parts: dict[str, pd.DataFrame] = {}
+    for name, chart in chart_list():
+        parts.update(chart.numbers(rows_of(table, name)))
     frames = [part.assign(chart=name) for name, part in parts.items() if not part.empty]
     if not frames:
         return pd.DataFrame(columns=["chart"])

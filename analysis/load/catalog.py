@@ -28,7 +28,7 @@ import pandas as pd
 from analysis import benchmarks
 from analysis.benchmarks.base import Finding
 from analysis.charts.cells import ChartCells
-from analysis.charts.common import CHART_COLUMNS, derive_columns
+from analysis.charts.common import chart_columns, derive_columns
 from analysis.errors import InputError
 from analysis.files import harness
 from analysis.files.media import MediaResolver
@@ -40,12 +40,12 @@ from analysis.query.views import (
     Filters,
     ItemDetail,
     filter_rows,
-    group_indices,
     item_detail,
     prepare,
     search_text,
 )
 from analysis.table.columns import concat_tables, single_chunks, stack_columns
+from analysis.table.groups import group_indices
 
 T = TypeVar("T")
 Progress = Callable[[str], None]
@@ -111,7 +111,7 @@ class Catalog:
         self._resolvers = {b: MediaResolver(r) for b, r in self.media_roots.items()}
         self._views: dict[Filters, npt.NDArray[np.intp]] = {}
         self._views_lock = threading.Lock()
-        present = [c for c in CHART_COLUMNS if c in self.table]
+        present = [c for c in chart_columns() if c in self.table]
         self._chart_frame = self.table[present]
         self._cells = ChartCells(self.table)
         self._benchmarks: list[str] | None = None
@@ -517,7 +517,9 @@ def _index(stacked: pd.DataFrame) -> pd.DataFrame:
         derived = derive_columns(stacked.copy(deep=False))  # reads only the item table's columns
         table = prepare(stacked, text=text.result())
     for name in derived.columns[len(stacked.columns):]:
-        table[name] = derived[name].to_numpy() if derived[name].dtype != object else derived[name].array
+        column = derived[name]
+        keep_array = column.dtype == object or isinstance(column.dtype, pd.StringDtype)  # lists, text
+        table[name] = column.array if keep_array else column.to_numpy()
     return table
 
 

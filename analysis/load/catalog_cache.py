@@ -26,12 +26,13 @@ import pandas as pd
 import xxhash
 
 from analysis import benchmarks
+from analysis.charts.common import derived_columns
 from analysis.load.cache import file_digest, read_frame, write_frame
 from analysis.load.detect import Detected
 from analysis.load.detect import detect as _detect
 from analysis.table.columns import COLUMN_NAMES
 
-FORMAT = "catalog-3"
+FORMAT = "catalog-4"
 """Bumped when what the catalog derives from the item tables changes."""
 DETECT_FORMAT = "detect-2"
 """Bumped when file detection changes."""
@@ -39,8 +40,11 @@ KEEP = 3
 """Catalog entries kept in the cache folder (the most recently used); older ones are removed."""
 KEEP_FILES = 64
 """Per-file entries kept (the tables of single prediction files, see :func:`file_entry`)."""
-_OBJECT_JSON = ("_labels",)
-"""Object columns stored as JSON text (null stays null)."""
+
+
+def _object_columns() -> list[str]:
+    """Derived columns holding a value of their own per row (lists): stored as JSON text, null stays null."""
+    return [name for name, spec in derived_columns().items() if spec.cell == "row"]
 
 
 class Digests:
@@ -146,7 +150,7 @@ def entry_path(folder: Path, key: str) -> Path:
 def save(entry: Path, table: pd.DataFrame, errors: list[str]) -> Path | None:
     """Write ``entry`` atomically (:func:`analysis.load.cache.write_frame`); None when that fails."""
     frame = table.copy(deep=False)
-    for name in _OBJECT_JSON:
+    for name in _object_columns():
         if name in frame:
             texts = [None if v is None else json.dumps(v) for v in frame[name].tolist()]
             frame[name] = pd.Series(texts, index=frame.index, dtype="string")
@@ -162,7 +166,7 @@ def restore(entry: Path) -> tuple[pd.DataFrame, list[str]] | None:
     if restored is None or restored[1].get("catalog") != FORMAT:
         return None
     frame, meta = restored
-    for name in _OBJECT_JSON:
+    for name in _object_columns():
         if name in frame:
             frame[name] = _from_json(frame[name])
     return frame, list(meta.get("errors", []))

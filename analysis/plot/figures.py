@@ -1,8 +1,9 @@
 """Plotly figures built from plain dicts: side-by-side panels, a quiet style, wrapped labels.
 
-Private helper of :mod:`analysis.charts.common`. ``plotly.subplots.make_subplots`` and named templates
-validate every property they touch, which costs about 30 ms a figure; one ``go.Figure(dict)``
-with the axes laid out here costs about 3 ms, and the app redraws four charts on every filter.
+Used by the common charts (:mod:`analysis.charts.common`) and by each benchmark's own.
+``plotly.subplots.make_subplots`` and named templates validate every property they touch, which
+costs about 30 ms a figure; one ``go.Figure(dict)`` with the axes laid out here costs about 3 ms,
+and the app redraws every chart on every filter.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
+import pandas as pd
 import plotly.graph_objects as go
 
 HEIGHT = 380
@@ -40,6 +42,11 @@ def wrap(label: str, width: int = 14) -> str:
         else:
             lines.append(word)
     return "<br>".join(lines) or str(label)
+
+
+def by_model(data: pd.DataFrame) -> list[tuple[int, str, pd.DataFrame]]:
+    """``(colour index, model, its rows)`` of a chart's numbers, models in sorted order."""
+    return [(i, str(m), part) for i, (m, part) in enumerate(data.groupby("model", sort=True))]
 
 
 def axis(panel: int) -> dict[str, str]:

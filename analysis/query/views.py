@@ -129,19 +129,6 @@ class Filters:
     """Case-insensitive text to find in question, answer, item id, pair or side."""
 
 
-def group_indices(frame: pd.DataFrame, columns: list[str]) -> dict[tuple[str, ...], npt.NDArray[np.intp]]:
-    """Positions (0-based, in ``frame``) of each combination of ``columns``' values, keys as strings."""
-    if frame.empty:
-        return {}
-    # Category columns group fast as they are; keys become strings afterwards.
-    indices: dict[Any, Any] = frame.groupby(columns, sort=True, observed=True).indices
-    out: dict[tuple[str, ...], npt.NDArray[np.intp]] = {}
-    for key, positions in indices.items():
-        parts = key if isinstance(key, tuple) else (key,)
-        out[tuple(str(p) for p in parts)] = np.asarray(positions, dtype=np.intp)
-    return out
-
-
 def _given(value: str | None) -> bool:
     return bool(value) and value != ALL
 

@@ -20,8 +20,8 @@ from analysis.benchmarks.base import Finding
 from analysis.boards.html_tables import CSS as BOARD_CSS
 from analysis.boards.html_tables import boards_html
 from analysis.boards.leaderboard import Leaderboard, fmt, fmt_interval, leaderboards, with_corrected
-from analysis.charts import common as charts
 from analysis.charts.boards import board_chart
+from analysis.charts.common import chart_list, rows_of
 from analysis.load.catalog import Catalog
 from analysis.query.views import Filters, filter_rows
 
@@ -61,8 +61,10 @@ def sections(
                 boards = with_corrected(boards, fixed)
         view = catalog.chart_rows(filter_rows(catalog.table, Filters(benchmark=bench)))
         figures = [board_chart(boards, f"{bench}: official metric per board")]
-        figures += [fig for fig in (charts.yes_bias(view), charts.cf_cs(view), charts.dvb_charts(view))
-                    if fig.data]
+        # every chart but accuracy per row: the board chart above gives the official metric instead
+        drawn = [chart.draw(rows_of(view, owner)) for owner, chart in chart_list()
+                 if chart.name != "accuracy"]
+        figures += [fig for fig in drawn if fig.data]
         out.append(Section(bench, boards, figures, list(catalog.findings.get(bench, [])), count))
     return out
 

@@ -1,8 +1,8 @@
 """Metrics as small pure functions over whole columns.
 
 Conventions: inputs are numpy arrays (or anything ``np.asarray`` takes); an undefined ratio is
-``None`` unless the caller passes the official scorer's own convention as ``zero`` (CMM and
-DetailVerifyBench use 0). Nothing here does I/O or keeps state.
+``None`` unless the caller passes the official scorer's own convention as ``zero`` (some
+official scorers count an undefined ratio as 0). Nothing here does I/O or keeps state.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def accuracy(correct: Any, zero: float | None = None) -> float | None:
     return ratio(int(arr.sum()), arr.size, zero)
 
 
-def _count(mask: Any, weights: Any) -> int:
+def weighted_count(mask: Any, weights: Any) -> int:
     """How many rows ``mask`` holds: True entries, each counted ``weights`` times when given."""
     if weights is None:
         return int(np.count_nonzero(mask))
@@ -61,16 +61,16 @@ def binary_metrics(
     p = np.asarray(pred, dtype=np.int8)
     g = np.asarray(gold_yes, dtype=bool)
     c = np.asarray(correct, dtype=bool)
-    n = _count(np.ones(p.size, dtype=bool), weights)
+    n = weighted_count(np.ones(p.size, dtype=bool), weights)
     pred_yes = p == YES
-    tp = _count(pred_yes & g, weights)
-    tn = _count((p == NO) & ~g, weights)
-    n_pred_yes = _count(pred_yes, weights)
-    n_gold_yes = _count(g, weights)
+    tp = weighted_count(pred_yes & g, weights)
+    tn = weighted_count((p == NO) & ~g, weights)
+    n_pred_yes = weighted_count(pred_yes, weights)
+    n_gold_yes = weighted_count(g, weights)
     prec = ratio(tp, n_pred_yes, zero)
     rec = ratio(tp, n_gold_yes, zero)
     return {
-        "accuracy": ratio(_count(c, weights), n, zero),
+        "accuracy": ratio(weighted_count(c, weights), n, zero),
         "precision": prec,
         "recall": rec,
         "f1": f1(prec, rec, zero),
@@ -78,7 +78,7 @@ def binary_metrics(
         "pa": rec,
         "hr": ratio(tn, n - n_gold_yes, zero),
         "n": n,
-        "unparsed": _count(p == UNPARSED, weights),
+        "unparsed": weighted_count(p == UNPARSED, weights),
     }
 
 
@@ -134,67 +134,6 @@ def mcc(pred_yes: Any, gold_yes: Any) -> float:
     if denom == 0:
         return 0.0
     return (tp * tn - fp * fn) / denom
-
-
-def counterfactual_metrics(
-    cf_correct: Any,
-    cs_correct: Any,
-    cf_commonsense_error: Any,
-    cf_weights: Any = None,
-    cs_weights: Any = None,
-) -> MetricDict:
-    """CDH-Bench metrics of one task (or task and category).
-
-    ``cf_correct`` / ``cs_correct``: verdicts on counterfactual / commonsense records;
-    ``cf_commonsense_error``: per counterfactual record, wrong *and* equal to the commonsense gold.
-    CFAD = CS-Acc - CF-Acc (signed); CCR = commonsense errors / counterfactual errors;
-    RPD = CFAD / CS-Acc. Each is None when undefined. ``cf_weights`` / ``cs_weights``: rows each
-    entry stands for (pre-grouped counts); one each when None.
-    """
-    cf = np.asarray(cf_correct, dtype=bool)
-    cs = np.asarray(cs_correct, dtype=bool)
-    cse = np.asarray(cf_commonsense_error, dtype=bool)
-    n_cf = _count(np.ones(cf.size, dtype=bool), cf_weights)
-    n_cs = _count(np.ones(cs.size, dtype=bool), cs_weights)
-    cf_acc = ratio(_count(cf, cf_weights), n_cf)
-    cs_acc = ratio(_count(cs, cs_weights), n_cs)
-    cfad = None if cf_acc is None or cs_acc is None else cs_acc - cf_acc
-    errors = n_cf - _count(cf, cf_weights)
-    ccr = ratio(_count(cse & ~cf, cf_weights), errors)
-    rpd = None if cfad is None or not cs_acc else cfad / cs_acc
-    return {
-        "cf_acc": cf_acc,
-        "cs_acc": cs_acc,
-        "cfad": cfad,
-        "ccr": ccr,
-        "rpd": rpd,
-        "n_cf": n_cf,
-        "n_cs": n_cs,
-    }
-
-
-def counterfactual_counts(
-    is_cf: Any, is_cs: Any, correct: Any, commonsense_error: Any
-) -> dict[str, BoolArray]:
-    """Per-row 0/1 statistics whose sums give every :func:`counterfactual_metrics` number."""
-    cf = np.asarray(is_cf, dtype=bool)
-    cs = np.asarray(is_cs, dtype=bool)
-    ok = np.asarray(correct, dtype=bool)
-    cse = np.asarray(commonsense_error, dtype=bool)
-    return {"n_cf": cf, "n_cs": cs, "cf_correct": cf & ok, "cs_correct": cs & ok,
-            "cf_commonsense_error": cf & cse & ~ok}
-
-
-def counterfactual_metrics_of(totals: FloatArray) -> dict[str, FloatArray]:
-    """:func:`counterfactual_metrics` from summed :func:`counterfactual_counts`, NaN for None."""
-    n_cf, n_cs, cf_correct, cs_correct, cse = totals.T
-    cf_acc = ratios(cf_correct, n_cf)
-    cs_acc = ratios(cs_correct, n_cs)
-    cfad = cs_acc - cf_acc
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rpd = np.where((cs_acc == 0) | np.isnan(cs_acc), np.nan, cfad / cs_acc)
-    return {"cf_acc": cf_acc, "cs_acc": cs_acc, "cfad": cfad, "ccr": ratios(cse, n_cf - cf_correct),
-            "rpd": rpd, "n_cf": n_cf, "n_cs": n_cs}
 
 
 def macro_mean(values: Any, zero: float = 0.0) -> float:

@@ -1,4 +1,7 @@
-"""The charts tab: four plots that follow the filters; a chart with nothing to show is hidden."""
+"""The charts tab: one plot per chart of :func:`analysis.charts.common.chart_list`, following the filters.
+
+A chart with nothing to show in the view is hidden (the first, accuracy, always shows).
+"""
 
 from __future__ import annotations
 
@@ -10,36 +13,30 @@ import gradio as gr
 import numpy as np
 import numpy.typing as npt
 
-from analysis.charts import common as charts
+from analysis.charts.common import chart_list, draw_all, view_data
 from analysis.load.catalog import Catalog
 from analysis.query.views import Filters
 
 
 @dataclass
 class ChartWidgets:
-    """The chart plots, in the order :func:`chart_updates` fills them."""
+    """The note and the chart plots, in the order :func:`chart_updates` fills them."""
 
     note: gr.Markdown
-    accuracy: gr.Plot
-    yes_bias: gr.Plot
-    cf_cs: gr.Plot
-    spans: gr.Plot
+    plots: list[gr.Plot]
+    """One per chart of :func:`analysis.charts.common.chart_list`, in its order."""
 
     def outputs(self) -> list[Any]:
         """Widgets :func:`chart_updates` fills."""
-        return [self.note, self.accuracy, self.yes_bias, self.cf_cs, self.spans]
+        return [self.note, *self.plots]
 
 
 def build_charts() -> ChartWidgets:
     """Plots, one per row so each gets the full width."""
     note = gr.Markdown("Charts follow the filters on the left (a chart with no data in the view is hidden).")
-    return ChartWidgets(
-        note,
-        gr.Plot(label="Accuracy", elem_id="chart-accuracy", show_label=False),
-        gr.Plot(label="Yes-bias", elem_id="chart-yes-bias", show_label=False),
-        gr.Plot(label="Counterfactual vs commonsense", elem_id="chart-cf-cs", show_label=False),
-        gr.Plot(label="DetailVerifyBench", elem_id="chart-spans", show_label=False),
-    )
+    plots = [gr.Plot(label=chart.title, elem_id=f"chart-{chart.name}", show_label=False)
+             for _, chart in chart_list()]
+    return ChartWidgets(note, plots)
 
 
 def build_csv_export() -> tuple[gr.Button, gr.DownloadButton]:
@@ -53,7 +50,7 @@ def build_csv_export() -> tuple[gr.Button, gr.DownloadButton]:
 def chart_csv(catalog: Catalog, filters: Filters, folder: Path) -> Any:
     """Write the numbers behind the charts of the view to ``folder`` and offer them for download."""
     view = catalog.chart_rows(catalog.rows_for(filters))
-    data = charts.view_data(view)
+    data = view_data(view)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"charts-{filters.benchmark or 'all'}.csv"
     data.to_csv(path, index=False)
@@ -66,12 +63,7 @@ def chart_updates(
     """Every chart for the rows passing ``filters`` (or ``rows``); charts without traces are hidden."""
     rows = catalog.rows_for(filters) if rows is None else rows
     view = catalog.chart_view(rows)  # pre-grouped counts: the cost does not grow with the view
-    figures = (
-        charts.accuracy_by_category(view),
-        charts.yes_bias(view),
-        charts.cf_cs(view),
-        charts.dvb_charts(view),
-    )
+    figures = draw_all(view)
     note = f"Charts over the {len(rows):,} rows of the current view."
     if filters.wrong_only:
         note += " *Wrong only* is on: every verdict in view is wrong, so accuracies read 0."

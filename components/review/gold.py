@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from analysis.charts.common import chart_list
 from analysis.query.views import Filters, ItemDetail, display_frame, filter_rows, item_detail
 from analysis.store import Identity, apply_corrections, current_labels
 from components.browse.inspector import inspect_row
@@ -130,7 +131,7 @@ class ReviewerView(ItemView):
     def charts(self, filters: Filters, rows: npt.NDArray[np.intp] | None = None) -> tuple[Any, ...]:
         """The charts of the view; none for a blind reviewer."""
         if self.blind:
-            return (BLIND_CHARTS, *[gr.update(value=None, visible=False)] * 4)
+            return (BLIND_CHARTS, *[gr.update(value=None, visible=False)] * len(chart_list()))
         return super().charts(filters, rows)
 
 

@@ -60,7 +60,8 @@ from analysis.benchmarks.avhbench.read import read
 from analysis.benchmarks.base import (
     Board,
     Bools,
-    ChartKind,
+    Chart,
+    Derived,
     Finding,
     GoldKind,
     ScoreReport,
@@ -99,8 +100,8 @@ DETECT_RANK = 9
 TAKES_GOLD = True
 NEEDS_GOLD: frozenset[str | None] = frozenset()
 TRY_EACH_GOLD = False
-CHARTS: frozenset[ChartKind] = frozenset()
-DERIVED: Mapping[str, Any] = {}
+CHARTS: tuple[Chart, ...] = ()
+DERIVED: Mapping[str, Derived] = {}
 FILES: dict[str, str] = {
     "gold": "QA.json, the questions and labels with no model answers",
     "predictions": "QA records with the model's answer in pred / prediction / response, "
@@ -252,10 +253,4 @@ def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
 
 def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     """No chart columns of its own."""
-    return {}
-
-
-def label_recall(gold: Sequence[str], predictions: Sequence[str],
-                 labels: Sequence[Sequence[dict[str, Any]] | None]) -> dict[str, MetricDict]:
-    """No typed span labels: nothing to recall."""
     return {}

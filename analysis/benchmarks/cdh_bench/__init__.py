@@ -86,7 +86,8 @@ import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 from analysis.benchmarks.base import (
     Board,
     Bools,
-    ChartKind,
+    Chart,
+    Derived,
     Finding,
     GoldKind,
     ScoreReport,
@@ -94,22 +95,23 @@ from analysis.benchmarks.base import (
     resolve_parser,
 )
 from analysis.benchmarks.cdh_bench import auditing as _cdh_audit
+from analysis.benchmarks.cdh_bench import charts as _charts
 from analysis.benchmarks.cdh_bench import gold as _gold
 from analysis.benchmarks.cdh_bench import native as _native
 from analysis.benchmarks.cdh_bench import parse as _cdh_parse
 from analysis.benchmarks.cdh_bench import read as _cdh_load
 from analysis.benchmarks.cdh_bench import table as _cdh_table
 from analysis.benchmarks.cdh_bench.detect import recognise as recognise
-from analysis.benchmarks.shared.corrected import load_as_shown
-from analysis.errors import InputError
-from analysis.files.readers import without_gc_pauses
-from analysis.stats.clusters import ClusterStats, scope_verdicts, tally
-from analysis.stats.metrics import (
-    MetricDict,
+from analysis.benchmarks.cdh_bench.metrics import (
     counterfactual_counts,
     counterfactual_metrics,
     counterfactual_metrics_of,
 )
+from analysis.benchmarks.shared.corrected import load_as_shown
+from analysis.errors import InputError
+from analysis.files.readers import without_gc_pauses
+from analysis.stats.clusters import ClusterStats, scope_verdicts, tally
+from analysis.stats.metrics import MetricDict
 from analysis.table.columns import concat_tables, make_table
 
 NAME = "cdh-bench"
@@ -127,8 +129,10 @@ DETECT_RANK = 1
 TAKES_GOLD = False
 NEEDS_GOLD: frozenset[str | None] = frozenset()
 TRY_EACH_GOLD = False
-CHARTS: frozenset[ChartKind] = frozenset({"counterfactual"})
-DERIVED: Mapping[str, Any] = {"_cs_error": False}
+CHARTS: tuple[Chart, ...] = _charts.CHARTS
+DERIVED: Mapping[str, Derived] = {"_cs_error": Derived(False, "key"), "_side": Derived("", "key")}
+"""``_cs_error``: a scored counterfactual row answered with the commonsense gold; ``_side``:
+``counterfactual`` or ``commonsense``, the side the chart reads."""
 """``_cs_error``: a wrong counterfactual answer equal to the commonsense gold (the official flag)."""
 FILES: dict[str, str] = {
     "gold": "benchmark.jsonl, the pairs' questions and gold with no model answers",
@@ -311,10 +315,6 @@ def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     if cf.size:
         # as verdicts(..., "official") does, from the one column it needs
         cs_error[cf] = _stored_commonsense_error(table["extra"].take(rows[cf]))
-    return {"_cs_error": cs_error}
-
-
-def label_recall(gold: Sequence[str], predictions: Sequence[str],
-                 labels: Sequence[Sequence[dict[str, Any]] | None]) -> dict[str, MetricDict]:
-    """No typed span labels: nothing to recall."""
-    return {}
+    sides = table["side"].take(rows).astype("string").fillna("")
+    side = sides.where(sides.isin(("counterfactual", "commonsense")), "").to_numpy(dtype=object)
+    return {"_cs_error": cs_error, "_side": side}

@@ -58,7 +58,8 @@ import pandas as pd
 from analysis.benchmarks.base import (
     Board,
     Bools,
-    ChartKind,
+    Chart,
+    Derived,
     Finding,
     GoldKind,
     ScoreReport,
@@ -94,8 +95,8 @@ DETECT_RANK = 2
 TAKES_GOLD = False
 NEEDS_GOLD: frozenset[str | None] = frozenset()
 TRY_EACH_GOLD = False
-CHARTS: frozenset[ChartKind] = frozenset()
-DERIVED: Mapping[str, Any] = {}
+CHARTS: tuple[Chart, ...] = ()
+DERIVED: Mapping[str, Derived] = {}
 FILES: dict[str, str] = {
     "gold": "the CMM rows as released, all_data_final_reorg.json, with no model answers",
     "predictions": "the CMM rows plus the model's answer in pred, final_output.json",
@@ -283,10 +284,4 @@ def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
 
 def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     """No chart columns of its own."""
-    return {}
-
-
-def label_recall(gold: Sequence[str], predictions: Sequence[str],
-                 labels: Sequence[Sequence[dict[str, Any]] | None]) -> dict[str, MetricDict]:
-    """No typed span labels: nothing to recall."""
     return {}

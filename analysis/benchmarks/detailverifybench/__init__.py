@@ -93,13 +93,15 @@ import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 from analysis.benchmarks.base import (
     Board,
     Bools,
-    ChartKind,
+    Chart,
+    Derived,
     Finding,
     GoldKind,
     ScoreReport,
     refuse_harness,
     resolve_parser,
 )
+from analysis.benchmarks.detailverifybench import charts as _charts
 from analysis.benchmarks.detailverifybench import gold as _gold
 from analysis.benchmarks.detailverifybench import native as _native
 from analysis.benchmarks.detailverifybench import read as dvb_io
@@ -118,11 +120,14 @@ from analysis.benchmarks.detailverifybench.scoring import (
     compare,
     compare_flags,
     compare_parsers,
+    label_recall,
     metrics_of,
     stat_columns,
     summarize,
 )
-from analysis.benchmarks.detailverifybench.scoring import label_recall as _label_recall
+from analysis.benchmarks.detailverifybench.scoring import (
+    label_type_recall as label_type_recall,
+)
 from analysis.benchmarks.detailverifybench.spans import strip_tags
 from analysis.benchmarks.shared.corrected import load_as_shown
 from analysis.errors import InputError
@@ -144,8 +149,8 @@ TAKES_GOLD = True
 NEEDS_GOLD: frozenset[str | None] = frozenset()
 TRY_EACH_GOLD = True
 """The gold (label types) is optional and belongs to one of the two sets: the first that fits."""
-CHARTS: frozenset[ChartKind] = frozenset({"spans"})
-DERIVED: Mapping[str, Any] = {"_token_f1": np.nan, "_labels": None}
+CHARTS: tuple[Chart, ...] = _charts.CHARTS
+DERIVED: Mapping[str, Derived] = {"_token_f1": Derived(np.nan, "sum"), "_labels": Derived(None, "row")}
 """``_token_f1``: the official per-item token F1; ``_labels``: the gold label entries, if loaded."""
 FILES: dict[str, str] = {
     "gold": "real_test.jsonl or synthetic_test.jsonl, the tagged gold captions with no model answers",
@@ -281,7 +286,7 @@ def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = 
         "domain": {d: summarize(result, domains == d) for d in sorted(set(domains.tolist()))}
     }
     if labels is not None:
-        groups["label_type"] = _label_recall(result.label_hits)
+        groups["label_type"] = label_recall(result.label_hits)
     return {
         "benchmark": NAME,
         "task": None,
@@ -339,14 +344,6 @@ def _labels_from_extra(
     return out
 
 
-def label_type_recall(
-    gold: Sequence[str], predictions: Sequence[str], labels: Sequence[Sequence[dict[str, Any]] | None],
-    parser: str = "official",
-) -> dict[str, MetricDict]:
-    """Per label type token recall of tagged predictions against tagged gold and its label entries."""
-    return _label_recall(compare(gold, predictions, parser, labels).label_hits)
-
-
 def audit(paths: Sequence[Path], *, media_root: Path | None = None) -> list[Finding]:
     """Tag, label, ``Modify``, duplicate and media problems of gold JSONL files."""
     return audit_gold(paths, media_root)
@@ -374,9 +371,3 @@ def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
 def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     """Per scored row the official token F1 and the gold label entries kept in ``extra``."""
     return _gold.chart_columns(table, rows)
-
-
-def label_recall(gold: Sequence[str], predictions: Sequence[str],
-                 labels: Sequence[Sequence[dict[str, Any]] | None]) -> dict[str, MetricDict]:
-    """Token recall per label type of the rows' tagged predictions (official parser)."""
-    return label_type_recall(gold, predictions, labels)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -334,3 +335,11 @@ def label_recall(hits: Mapping[str, tuple[int, int]]) -> dict[str, MetricDict]:
         kind: {"token_recall": ratio(caught, total, 0.0), "hits": caught, "n_tokens": total}
         for kind, (caught, total) in sorted(hits.items())
     }
+
+
+def label_type_recall(
+    gold: Sequence[str], predictions: Sequence[str], labels: Sequence[Sequence[dict[str, Any]] | None],
+    parser: str = "official",
+) -> dict[str, MetricDict]:
+    """Per label type token recall of tagged predictions against tagged gold and its label entries."""
+    return label_recall(compare(gold, predictions, parser, labels).label_hits)

@@ -122,7 +122,16 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from analysis.benchmarks.base import Board, Bools, ChartKind, Finding, GoldKind, ScoreReport, resolve_parser
+from analysis.benchmarks.base import (
+    Board,
+    Bools,
+    Chart,
+    Derived,
+    Finding,
+    GoldKind,
+    ScoreReport,
+    resolve_parser,
+)
 from analysis.benchmarks.vidhalluc import auditing as gold_files
 from analysis.benchmarks.vidhalluc import bqa, mcq, sth, tsh
 from analysis.benchmarks.vidhalluc import gold as _gold
@@ -155,8 +164,8 @@ DETECT_RANK = 0
 TAKES_GOLD = True
 NEEDS_GOLD: frozenset[str | None] = frozenset({"bqa", "sth"})
 TRY_EACH_GOLD = False
-CHARTS: frozenset[ChartKind] = frozenset()
-DERIVED: Mapping[str, Any] = {}
+CHARTS: tuple[Chart, ...] = ()
+DERIVED: Mapping[str, Derived] = {}
 FILES: dict[str, str] = {
     "gold": "an annotation file, ach_binaryqa.json, ach_mcq.json, tsh.json or sth.json, no model answers",
     "predictions": "a results file of the task: a Model Answer per clip, or the model's text per clip or id",
@@ -295,10 +304,4 @@ def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
 
 def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     """No chart columns of its own."""
-    return {}
-
-
-def label_recall(gold: Sequence[str], predictions: Sequence[str],
-                 labels: Sequence[Sequence[dict[str, Any]] | None]) -> dict[str, MetricDict]:
-    """No typed span labels: nothing to recall."""
     return {}
