@@ -29,9 +29,11 @@ def tree(tmp_path: Path) -> Path:
     return root
 
 
-def test_cmm_template_spelling_finds_the_released_folder(tree: Path) -> None:
-    found = MediaResolver([tree]).resolve("./raw_files/visual/tree/1.mp4")
+def test_a_declared_alias_finds_the_other_spelling_of_the_first_folder(tree: Path) -> None:
+    aliases = (("raw_files", "reorg_raw_files"),)
+    found = MediaResolver([tree], aliases).resolve("./raw_files/visual/tree/1.mp4")
     assert found == (tree / "reorg_raw_files/visual/tree/1.mp4").resolve()
+    assert MediaResolver([tree], aliases).resolve("reorg_raw_files/visual/tree/1.mp4") == found
 
 
 def test_the_none_string_and_blank_mean_no_file(tree: Path) -> None:

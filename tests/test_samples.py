@@ -373,7 +373,7 @@ def test_every_prediction_file_loads_and_scores(bench: str, pred: dict[str, Any]
     assert report["n_scored"] > 0
     # media references resolve with the app's resolver against the manifest's media root
     media = pytest.importorskip("analysis.files.media")
-    resolver = media.MediaResolver([SAMPLES / bench / "media"])
+    resolver = media.MediaResolver([SAMPLES / bench / "media"], module.MEDIA_ALIASES)
     refs = [ref["path"] for text in table["media"].dropna().astype(str) if text for ref in json.loads(text)]
     assert refs
     for ref in refs:

@@ -193,6 +193,9 @@ class Benchmark(Protocol):
     FILES: dict[str, str]
     """``gold`` and ``predictions``: what each kind of file is, in a phrase, for a refusal that
     says what a file is and what was expected."""
+    MEDIA_ALIASES: tuple[tuple[str, str], ...]
+    """First folders of media paths spelled two ways (the files' and the released archive's): each
+    is tried for the other (:class:`analysis.files.media.MediaResolver`)."""
     HARNESS_FORMATS: frozenset[str]
     """The general harnesses' formats (:data:`analysis.files.harness.FORMATS`, ``native`` aside) whose
     prediction files ``load`` reads; empty for a benchmark that reads only its own pipeline's."""

@@ -7,12 +7,13 @@ exists *inside* one of its roots, or to nothing. Nothing outside the roots is ev
 the reference says (``..``, absolute paths, symbolic links leaving the root): the app serves only
 what this module returns, so this check is the security boundary of media serving.
 
-Benchmark quirks handled here:
+Layouts a resolver copes with:
 
-- CMM paths start ``./raw_files/`` in the template but the released archive unpacks to
-  ``reorg_raw_files/``; each spelling is tried for the other. ``"None"`` means no file.
-- VidHalluc's TSH archive may unpack one folder deeper: a file name is also looked up by name
-  anywhere under the roots (an index built once, on first use), when that name is unique there.
+- a first folder spelled differently in a benchmark's files and in its released archive: each
+  benchmark lists such pairs (``MEDIA_ALIASES``) and each spelling is tried for the other;
+- an archive that unpacks one folder deeper: a file name is also looked up by name anywhere under
+  the roots (an index built once, on first use), when that name is unique there;
+- ``"None"``, ``"null"`` or an empty string: no file.
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
 MISSING_SPELLINGS = frozenset({"", "none", "null", "nan"})
-"""Values that mean "no file" (CMM writes the string ``"None"``)."""
+"""Values that mean "no file" (some files write the string ``"None"``)."""
 
-ALIASES: tuple[tuple[str, str], ...] = (("raw_files", "reorg_raw_files"), ("reorg_raw_files", "raw_files"))
-"""First-folder spellings tried for one another (CMM's template versus its released archive)."""
+Aliases = tuple[tuple[str, str], ...]
+"""First-folder spellings tried for one another: ``(("raw", "reorg_raw"),)`` tries each for the other."""
 
 MAX_INDEX_FILES = 500_000
 """The by-name index stops growing past this many files (a root that is a whole disk)."""
@@ -34,10 +35,11 @@ MAX_INDEX_FILES = 500_000
 class MediaResolver:
     """Find media files inside a fixed set of root folders, never outside them."""
 
-    def __init__(self, roots: Sequence[Path]) -> None:
+    def __init__(self, roots: Sequence[Path], aliases: Aliases = ()) -> None:
         self.roots: tuple[Path, ...] = tuple(
             dict.fromkeys(Path(os.path.realpath(r)) for r in roots if Path(r).is_dir())
         )
+        self.aliases = tuple(dict.fromkeys([*aliases, *((new, old) for old, new in aliases)]))
         self._by_name: dict[str, Path | None] | None = None
 
     def resolve(self, reference: str | None) -> Path | None:
@@ -45,7 +47,7 @@ class MediaResolver:
         parts = reference_parts(reference)
         if not parts:
             return None
-        for candidate in _candidates(parts):
+        for candidate in _candidates(parts, self.aliases):
             for root in self.roots:
                 found = self._inside(root, candidate)
                 if found is not None:
@@ -71,7 +73,7 @@ class MediaResolver:
         return found if found is not None and self.contains(found) and found.is_file() else None
 
     def _index(self) -> dict[str, Path | None]:
-        # A name found twice maps to None: CDH-Bench has a "counterfactual.png" in every pair
+        # A name found twice maps to None: a benchmark may hold an "image.png" in every item's
         # folder, and guessing one of them would show the wrong image.
         index: dict[str, Path | None] = {}
         count = 0
@@ -102,13 +104,13 @@ def reference_parts(reference: str | None) -> tuple[str, ...]:
     return tuple(p for p in text.split("/") if p not in {"", ".", ".."})
 
 
-def _candidates(parts: tuple[str, ...]) -> list[PurePosixPath]:
+def _candidates(parts: tuple[str, ...], aliases: Aliases) -> list[PurePosixPath]:
     """Relative paths to try, most specific first: the whole path, its alias, then its tails."""
     out: list[PurePosixPath] = []
     for start in range(len(parts)):
         tail = parts[start:]
         out.append(PurePosixPath(*tail))
-        for old, new in ALIASES:
+        for old, new in aliases:
             if tail[0] == old and len(tail) > 1:
                 out.append(PurePosixPath(new, *tail[1:]))
     return list(dict.fromkeys(out))

@@ -108,7 +108,8 @@ class Catalog:
         keys = self.table[["benchmark", "pair_id"]].iloc[paired]  # two columns, not the whole table
         by_pair = group_indices(keys, list(keys.columns))
         self._rows_by_pair = {(k[0], k[1]): paired[v] for k, v in by_pair.items()}
-        self._resolvers = {b: MediaResolver(r) for b, r in self.media_roots.items()}
+        self._resolvers = {b: MediaResolver(r, benchmarks.get(b).MEDIA_ALIASES)
+                           for b, r in self.media_roots.items()}
         self._views: dict[Filters, npt.NDArray[np.intp]] = {}
         self._views_lock = threading.Lock()
         present = [c for c in chart_columns() if c in self.table]

@@ -108,6 +108,8 @@ FILES: dict[str, str] = {
     "or a method repository's output (MAD, AVCD)",
 }
 """What a gold file and a prediction file of this benchmark are, for refusals of the wrong kind."""
+MEDIA_ALIASES: tuple[tuple[str, str], ...] = ()
+"""Media paths as the files write them."""
 HARNESS_FORMATS: frozenset[str] = frozenset({"lmms-eval", "vlmevalkit", "llava"})
 """The general harnesses' formats ``load`` reads, besides the native one (``docs/formats.md``)."""
 

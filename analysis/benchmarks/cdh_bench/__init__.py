@@ -139,6 +139,8 @@ FILES: dict[str, str] = {
     "predictions": "results.jsonl as written by the official evaluation script",
 }
 """What a gold file and a prediction file of this benchmark are, for refusals of the wrong kind."""
+MEDIA_ALIASES: tuple[tuple[str, str], ...] = ()
+"""Media paths as the files write them."""
 HARNESS_FORMATS: frozenset[str] = frozenset()
 """The general harnesses' formats ``load`` reads, besides the native one (``docs/formats.md``)."""
 

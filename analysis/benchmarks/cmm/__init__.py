@@ -102,6 +102,9 @@ FILES: dict[str, str] = {
     "predictions": "the CMM rows plus the model's answer in pred, final_output.json",
 }
 """What a gold file and a prediction file of this benchmark are, for refusals of the wrong kind."""
+MEDIA_ALIASES: tuple[tuple[str, str], ...] = (("raw_files", "reorg_raw_files"),)
+"""Media paths start ``./raw_files/`` in the template; the released archive unpacks to
+``reorg_raw_files/``."""
 HARNESS_FORMATS: frozenset[str] = frozenset({"lmms-eval", "vlmevalkit"})
 """The general harnesses' formats ``load`` reads, besides the native one (``docs/formats.md``)."""
 

@@ -171,6 +171,8 @@ FILES: dict[str, str] = {
     "predictions": "a results file of the task: a Model Answer per clip, or the model's text per clip or id",
 }
 """What a gold file and a prediction file of this benchmark are, for refusals of the wrong kind."""
+MEDIA_ALIASES: tuple[tuple[str, str], ...] = ()
+"""Media paths as the files write them."""
 HARNESS_FORMATS: frozenset[str] = frozenset({"vlmevalkit"})
 """The general harnesses' formats ``load`` reads, besides the native one (``docs/formats.md``)."""
 

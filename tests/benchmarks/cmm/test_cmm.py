@@ -552,3 +552,15 @@ def test_cli_json_contract(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert set(report["groups"]) == {"sub_category", "granularity"}
     assert cli.main(["score", "cmm", str(path), "--gold", str(path)]) == 2
     assert "takes no --gold" in capsys.readouterr().err
+
+
+def test_the_template_spelling_of_media_finds_the_released_folder(tmp_path: Path) -> None:
+    """CMM's template writes ``./raw_files/``; its released archive unpacks to ``reorg_raw_files/``."""
+    from analysis.benchmarks import get
+    from analysis.files.media import MediaResolver
+
+    clip = tmp_path / "reorg_raw_files" / "visual" / "tree" / "1.mp4"
+    clip.parent.mkdir(parents=True)
+    clip.write_bytes(b"x")
+    resolver = MediaResolver([tmp_path], get("cmm").MEDIA_ALIASES)
+    assert resolver.resolve("./raw_files/visual/tree/1.mp4") == clip.resolve()
