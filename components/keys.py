@@ -2,9 +2,9 @@
 
 Gradio has no hotkeys, so one document-level listener clicks the app's own buttons by ``elem_id``
 (the same code path as a mouse click) and ignores keys typed into any text field, select or
-editable element. A second listener keeps a silent video and its separate audio track (CMM
-visual+audio items) playing, pausing and seeking together; media events do not bubble, so it
-listens in the capture phase, which also covers players rendered after the page loaded.
+editable element. A second listener keeps a silent video and its separate audio track (an item
+whose picture and sound are two files) playing, pausing and seeking together; media events do not
+bubble, so it listens in the capture phase, which also covers players rendered after the page loaded.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ KEYS: tuple[tuple[str, str], ...] = (
 )
 
 REVIEW_KEYS: tuple[tuple[str, str], ...] = (
-    ("y / n", "gold yes / no (STH: scene change)"),
-    ("a-d / 1-4", "gold letter (MCQ: toggle a letter; TSH: a or 1 = AB, b or 2 = BA)"),
-    ("l", "STH locations"),
+    ("y / n", "gold yes / no (or the yes / no part of a two-part gold)"),
+    ("a-d / 1-4", "gold letter, or the choice it starts / its place (a letter set: toggle one)"),
+    ("l", "the text part of a two-part gold"),
     ("enter", "save"),
     ("s", "save and next"),
     ("u", "undo the last save"),
@@ -51,6 +51,12 @@ HEAD = f"""
     const box = document.getElementById(id);
     return visible(box) ? [...box.querySelectorAll("input")] : [];
   }};
+  const pickFirst = (id, letter) => {{
+    // the one choice that starts with the letter (a choice of orders: a = AB, b = BA)
+    const found = inputs(id).filter((x) => x.value.toLowerCase().startsWith(letter));
+    if (found.length === 1) {{ found[0].click(); return true; }}
+    return false;
+  }};
   const pick = (id, value) => {{
     // radios carry their choice as value, Gradio's checkbox groups as name
     const choice = (x) => (x.type === "checkbox" ? x.name : x.value).toLowerCase();
@@ -70,21 +76,20 @@ HEAD = f"""
     if (k === "u") return press("rv-undo");
     if (k === "f") {{ const c = document.querySelector("#rv-flags input"); if (c) c.focus(); return !!c; }}
     if (k === "l") {{
-      const box = document.querySelector("#rv-locations input, #rv-locations textarea");
+      const box = document.querySelector("#rv-part-text input, #rv-part-text textarea");
       if (visible(box)) {{ box.focus(); return true; }}
       return false;
     }}
     if (k === "y" || k === "n") {{
       const word = k === "y" ? "yes" : "no";
-      return pick("rv-gold", word) || pick("rv-scene", word);
+      return pick("rv-gold", word) || pick("rv-part-choice", word);
     }}
     if (inputs("rv-letters").length) {{
       if (/^[a-z]$/.test(k)) return pick("rv-letters", k.toUpperCase());
       if (/^[1-9]$/.test(k)) return nth("rv-letters", k);
     }}
     if (/^[1-9]$/.test(k)) return nth("rv-gold", k);
-    if (/^[a-z]$/.test(k)) return pick("rv-gold", k.toUpperCase()) || (k === "a" && pick("rv-gold", "AB"))
-      || (k === "b" && pick("rv-gold", "BA"));
+    if (/^[a-z]$/.test(k)) return pick("rv-gold", k.toUpperCase()) || pickFirst("rv-gold", k);
     return false;
   }};
   document.addEventListener("keydown", (e) => {{

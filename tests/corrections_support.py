@@ -42,7 +42,7 @@ def _gold_task(name: str, path: Path) -> str | None:
 
 def other_value(benchmark: str, task: str, gold: str, k: int = 0) -> str | None:
     """A gold value of the item's kind that differs from ``gold`` (``k`` picks among several)."""
-    kind = get(benchmark).gold_kind(task, gold)
+    kind = get(benchmark).gold_kind(task, gold).name
     if kind == "yesno":
         return "no" if gold.strip().lower() == "yes" else "yes"
     if kind in ("letter", "letters"):
@@ -70,7 +70,7 @@ def agreeing_value(item: dict[str, Any]) -> str | None:
     from analysis.errors import InvalidLabel
     from analysis.store.values import normalize
 
-    if item["parsed"] is None or get(item["benchmark"]).gold_kind(item["task"] or "", item["gold"]) not in (
+    if item["parsed"] is None or get(item["benchmark"]).gold_kind(item["task"] or "", item["gold"]).name not in (
             "yesno", "letter", "letters", "order"):
         return None
     try:

@@ -201,8 +201,6 @@ def test_each_benchmark_recognises_its_own_files(name: str, path: str, task: str
 def test_gold_kinds_are_known_for_every_sample_item(
     name: str, path: str, task: str | None, role: str
 ) -> None:
-    from typing import get_args
-
     from analysis.benchmarks.base import GoldKind
 
     bench = REGISTRY[name]
@@ -210,10 +208,15 @@ def test_gold_kinds_are_known_for_every_sample_item(
     if role != "gold":
         return
     table = bench.load_gold([file])
-    kinds = {bench.gold_kind(str(t), None if g is None or g is pd.NA else str(g))
-             for t, g in zip(table["task"], table["gold"], strict=True)}
-    assert kinds and kinds <= set(get_args(GoldKind))
+    found = [bench.gold_kind(str(t), None if g is None or g is pd.NA else str(g))
+             for t, g in zip(table["task"], table["gold"], strict=True)]
+    assert found and all(isinstance(k, GoldKind) for k in found)
+    kinds = {k.name for k in found}
     assert kinds != {"text"} or name == "avhbench"  # only AVHBench's captioning references are free text
+    for kind in found:  # a form the review panel can build, with what that form needs
+        assert kind.form != "choice" or kind.choices
+        assert kind.form != "choice-and-text" or (kind.choices and kind.compose and kind.split)
+        assert kind.form != "tagged" or kind.tagging is not None
 
 
 @pytest.mark.parametrize(("name", "path", "task", "role"), _sample_files())

@@ -9,7 +9,7 @@ name a benchmark. ``tests/test_registry_conformance.py`` checks every registered
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypedDict
@@ -38,15 +38,6 @@ class ScoreReport(TypedDict):
 Severity = Literal["error", "warning"]
 
 Role = Literal["gold", "predictions", "manifest"]
-
-GoldKind = Literal["yesno", "letters", "letter", "order", "scene", "tagged", "text"]
-"""The kind of value a gold label takes; :mod:`analysis.store.values` checks and spells each one.
-
-``yesno``: yes/no; ``letters``: a set of option letters (``AC``); ``letter``: one option letter;
-``order``: ``AB`` or ``BA``; ``scene``: ``Scene change: Yes, Locations: from X to Y.``;
-``tagged``: a caption with ``<HALLUCINATION>`` tags (only the tags may change); ``text``: free text.
-The inspector also dispatches on it (an ``order`` item shows both orders, ``tagged`` the spans).
-"""
 
 CellRole = Literal["key", "sum", "row"]
 """How the pre-grouped chart counts (:class:`analysis.charts.cells.ChartCells`) treat a derived column."""
@@ -114,6 +105,102 @@ class Finding:
         """One suggested correction as a ``halluscope import`` row (the reason names the check)."""
         return {"item_id": fix.item_id, "field": fix.field, "value": fix.value,
                 "reason": f"audit {self.check}: {self.detail}"}
+
+
+SpanKind = Literal["hit", "miss", "false alarm", "not compared"]
+"""How a piece of a tagged text was judged: both tag it, only the gold, only the answer, not compared."""
+
+
+@dataclass(frozen=True)
+class SpanPiece:
+    """A piece of a tagged gold text with how it was judged (None: untagged text)."""
+
+    text: str
+    kind: SpanKind | None
+    label: str | None = None
+    """Label type of the gold tag the piece belongs to (hits and misses only)."""
+
+
+@dataclass(frozen=True)
+class SpanView:
+    """A tagged gold text against the answer's tags, as the inspector shows it."""
+
+    pieces: list[SpanPiece]
+    scores: dict[str, float]
+    """Token ``precision``, ``recall``, ``f1`` and ``iou`` of this item."""
+    compared: int
+    """Tokens compared."""
+    gold_tokens: int
+    predicted_tokens: int
+
+
+class Tagging(Protocol):
+    """How a ``tagged`` gold kind reads and writes its markup (a benchmark's own tag rules).
+
+    The reviewer's token picker and the inspector's span view ask it; they never parse tags.
+    """
+
+    def strip(self, tagged: str) -> str:
+        """The text without its tags (the official reading)."""
+        ...
+
+    def tokens(self, clean: str) -> list[tuple[int, int]]:
+        """Token spans ``[start, end)`` of an untagged text, by the benchmark's token rule."""
+        ...
+
+    def selected_tokens(self, tagged: str) -> set[int]:
+        """Indices of the tokens a tag covers."""
+        ...
+
+    def tag_tokens(self, clean: str, selected: Iterable[int]) -> str:
+        """``clean`` with each run of consecutive ``selected`` tokens in one tag; ValueError past the end."""
+        ...
+
+    def view(self, gold: str, answer: str | None, extra: Mapping[str, Any]) -> SpanView:
+        """The gold's tags against the answer's (``answer`` None: a gold-only row, nothing tagged)."""
+        ...
+
+
+Form = Literal["choice", "options", "multi-options", "choice-and-text", "tagged", "text"]
+"""The control a reviewer edits a gold with: ``choice``: one of :attr:`GoldKind.choices`;
+``options``: one of the item's option letters; ``multi-options``: a set of them; ``choice-and-text``:
+one of the choices and a text (:attr:`GoldKind.compose` joins them); ``tagged``: a text whose
+tags are picked token by token; ``text``: free text."""
+
+Facts = Callable[[Mapping[str, Any], Mapping[str, Any]], list[tuple[str, str]]]
+"""(item fields, item extra) -> rows the inspector shows under the answer, as (label, plain text)."""
+
+
+@dataclass(frozen=True)
+class GoldKind:
+    """A kind of gold value: how a reviewer's value is checked and spelled, and how it is edited.
+
+    :mod:`analysis.store.values` calls :attr:`normalize` on every gold written; the review panel
+    builds its control from :attr:`form`; the inspector shows :attr:`facts`. The kinds several
+    benchmarks share are in :mod:`analysis.benchmarks.shared.kinds`; a benchmark may declare its own.
+    """
+
+    name: str
+    """Short id (``yesno``, ``letters``...)."""
+    normalize: Callable[[str, str | None], str]
+    """(value, the item's official gold) -> the canonical spelling; :class:`InvalidLabel` when it
+    does not fit."""
+    form: Form = "text"
+    choices: tuple[str, ...] = ()
+    """``choice``: the values offered; ``choice-and-text``: those of the choice part."""
+    text_label: str = ""
+    """``choice-and-text``: the label of the text part."""
+    compose: Callable[[str, str], str] | None = None
+    """``choice-and-text``: (choice, text) -> the value."""
+    split: Callable[[str | None, Mapping[str, Any]], tuple[str | None, str]] | None = None
+    """``choice-and-text``: (value, the item's extra) -> (choice, text) to fill the form with."""
+    facts: Facts | None = None
+    """Rows the inspector adds for this kind (both orders of an order, say); None for none."""
+    native: Callable[[str, Mapping[str, Any]], str] | None = None
+    """(the item table's gold, the item's extra) -> the gold as a correction spells it, where the
+    table keeps part of it apart; None: as it is."""
+    tagging: Tagging | None = None
+    """``tagged``: the tag rules."""
 
 
 @dataclass(frozen=True)
@@ -248,6 +335,10 @@ class Benchmark(Protocol):
 
     def gold_kind(self, task: str, original: str | None) -> GoldKind:
         """The kind of gold an item of ``task`` takes (``original``: its official gold)."""
+        ...
+
+    def options(self, extra: Mapping[str, Any]) -> list[str]:
+        """Answer options an item keeps in ``extra`` rather than its ``options`` column; empty for none."""
         ...
 
     def rescore(self, table: pd.DataFrame, rows: Bools, labels: Mapping[str, str]) -> None:

@@ -54,17 +54,16 @@ def load_files(bench: Benchmark, files: Sequence[Path], *, gold: Path | None = N
 
 
 def native_gold(bench: Benchmark, row: pd.Series) -> str | None:
-    """The row's gold in the form a correction takes (a scene change joins its locations)."""
+    """The row's gold in the form a correction takes (its kind's ``native`` spelling, where it has one)."""
     gold = row["gold"]
     if gold is None or gold is pd.NA:
         return None
     text = str(gold)
-    if bench.gold_kind(str(row["task"] or ""), text) == "scene":
-        extra = json.loads(row["extra"]) if isinstance(row["extra"], str) and row["extra"] else {}
-        where = extra.get("gold_locations")
-        return f"Scene change: {text}, Locations: {where}" if text.lower() == "yes" and where else \
-            f"Scene change: {text.capitalize()}"
-    return text
+    kind = bench.gold_kind(str(row["task"] or ""), text)
+    if kind.native is None:
+        return text
+    extra = json.loads(row["extra"]) if isinstance(row["extra"], str) and row["extra"] else {}
+    return kind.native(text, extra if isinstance(extra, dict) else {})
 
 
 def item_lines(bench: Benchmark, table: pd.DataFrame, corrected: pd.DataFrame | None = None) -> Iterator[str]:

@@ -19,7 +19,6 @@ import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 
-from analysis.benchmarks.detailverifybench.span_view import SpanPiece, SpanView, span_view
 from analysis.stats.metrics import NO, UNPARSED, YES
 from analysis.table.columns import single_chunks
 
@@ -31,8 +30,6 @@ __all__ = [
     "ItemDetail",
     "MediaRef",
     "OtherAnswer",
-    "SpanPiece",
-    "SpanView",
     "choices",
     "display_frame",
     "filter_mask",
@@ -45,7 +42,6 @@ __all__ = [
     "parsed_spans",
     "position",
     "prepare",
-    "span_view",
     "split_spans",
     "verdict_mark",
     "verdict_word",

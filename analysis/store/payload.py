@@ -62,7 +62,7 @@ def check_item_write(row: Mapping[str, Any] | pd.Series, field: str, value: Any)
         return
     kind = gold_kind(item.benchmark, item.task, item.gold)
     n = option_count(row.get("options"))
-    if kind in ("letter", "letters") and n:
+    if kind.form in ("options", "multi-options") and n:
         allowed = {chr(ord("A") + i) for i in range(n)}
         extra = sorted({c for c in value.upper() if c.isalpha()} - allowed)
         if extra:

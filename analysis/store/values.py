@@ -1,18 +1,9 @@
 """What a label may say: the fields, and each benchmark's gold values in one canonical spelling.
 
 Fields: ``gold`` (the corrected answer), ``flag`` (a set of problem flags), ``note`` (free text).
-Gold values depend on the benchmark and task:
-
-==========================  ==============================================================
-yes/no                      AVHBench binary tasks, CMM, VidHalluc BQA, CDH-Bench qa: ``yes``/``no``
-letters                     VidHalluc MCQ: a set of option letters, ``AC`` (sorted, no repeats)
-letter                      CDH-Bench mc: one option letter
-order                       VidHalluc TSH: ``AB`` or ``BA``
-scene                       VidHalluc STH: ``Scene change: Yes, Locations: from X to Y.``
-tagged caption              DetailVerifyBench: the caption with ``<HALLUCINATION>`` tags; only the
-                            tags may differ from the original text (or give character spans)
-text                        AVHBench captioning references and anything else
-==========================  ==============================================================
+Gold values depend on the benchmark and task: each benchmark says which kind of gold an item takes
+(:class:`analysis.benchmarks.base.GoldKind`: yes/no, a set of option letters, one letter, text, or
+a kind of its own), and the kind checks and spells the value.
 
 ``None`` clears a label (the item goes back to its official value).
 
@@ -25,13 +16,12 @@ keep/drop.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from typing import Any
 
 from analysis import benchmarks
 from analysis.benchmarks.base import GoldKind
-from analysis.benchmarks.detailverifybench.tags import spans_to_tagged, tagged_to_spans, untag
+from analysis.benchmarks.shared.kinds import YES_NO_SPELLINGS
 from analysis.errors import InvalidLabel as InvalidLabel
 
 FIELDS: tuple[str, ...] = ("gold", "flag", "note")
@@ -50,7 +40,6 @@ MAX_NOTE = 20_000
 MAX_REASON = 4_000
 
 
-_YES_NO = {"yes": "yes", "y": "yes", "true": "yes", "no": "no", "n": "no", "false": "no"}
 
 
 def gold_kind(benchmark: str, task: str = "", original: str | None = None) -> GoldKind:
@@ -103,7 +92,7 @@ def normalize_choice(field: str, value: Any) -> str:
     if not isinstance(value, str):
         raise InvalidLabel(f"{field} must be one of {', '.join(allowed)}, got {type(value).__name__}")
     word = value.strip().lower()
-    word = _YES_NO.get(word, word) if allowed == ("yes", "no") else word
+    word = YES_NO_SPELLINGS.get(word, word) if allowed == ("yes", "no") else word
     if word not in allowed:
         raise InvalidLabel(f"{field} must be one of {', '.join(allowed)}, got {value[:40]!r}")
     return word
@@ -122,73 +111,5 @@ def normalize_flags(value: Any) -> str | None:
 
 
 def normalize_gold(value: str, kind: GoldKind, original: str | None = None) -> str:
-    """Canonical gold of one kind."""
-    text = value.strip()
-    if kind == "yesno":
-        word = _YES_NO.get(text.lower())
-        if word is None:
-            raise InvalidLabel(f"gold must be yes or no, got {text[:40]!r}")
-        return word
-    if kind in ("letters", "letter", "order"):
-        return _letters(text, kind)
-    if kind == "scene":
-        return _scene(text)
-    if kind == "tagged":
-        return _tagged(value, original)
-    if not text:
-        raise InvalidLabel("gold is empty")
-    return text
-
-
-def _letters(text: str, kind: GoldKind) -> str:
-    letters = [c for c in text.upper() if c not in " ,;/|"]
-    if not letters or any(c not in "ABCD" for c in letters):
-        raise InvalidLabel(f"gold must be option letters A-D, got {text[:40]!r}")
-    if kind == "letters":
-        return "".join(sorted(set(letters)))
-    if kind == "letter":
-        if len(letters) != 1:
-            raise InvalidLabel(f"gold must be one option letter, got {text[:40]!r}")
-        return letters[0]
-    order = "".join(letters)
-    if order not in ("AB", "BA"):
-        raise InvalidLabel(f"gold must be the order AB or BA, got {text[:40]!r}")
-    return order
-
-
-_SCENE = re.compile(r"^\s*(?:scene change\s*:\s*)?(yes|no)\s*(?:,\s*locations\s*:\s*(.*))?$", re.I | re.S)
-
-
-def _scene(text: str) -> str:
-    if text.startswith("{"):
-        try:
-            obj = json.loads(text)
-            text = f"Scene change: {obj['Scene change']}, Locations: {obj.get('Locations', '')}"
-        except (ValueError, KeyError, TypeError):
-            raise InvalidLabel("STH gold must be {'Scene change': ..., 'Locations': ...}") from None
-    match = _SCENE.match(text)
-    if match is None:
-        raise InvalidLabel("STH gold must read 'Scene change: Yes, Locations: from X to Y.', "
-                           f"got {text[:40]!r}")
-    change = match.group(1).capitalize()
-    locations = (match.group(2) or "").strip()
-    if change == "Yes" and not re.match(r"from (.+?) to (.+?)\.", locations, re.I):
-        raise InvalidLabel("a scene change needs its locations as 'from X to Y.'")
-    return f"Scene change: {change}, Locations: {locations}" if change == "Yes" else "Scene change: No"
-
-
-def _tagged(value: str, original: str | None) -> str:
-    clean = untag(original) if original is not None else None
-    if value.lstrip().startswith("{"):
-        try:
-            spans = json.loads(value)["spans"]
-        except (ValueError, KeyError, TypeError):
-            raise InvalidLabel('spans must be given as {"spans": [[start, end], ...]}') from None
-        if clean is None:
-            raise InvalidLabel("spans need the item's caption to apply to")
-        return spans_to_tagged(clean, spans)
-    spans = tagged_to_spans(value)
-    text = untag(value)
-    if clean is not None and text != clean:
-        raise InvalidLabel("the caption text differs from the original; only the tags may change")
-    return spans_to_tagged(text, spans)
+    """Canonical gold of one kind (:class:`InvalidLabel` when it does not fit)."""
+    return kind.normalize(value, original)

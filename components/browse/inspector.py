@@ -13,9 +13,9 @@ import gradio as gr
 import pandas as pd
 
 from analysis import benchmarks
-from analysis.benchmarks.detailverifybench.spans import NO_HALLUCINATION
+from analysis.benchmarks.base import Tagging
 from analysis.load.catalog import Catalog
-from analysis.query.views import ItemDetail, span_view
+from analysis.query.views import ItemDetail
 from components.browse import render
 from components.keys import MEDIA_ID, NEXT_ID, PREV_ID
 
@@ -70,25 +70,23 @@ def inspect_row(catalog: Catalog, row: int | None, position: str = "",
     if row is None or not 0 <= row < len(catalog.table):
         return position, "", EMPTY, gr.update(value="", visible=False), ""
     detail = detail or catalog.detail(row)
-    bench = str(detail.fields["benchmark"])
+    bench = benchmarks.get(str(detail.fields["benchmark"]))
     gold = detail.fields.get("gold")
-    kind = benchmarks.get(bench).gold_kind(str(detail.fields.get("task") or ""),
-                                           None if gold is None or gold is pd.NA else str(gold))
-    is_span = kind == "tagged"
-    media = render.media_html(detail, catalog.resolver(bench))
-    item = render.item_html(detail, kind=kind)
-    spans = (
-        gr.update(value=spans_for(detail), visible=True) if is_span else gr.update(value="", visible=False)
-    )
+    original = None if gold is None or gold is pd.NA else str(gold)
+    kind = bench.gold_kind(str(detail.fields.get("task") or ""), original)
+    media = render.media_html(detail, catalog.resolver(bench.NAME))
+    item = render.item_html(detail, kind=kind, options=bench.options(detail.extra))
+    spans = (gr.update(value=spans_for(detail, kind.tagging), visible=True) if kind.tagging is not None
+             else gr.update(value="", visible=False))
     return position, media, item, spans, render.others_html(detail.others)
 
 
-def spans_for(detail: ItemDetail) -> str:
-    """The DetailVerifyBench span view of a row: gold tags against the tags the model wrote."""
+def spans_for(detail: ItemDetail, tagging: Tagging) -> str:
+    """The span view of a row whose gold is tagged: the gold's tags against the tags the model wrote.
+
+    A gold-only row has no answer: its gold tags show as misses against nothing tagged.
+    """
     gold = str(detail.fields.get("gold") or "")
     raw = detail.fields.get("raw_answer")
-    # Gold-only rows have no answer: show the gold tags (as misses) against "nothing flagged".
-    predicted = NO_HALLUCINATION if raw is None else str(raw)
     reason = "" if detail.fields.get("scored") else str(detail.fields.get("skip_reason") or "not scored")
-    labels = detail.extra.get("hallucination_labels") or []
-    return render.spans_html(span_view(gold, predicted, labels if isinstance(labels, list) else []), reason)
+    return render.spans_html(tagging.view(gold, None if raw is None else str(raw), detail.extra), reason)

@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from analysis.benchmarks.base import GoldKind
+from analysis.benchmarks.base import GoldKind, SpanView
+from analysis.benchmarks.shared.kinds import TEXT
 from analysis.files.media import MediaResolver
-from analysis.query.views import ItemDetail, MediaRef, OtherAnswer, SpanView
+from analysis.query.views import ItemDetail, MediaRef, OtherAnswer
 
 FILE_ROUTE = "gradio_api/file="
 """Gradio's route for files under ``allowed_paths`` (relative, so it works under a proxy prefix)."""
@@ -62,7 +63,7 @@ def media_html(detail: ItemDetail, resolver: MediaResolver) -> str:
     refs = sorted(detail.media, key=lambda r: (r.side, r.kind != "video"))
     if not refs:
         return '<p class="hs-none">This item has no media.</p>'
-    # A silent video and a separate audio track of the same side play together (CMM visual+audio).
+    # A silent video and a separate audio track of the same side play together.
     sides = {r.side for r in refs}
     blocks: list[str] = []
     for index, side in enumerate(sorted(sides)):
@@ -114,22 +115,13 @@ def _text(value: object, empty: str = "") -> str:
     return escape(str(value)) if value is not None and value != "" else empty
 
 
-def _options(detail: ItemDetail) -> list[str]:
-    """Answer options: the ``options`` column, else VidHalluc MCQ's ``Choices`` kept in ``extra``."""
-    if detail.options:
-        return [str(o) for o in detail.options]
-    choices = detail.extra.get("Choices")
-    if isinstance(choices, dict):
-        return [f"{k}. {v}" for k, v in choices.items()]
-    return []
-
-
-def item_html(detail: ItemDetail, *, kind: GoldKind = "text") -> str:
+def item_html(detail: ItemDetail, *, kind: GoldKind = TEXT, options: list[str] | None = None) -> str:
     """Question, options, answer with its reading, gold and verdicts of one row.
 
-    ``kind`` is the item's gold kind (its benchmark says). A ``tagged`` item's caption and tags
-    are shown by the span view, so here only the verdicts and the model's raw output (folded)
-    appear; ``order`` and ``scene`` items get their own facts (:func:`task_html`).
+    ``kind`` is the item's gold kind (its benchmark says). A ``tagged`` item's text and tags are
+    shown by the span view, so here only the verdicts and the model's raw output (folded) appear;
+    a kind with facts of its own gets them (:func:`task_html`). ``options``: the answer options
+    the benchmark keeps outside the ``options`` column, shown when that column is empty.
     """
     f = detail.fields
     keys = ("benchmark", "model", "task", "category", "subcategory")
@@ -138,7 +130,7 @@ def item_html(detail: ItemDetail, *, kind: GoldKind = "text") -> str:
         f'<div class="hs-meta">{where}<br><code>{escape(str(f["item_id"]))}</code> '
         f'<span class="hs-source">{_text(f.get("source"))}</span></div>'
     ]
-    if kind == "tagged":
+    if kind.form == "tagged":
         parts.append(_facts(detail, parsed=False, gold=False))
         raw = detail.extra.get("raw_output")
         if raw:
@@ -148,7 +140,7 @@ def item_html(detail: ItemDetail, *, kind: GoldKind = "text") -> str:
             )
         return "".join(parts)
     parts.append(f'<div class="hs-question">{_text(f.get("question"))}</div>')
-    options = _options(detail)
+    options = [str(o) for o in detail.options] or list(options or [])
     if options:
         parts.append('<ul class="hs-options">' + "".join(f"<li>{escape(o)}</li>" for o in options) + "</ul>")
     parts += [answer_html(detail), _facts(detail), task_html(detail, kind), pair_html(detail)]
@@ -184,30 +176,12 @@ def _facts(detail: ItemDetail, *, parsed: bool = True, gold: bool = True) -> str
     return f'<table class="hs-facts">{"".join(rows)}</table>'
 
 
-_ACTION = re.compile(r"Action ([AB])\.\s*([^\n]*)")
-
-
 def task_html(detail: ItemDetail, kind: GoldKind) -> str:
-    """Facts of an order or scene gold: both actions in the read and gold orders; the scene change."""
-    f = detail.fields
-    if kind == "order":
-        actions = dict(_ACTION.findall(str(f.get("question") or "")))
-
-        def order(text: object) -> str:
-            steps = [f"{c}: {actions[c]}" if c in actions else c for c in str(text or "")]
-            return " → ".join(escape(step) for step in steps) or "(none)"
-
-        rows = _row("model order", order(f.get("parsed"))) + _row("gold order", order(f.get("gold")))
-        return f'<table class="hs-facts hs-task">{rows}</table>'
-    if kind == "scene":
-        x = detail.extra
-        rows = _row(
-            "model",
-            f"scene change {_text(f.get('parsed'), '(unparsed)')} · "
-            f"{_text(x.get('locations'), '(no locations)')}",
-        ) + _row("gold", f"scene change {_text(f.get('gold'))} · {_text(x.get('gold_locations'), '-')}")
-        return f'<table class="hs-facts hs-task">{rows}</table>'
-    return ""
+    """The facts the item's gold kind adds (both orders of an order, a scene change...), escaped."""
+    if kind.facts is None:
+        return ""
+    rows = "".join(_row(label, escape(text)) for label, text in kind.facts(detail.fields, detail.extra))
+    return f'<table class="hs-facts hs-task">{rows}</table>'
 
 
 def pair_html(detail: ItemDetail) -> str:
@@ -249,7 +223,7 @@ def others_html(others: list[OtherAnswer]) -> str:
 
 
 def spans_html(view: SpanView, reason: str = "") -> str:
-    """A DetailVerifyBench caption coloured by hits, false alarms and misses, with scores."""
+    """A tagged text coloured by hits, false alarms and misses, with scores."""
     legend = (
         '<div class="hs-legend"><span class="hs-hit">hit</span> <span class="hs-fa">false alarm</span> '
         '<span class="hs-miss">miss</span> <span class="hs-note">hover a span for its label type</span></div>'

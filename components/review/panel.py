@@ -11,7 +11,6 @@ official gold are hidden.
 from __future__ import annotations
 
 import json
-import re
 import uuid
 from dataclasses import dataclass
 from html import escape
@@ -20,6 +19,7 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
+from analysis.benchmarks.base import GoldKind
 from analysis.store import FLAGS, Identity, InvalidLabel, NoChange, NothingToUndo, events_frame
 from analysis.store.identity import IdentityMismatch
 from analysis.store.payload import submit
@@ -29,8 +29,6 @@ from components.browse.render import md_text
 from components.review.context import Refused, ReviewContext
 from components.review.span_picker import build_picker
 
-CHOICES: dict[str, list[str]] = {"yesno": ["yes", "no"], "order": ["AB", "BA"]}
-SCENE = ["Yes", "No"]
 READ_ONLY = "**Read-only demo.** Sign in to relabel, flag or note items; every write is refused without one."
 SIGN_IN_SPACES = "Sign in with the *Sign in with Hugging Face* button on the left."
 SIGN_IN_SERVE = ("To sign in, start the app with reviewers: `halluscope serve --auth USER:PASS` "
@@ -47,8 +45,10 @@ class ReviewWidgets:
     gold: gr.Radio
     gold_text: gr.Textbox
     letters: gr.CheckboxGroup
-    scene: gr.Radio
-    locations: gr.Textbox
+    part_choice: gr.Radio
+    """The choice part of a ``choice-and-text`` gold."""
+    part_text: gr.Textbox
+    """Its text part."""
     flags: gr.CheckboxGroup
     note: gr.Textbox
     reason: gr.Textbox
@@ -69,8 +69,8 @@ class ReviewWidgets:
 
     def inputs(self) -> list[Any]:
         """The form values :func:`save` takes after the row."""
-        return [self.gold, self.gold_text, self.flags, self.note, self.reason, self.letters, self.scene,
-                self.locations]
+        return [self.gold, self.gold_text, self.flags, self.note, self.reason, self.letters, self.part_choice,
+                self.part_text]
 
 
 def build_review() -> ReviewWidgets:
@@ -82,8 +82,8 @@ def build_review() -> ReviewWidgets:
             gold_text = gr.Textbox(label="Gold", visible=False, elem_id="rv-gold-text", scale=2, lines=2)
             letters = gr.CheckboxGroup([], label="Gold option letters (a-d toggle)", visible=False,
                                        elem_id="rv-letters", scale=2)
-            scene = gr.Radio(SCENE, label="Scene change (y / n)", visible=False, elem_id="rv-scene", scale=1)
-            locations = gr.Textbox(label="Locations (l): from X to Y.", visible=False, elem_id="rv-locations",
+            part_choice = gr.Radio([], label="Gold (y / n)", visible=False, elem_id="rv-part-choice", scale=1)
+            part_text = gr.Textbox(label="Detail (l)", visible=False, elem_id="rv-part-text",
                                    scale=2)
             flags = gr.CheckboxGroup(list(FLAGS), label="Flags (f)", elem_id="rv-flags", scale=2)
         picker = build_picker()
@@ -101,7 +101,7 @@ def build_review() -> ReviewWidgets:
     with gr.Accordion("Label history of this item", open=True):
         history = gr.HTML("", elem_id="rv-history", js_on_load=None, padding=False)
     drafts = gr.State({})
-    return ReviewWidgets(who, gold, gold_text, letters, scene, locations, flags, note, reason, history,
+    return ReviewWidgets(who, gold, gold_text, letters, part_choice, part_text, flags, note, reason, history,
                          message, save, save_next, undo, group, drafts, picker)
 
 
@@ -112,7 +112,7 @@ def read_only_note(ctx: ReviewContext) -> str:
     return f"{READ_ONLY} {SIGN_IN_SPACES if ctx.oauth else SIGN_IN_SERVE}"
 
 
-def _kind(item: pd.Series) -> str:
+def _kind(item: pd.Series) -> GoldKind:
     gold = item.get("gold")
     original = None if gold is None or pd.isna(gold) else str(gold)
     return gold_kind(str(item["benchmark"]), str(item.get("task") or ""), original)
@@ -123,20 +123,20 @@ def _letters_of(item: pd.Series) -> list[str]:
     return [chr(ord("A") + i) for i in range(min(max(n, 2), 26))]
 
 
-def _choices(item: pd.Series, kind: str) -> list[str] | None:
-    if kind in CHOICES:
-        return CHOICES[kind]
-    if kind == "letter":
+def _choices(item: pd.Series, kind: GoldKind) -> list[str] | None:
+    if kind.form == "choice":
+        return list(kind.choices)
+    if kind.form == "options":
         return _letters_of(item)
     return None
 
 
-def canonical(value: str | None, kind: str, original: str | None = None) -> str | None:
+def canonical(value: str | None, kind: GoldKind, original: str | None = None) -> str | None:
     """``value`` in the spelling the controls use (``Yes`` -> ``yes``); as is when it has none."""
     if value is None:
         return None
     try:
-        return normalize_gold(value, kind, original)  # type: ignore[arg-type]
+        return normalize_gold(value, kind, original)
     except InvalidLabel:
         return value
 
@@ -185,18 +185,6 @@ def _show(value: object) -> str:
     return text if len(text) <= 120 else text[:119] + "…"
 
 
-_SCENE = re.compile(r"\s*(?:scene change\s*:\s*)?(yes|no)\s*(?:,\s*locations\s*:\s*(.*))?$", re.I | re.S)
-
-
-def _scene_parts(gold: str | None) -> tuple[str | None, str]:
-    if not gold:
-        return None, ""
-    match = _SCENE.match(gold)
-    if match is None:
-        return None, ""
-    return match.group(1).capitalize(), (match.group(2) or "").strip()
-
-
 def _extra(item: pd.Series) -> dict[str, Any]:
     try:
         found = json.loads(str(item.get("extra") or "{}"))
@@ -206,7 +194,7 @@ def _extra(item: pd.Series) -> dict[str, Any]:
 
 
 def _controls(item: pd.Series, gold: str | None) -> list[Any]:
-    """Updates of the gold controls (radio, text, letters, scene, locations) for one kind of gold."""
+    """Updates of the gold controls (radio, text, letters, choice and text parts) for one kind of gold."""
     kind = _kind(item)
     original = item.get("gold")
     original = None if original is None or pd.isna(original) else str(original)
@@ -216,16 +204,15 @@ def _controls(item: pd.Series, gold: str | None) -> list[Any]:
     if choices:
         return [gr.update(choices=choices, value=value if value in choices else None, visible=True),
                 gr.update(value="", visible=False), hide, hide, hide]
-    if kind == "letters":
+    if kind.form == "multi-options":
         picked = [c for c in (value or "") if c.isalpha()]
         return [gr.update(choices=[], value=None, visible=False), gr.update(value="", visible=False),
                 gr.update(choices=_letters_of(item), value=picked, visible=True), hide, hide]
-    if kind == "scene":
-        change, where = _scene_parts(value)
-        if change == "Yes" and not where:  # the official STH gold keeps its locations apart
-            where = str(_extra(item).get("gold_locations") or "")
+    if kind.form == "choice-and-text" and kind.split is not None:
+        choice, text = kind.split(value, _extra(item))
         return [gr.update(choices=[], value=None, visible=False), gr.update(value="", visible=False), hide,
-                gr.update(value=change, visible=True), gr.update(value=where, visible=True)]
+                gr.update(choices=list(kind.choices), value=choice, visible=True),
+                gr.update(value=text, label=kind.text_label or "Detail (l)", visible=True)]
     return [gr.update(choices=[], value=None, visible=False), gr.update(value=value or "", visible=True),
             hide, hide, hide]
 
@@ -255,9 +242,9 @@ def panel(ctx: ReviewContext, row: int | None, who: Identity | None, blind: bool
     official = None if official is None or pd.isna(official) else str(official)
     gold = mine.get("gold") or (None if blind else official)
     flags = [f for f in str(final.get("flag") or "").split(",") if f]
-    radio, text, letters, scene, locations = _controls(item, gold)
+    radio, text, letters, part_choice, part_text = _controls(item, gold)
     form = [radio, text, gr.update(value=flags), gr.update(value=final.get("note") or ""),
-            gr.update(value=""), letters, scene, locations]
+            gr.update(value=""), letters, part_choice, part_text]
     draft = (drafts or {}).get(int(row))
     if draft is not None:
         head += " · **unsaved draft restored**: save it, or change it back"
@@ -266,24 +253,22 @@ def panel(ctx: ReviewContext, row: int | None, who: Identity | None, blind: bool
 
 
 def form_value(item: pd.Series, gold: str | None, gold_text: str | None, letters: list[str] | None,
-               scene: str | None, locations: str | None) -> str | None:
+               part_choice: str | None, part_text: str | None) -> str | None:
     """The gold the form says, from whichever control the item's kind of gold uses."""
     kind = _kind(item)
     if _choices(item, kind):
         return gold or None
-    if kind == "letters":
+    if kind.form == "multi-options":
         return "".join(sorted(set(letters or []))) or None
-    if kind == "scene":
-        if not scene:
-            return None
-        where = (locations or "").strip()
-        return f"Scene change: Yes, Locations: {where}" if scene == "Yes" else "Scene change: No"
+    if kind.form == "choice-and-text" and kind.compose is not None:
+        return kind.compose(part_choice, part_text or "") if part_choice else None
     return gold_text or None
 
 
 def save(ctx: ReviewContext, row: int | None, who: Identity | None, blind: bool | None, gold: str | None,
          gold_text: str | None, flags: list[str] | None, note: str | None, reason: str | None,
-         letters: list[str] | None = None, scene: str | None = None, locations: str | None = None) -> str:
+         letters: list[str] | None = None, part_choice: str | None = None,
+         part_text: str | None = None) -> str:
     """Write what changed on the form (gold, flags, note) as ``who``, as one undoable save."""
     if ctx.store is None or who is None:
         raise Refused("Refused: sign in to review (this app is read-only without a reviewer).")
@@ -291,7 +276,7 @@ def save(ctx: ReviewContext, row: int | None, who: Identity | None, blind: bool 
     item = ctx.row(row)
     events = item_events(ctx, item)
     final = current_values(events, "final")
-    value = form_value(item, gold, gold_text, letters, scene, locations)
+    value = form_value(item, gold, gold_text, letters, part_choice, part_text)
     writes: list[tuple[str, str, Any]] = []
     if value:
         writes.append(("vote" if blind else "relabel", "gold", value))

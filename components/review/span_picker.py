@@ -1,6 +1,7 @@
-"""Token picker for DetailVerifyBench gold: click the hallucinated tokens instead of typing tags.
+"""Token picker for a tagged gold: click the tagged tokens instead of typing tags.
 
-The clean caption's tokens (official token rule) are chips in a ``gr.HTML``; a click toggles a chip
+The untagged text's tokens (the benchmark's token rule, through its gold kind's
+:class:`~analysis.benchmarks.base.Tagging`) are chips in a ``gr.HTML``; a click toggles a chip
 and its ``js_on_load`` writes the selected indices (``"3,4,9"``) into a visually hidden textbox,
 whose ``input`` event asks the server for the tagged caption (:func:`picked`), which lands in the
 gold text field. Saving goes through the panel's usual save path, so the store validates the
@@ -18,14 +19,19 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from analysis.benchmarks.detailverifybench.span_edit import parse_indices, selected_tokens, tag_tokens
-from analysis.benchmarks.detailverifybench.spans import strip_tags, tokenize
+from analysis.benchmarks.base import Tagging
 from analysis.store.values import gold_kind
 from components.review.context import ReviewContext
 
 
 class NotTagged(Exception):
-    """The item's gold is not a tagged caption, or the selection names no token of it."""
+    """The item's gold is not a tagged text, or the selection names no token of it."""
+
+
+def parse_indices(text: str | None) -> list[int]:
+    """Token indices sent by the picker as ``"1,4,5"``; anything that is not an integer is dropped."""
+    parts = (text or "").replace(" ", "").split(",")
+    return [int(part) for part in parts if part.isascii() and part.isdigit()]
 
 PRIVATE: dict[str, Any] = {"api_visibility": "private", "concurrency_limit": None}
 
@@ -69,7 +75,7 @@ class SpanPicker:
 
 
 def build_picker() -> SpanPicker:
-    """The picker (hidden until a DetailVerifyBench item is open) and its hidden selection field.
+    """The picker (hidden until an item with a tagged gold is open) and its hidden selection field.
 
     Call ``selection.render()`` where the field may live (outside any ``gr.Group``).
     """
@@ -81,12 +87,12 @@ def build_picker() -> SpanPicker:
     return SpanPicker(chips, selection)
 
 
-def picker_html(clean: str, selected: set[int]) -> str:
+def picker_html(clean: str, selected: set[int], tagging: Tagging) -> str:
     """Chips for the tokens of ``clean``, the text between them kept as (escaped) plain text."""
     parts = ['<div class="hs-picker-head">Click the hallucinated tokens '
              '(consecutive tokens become one tag):</div><div class="hs-picker">']
     pos = 0
-    for i, (start, end) in enumerate(tokenize(clean)):
+    for i, (start, end) in enumerate(tagging.tokens(clean)):
         on = i in selected
         parts.append(escape(clean[pos:start]))
         parts.append(f'<button type="button" class="hs-tok{" hs-sel" if on else ""}" data-i="{i}" '
@@ -96,37 +102,42 @@ def picker_html(clean: str, selected: set[int]) -> str:
     return "".join(parts)
 
 
-def caption_of(ctx: ReviewContext, row: int | None) -> str | None:
-    """The clean caption of a DetailVerifyBench row (from the server's table), else None."""
+def caption_of(ctx: ReviewContext, row: int | None) -> tuple[str, Tagging] | None:
+    """The untagged text of a row whose gold is tagged (from the server's table) and its tag rules."""
     if row is None or ctx.store is None:
         return None
     if not 0 <= int(row) < len(ctx.catalog.table):
         return None
     item = ctx.catalog.table.iloc[int(row)]
     gold = item.get("gold")
-    if gold is None or pd.isna(gold) or gold_kind(str(item["benchmark"])) != "tagged":
+    if gold is None or pd.isna(gold):
         return None
-    return strip_tags(str(gold))
+    tagging = gold_kind(str(item["benchmark"]), str(item.get("task") or ""), str(gold)).tagging
+    if tagging is None:
+        return None
+    return tagging.strip(str(gold)), tagging
 
 
 def render(ctx: ReviewContext, row: int | None, gold_text: str | None) -> Any:
-    """The picker for ``row``, its chips selected from the gold text's tags; hidden off DVB items."""
-    clean = caption_of(ctx, row)
-    if clean is None:
+    """The picker for ``row``, its chips selected from the gold text's tags; hidden for other golds."""
+    found = caption_of(ctx, row)
+    if found is None:
         return gr.update(value="", visible=False)
+    clean, tagging = found
     text = gold_text or ""
-    # a hand-edited caption whose text differs has no token selection the picker can show
-    chosen = selected_tokens(text) if strip_tags(text) == clean else set()
-    return gr.update(value=picker_html(clean, chosen), visible=True)
+    # a hand-edited text that differs has no token selection the picker can show
+    chosen = tagging.selected_tokens(text) if tagging.strip(text) == clean else set()
+    return gr.update(value=picker_html(clean, chosen, tagging), visible=True)
 
 
 def picked(ctx: ReviewContext, row: int | None, selection: str | None) -> str:
-    """The tagged caption for the token indices the picker sent (the new gold text)."""
-    clean = caption_of(ctx, row)
-    if clean is None:
-        raise NotTagged("This item's gold is not a tagged caption.")
+    """The tagged text for the token indices the picker sent (the new gold text)."""
+    found = caption_of(ctx, row)
+    if found is None:
+        raise NotTagged("This item's gold is not a tagged text.")
+    clean, tagging = found
     try:
-        return tag_tokens(clean, parse_indices((selection or "").rpartition("|")[2]))
+        return tagging.tag_tokens(clean, parse_indices((selection or "").rpartition("|")[2]))
     except ValueError as exc:
         raise NotTagged(str(exc)) from exc
 

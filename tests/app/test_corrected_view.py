@@ -49,10 +49,10 @@ def _fix_one_wrong_answer(ctx: ReviewContext, benchmark: str, task: str | None =
     item = {k: (None if v is None or v is pd.NA else str(v)) for k, v in item.items()}
     value = agreeing_value(item) or other_value(benchmark, str(item["task"] or ""), str(item["gold"]))
     assert value is not None
-    # the panel's control for the item's kind of gold: letters for MCQ, change + locations for STH
+    # the panel's control for the item's kind of gold: letters for a letter set, both parts of a two-part gold
     change, _, where = value.removeprefix("Scene change: ").partition(", Locations: ")
     save(ctx, row, ALICE, False, value, value, [], "", "wrong gold", letters=list(value),
-         scene=change if change in ("Yes", "No") else None, locations=where)
+         part_choice=change if change in ("Yes", "No") else None, part_text=where)
     return row
 
 

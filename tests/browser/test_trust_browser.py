@@ -255,7 +255,7 @@ def _tsh_keys(page: Any) -> None:
 
 
 def _sth_keys(page: Any) -> None:
-    scene = page.locator("#rv-scene")
+    scene = page.locator("#rv-part-choice")
     expect(scene).to_be_visible(timeout=T)
     scene.locator("input[value='Yes']").click()
     page.keyboard.press("n")
@@ -263,7 +263,7 @@ def _sth_keys(page: Any) -> None:
     page.keyboard.press("y")
     expect(scene.locator("input[value='Yes']")).to_be_checked(timeout=T)
     page.keyboard.press("l")
-    assert page.evaluate("document.activeElement.closest('#rv-locations') !== null")
+    assert page.evaluate("document.activeElement.closest('#rv-part-text') !== null")
     _shoot(page, "sth-keys-1280-light")
 
 

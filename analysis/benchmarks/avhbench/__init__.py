@@ -243,6 +243,11 @@ def gold_kind(task: str, original: str | None) -> GoldKind:
     return _gold.gold_kind(task, original)
 
 
+def options(extra: Mapping[str, Any]) -> list[str]:
+    """None kept outside the ``options`` column."""
+    return []
+
+
 def rescore(table: pd.DataFrame, rows: Bools, labels: Mapping[str, str]) -> None:
     """The parsed yes/no against the corrected gold (both readings)."""
     _gold.rescore(table, rows, labels)

@@ -9,11 +9,12 @@ import pandas as pd
 from analysis.benchmarks.avhbench.table import CAPTIONING
 from analysis.benchmarks.base import Bools, GoldKind
 from analysis.benchmarks.shared.corrected import set_verdicts
+from analysis.benchmarks.shared.kinds import TEXT, YES_NO
 
 
 def gold_kind(task: str, original: str | None) -> GoldKind:
     """Yes/no, except the captioning references (text)."""
-    return "text" if task == CAPTIONING else "yesno"
+    return TEXT if task == CAPTIONING else YES_NO
 
 
 def rescore(out: pd.DataFrame, rows: Bools, _labels: Mapping[str, str]) -> None:

@@ -293,6 +293,11 @@ def gold_kind(task: str, original: str | None) -> GoldKind:
     return _gold.gold_kind(task, original)
 
 
+def options(extra: Mapping[str, Any]) -> list[str]:
+    """None kept outside the ``options`` column."""
+    return []
+
+
 def rescore(table: pd.DataFrame, rows: Bools, labels: Mapping[str, str]) -> None:
     """Official re-parse and strict reader against the new gold.
 

@@ -12,15 +12,16 @@ import pandas as pd
 from analysis.benchmarks.base import Bools, GoldKind
 from analysis.benchmarks.cdh_bench import parse, read
 from analysis.benchmarks.shared.corrected import set_verdicts
+from analysis.benchmarks.shared.kinds import LETTER, TEXT, YES_NO
 
 
 def gold_kind(task: str, original: str | None) -> GoldKind:
     """``mc``: one option letter; ``qa``: yes/no where the official gold is yes/no, else text."""
     if task == "mc":
-        return "letter"
+        return LETTER
     if task == "qa" and (original is None or original.strip().lower() in ("yes", "no")):
-        return "yesno"
-    return "text"
+        return YES_NO
+    return TEXT
 
 
 def rescore(out: pd.DataFrame, rows: Bools, labels: Mapping[str, str]) -> None:

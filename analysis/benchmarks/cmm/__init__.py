@@ -78,6 +78,7 @@ from analysis.benchmarks.cmm.detect import recognise as recognise
 from analysis.benchmarks.cmm.read import Rows, read_rows
 from analysis.benchmarks.cmm.scoring import DETAIL_GROUP, flags, grouped
 from analysis.benchmarks.shared.corrected import load_as_shown
+from analysis.benchmarks.shared.kinds import YES_NO
 from analysis.errors import InputError
 from analysis.files import harness
 from analysis.stats.clusters import ClusterStats
@@ -272,7 +273,12 @@ def _model_name(rows: Rows) -> str | None:
 
 def gold_kind(task: str, original: str | None) -> GoldKind:
     """Yes/no."""
-    return "yesno"
+    return YES_NO
+
+
+def options(extra: Mapping[str, Any]) -> list[str]:
+    """None kept outside the ``options`` column."""
+    return []
 
 
 def rescore(table: pd.DataFrame, rows: Bools, labels: Mapping[str, str]) -> None:

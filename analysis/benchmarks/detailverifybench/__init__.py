@@ -129,6 +129,7 @@ from analysis.benchmarks.detailverifybench.scoring import (
     label_type_recall as label_type_recall,
 )
 from analysis.benchmarks.detailverifybench.spans import strip_tags
+from analysis.benchmarks.detailverifybench.tagging import TAGGED
 from analysis.benchmarks.shared.corrected import load_as_shown
 from analysis.errors import InputError
 from analysis.files.readers import without_gc_pauses
@@ -353,7 +354,12 @@ def audit(paths: Sequence[Path], *, media_root: Path | None = None) -> list[Find
 
 def gold_kind(task: str, original: str | None) -> GoldKind:
     """A tagged caption: only the ``<HALLUCINATION>`` tags may change."""
-    return "tagged"
+    return TAGGED
+
+
+def options(extra: Mapping[str, Any]) -> list[str]:
+    """None kept outside the ``options`` column."""
+    return []
 
 
 def rescore(table: pd.DataFrame, rows: Bools, labels: Mapping[str, str]) -> None:

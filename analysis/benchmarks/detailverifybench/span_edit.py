@@ -51,9 +51,3 @@ def selected_tokens(tagged_caption: str) -> set[int]:
     """Indices of the tokens that overlap a tag pair, read as the official scorer reads tags."""
     _, _, flags = token_flags(tagged_caption)
     return {i for i, flag in enumerate(flags) if flag}
-
-
-def parse_indices(text: str | None) -> list[int]:
-    """Token indices sent by the picker as ``"1,4,5"``; anything that is not an integer is dropped."""
-    parts = (text or "").replace(" ", "").split(",")
-    return [int(part) for part in parts if part.isascii() and part.isdigit()]

@@ -1,20 +1,20 @@
 """DetailVerifyBench span view: hits, false alarms and misses over the caption, with label types.
 
-Private helper of :mod:`analysis.query.views`. It follows the official scorer's reading
-(``docs/benchmarks/detailverifybench.md``): tokens by the official regex on the untagged text, a
-token hallucinated when it overlaps a tag, and no alignment (the prediction's token *i* is
+The inspector's view of an item (``TAGGING.view`` in :mod:`.tagging`). It follows the official
+scorer's reading (``docs/benchmarks/detailverifybench.md``): tokens by the official regex on the
+untagged text, a token hallucinated when it overlaps a tag, and no alignment (the prediction's token *i* is
 compared with the gold's token *i*), so what is coloured is exactly what is counted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from analysis.benchmarks.base import SpanKind, SpanPiece, SpanView
 from analysis.benchmarks.detailverifybench.spans import (
     is_no_hallucination,
     match_labels,
@@ -22,33 +22,6 @@ from analysis.benchmarks.detailverifybench.spans import (
     token_flags,
 )
 from analysis.stats.metrics import f1, ratio
-
-Kind = str
-"""``hit`` (both flag it), ``false alarm`` (only the prediction), ``miss`` (only the gold), ``not
-compared`` (gold tokens past the end of a shorter prediction, which the official scorer drops)."""
-
-
-@dataclass(frozen=True)
-class SpanPiece:
-    """A piece of the gold caption with how it was judged."""
-
-    text: str
-    kind: Kind | None
-    label: str | None = None
-    """Label type of the gold tag the piece belongs to (hits and misses only)."""
-
-
-@dataclass(frozen=True)
-class SpanView:
-    """One DetailVerifyBench item as the inspector shows it."""
-
-    pieces: list[SpanPiece]
-    scores: dict[str, float]
-    """Token precision, recall, f1 and iou of this item (official, unaligned)."""
-    compared: int
-    """Tokens compared (the shorter of the two sequences)."""
-    gold_tokens: int
-    predicted_tokens: int
 
 
 def span_view(gold_tagged: str, predicted_tagged: str, labels: Sequence[Any] = ()) -> SpanView:
@@ -66,7 +39,7 @@ def span_view(gold_tagged: str, predicted_tagged: str, labels: Sequence[Any] = (
     return SpanView(pieces, token_scores(gold_flags[:n], pred_flags[:n]), n, len(gold_toks), len(pred_flags))
 
 
-def _kinds(gold: npt.NDArray[np.bool_], pred: npt.NDArray[np.bool_]) -> list[Kind | None]:
+def _kinds(gold: npt.NDArray[np.bool_], pred: npt.NDArray[np.bool_]) -> list[SpanKind | None]:
     return [
         ("hit" if g and p else "miss" if g else "false alarm" if p else None)
         for g, p in zip(gold.tolist(), pred.tolist(), strict=True)
@@ -101,7 +74,7 @@ def _token_labels(
 
 
 def _pieces(
-    text: str, toks: Sequence[tuple[int, int]], kinds: Sequence[Kind | None], labels: Sequence[str | None]
+    text: str, toks: Sequence[tuple[int, int]], kinds: Sequence[SpanKind | None], labels: Sequence[str | None]
 ) -> list[SpanPiece]:
     """Cut the text at token borders; the gap between two tokens of one kind joins their piece."""
     pieces: list[SpanPiece] = []

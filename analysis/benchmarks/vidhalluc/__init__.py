@@ -294,6 +294,14 @@ def gold_kind(task: str, original: str | None) -> GoldKind:
     return _gold.gold_kind(task, original)
 
 
+def options(extra: Mapping[str, Any]) -> list[str]:
+    """MCQ items keep their choices as the file has them (``Choices``: letter -> text) in ``extra``."""
+    choices = extra.get("Choices")
+    if isinstance(choices, dict):
+        return [f"{k}. {v}" for k, v in choices.items()]
+    return []
+
+
 def rescore(table: pd.DataFrame, rows: Bools, labels: Mapping[str, str]) -> None:
     """Each task's own verdicts against the new gold (STH also takes the corrected locations)."""
     _gold.rescore(table, rows, labels)

@@ -11,15 +11,17 @@ import pandas as pd
 
 from analysis.benchmarks.base import Bools, GoldKind
 from analysis.benchmarks.shared.corrected import set_verdicts
+from analysis.benchmarks.shared.kinds import LETTERS, TEXT, YES_NO
 from analysis.benchmarks.vidhalluc import bqa, mcq, sth, tsh
+from analysis.benchmarks.vidhalluc.kinds import ORDER, SCENE
 
-KINDS: dict[str, GoldKind] = {"bqa": "yesno", "mcq": "letters", "tsh": "order", "sth": "scene"}
+KINDS: dict[str, GoldKind] = {"bqa": YES_NO, "mcq": LETTERS, "tsh": ORDER, "sth": SCENE}
 _TASKS: dict[str, Any] = {"bqa": bqa, "mcq": mcq, "tsh": tsh, "sth": sth}
 
 
 def gold_kind(task: str, original: str | None) -> GoldKind:
     """BQA yes/no, MCQ a set of letters, TSH an order, STH a scene change (text for anything else)."""
-    return KINDS.get(task, "text")
+    return KINDS.get(task, TEXT)
 
 
 def rescore(out: pd.DataFrame, rows: Bools, _labels: Mapping[str, str]) -> None:

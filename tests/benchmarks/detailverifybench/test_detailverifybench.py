@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_spans import PIECES, official_flags
+from test_detailverifybench_spans import PIECES, official_flags
 
 from analysis.benchmarks import detailverifybench as dvb
 from analysis.benchmarks.detailverifybench.batch import CHUNK_TEXTS, tokenize_texts

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_detailverifybench import H, pairs, pipeline_record, write
-from test_spans import PIECES, official_flags
+from test_detailverifybench_spans import PIECES, official_flags
 
 from analysis.benchmarks import detailverifybench as dvb
 from analysis.benchmarks.detailverifybench.batch import CHUNK_TEXTS, TokenTable, tokenize_like, tokenize_texts

@@ -11,17 +11,17 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from analysis.benchmarks.detailverifybench.span_edit import (
-    parse_indices,
     selected_tokens,
     tag_tokens,
     token_runs,
 )
 from analysis.benchmarks.detailverifybench.spans import CLOSE, OPEN, strip_tags, token_flags, tokenize
+from analysis.benchmarks.detailverifybench.tagging import TAGGING
 from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.store import Identity, events_frame, open_store
 from components.review.context import ReviewContext
 from components.review.panel import panel, save
-from components.review.span_picker import NotTagged, picked, picker_html, render
+from components.review.span_picker import NotTagged, parse_indices, picked, picker_html, render
 
 H, E = OPEN, CLOSE
 ALICE = Identity("alice")
@@ -85,7 +85,7 @@ def test_a_partly_tagged_token_counts_as_selected_and_bad_indices_are_refused() 
 
 def test_the_picker_escapes_the_caption() -> None:
     caption = '<img src=x onerror="alert(1)"> ok & <b>bye</b>'
-    html = picker_html(caption, {1})
+    html = picker_html(caption, {1}, TAGGING)
     assert "<img" not in html and "<b>" not in html
     # without the chip markup the picker shows exactly the escaped caption
     body = html.split('<div class="hs-picker">', 1)[1].removesuffix("</div>")

@@ -16,7 +16,7 @@ from analysis.benchmarks.detailverifybench.spans import CLOSE, OPEN
 
 CASES = [
     json.loads(line)
-    for line in (Path(__file__).parent / "cases/detailverifybench.jsonl").read_text("utf-8").splitlines()
+    for line in (Path(__file__).parents[2] / "cases/detailverifybench.jsonl").read_text("utf-8").splitlines()
 ]
 
 # Pieces that exercise every rule: connectors, @/#, CJK, sentence ends, tags (also malformed).

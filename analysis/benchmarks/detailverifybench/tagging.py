@@ -1,0 +1,70 @@
+"""DetailVerifyBench's ``<HALLUCINATION>`` tags as a gold kind.
+
+The review panel and the inspector use these rules through :class:`analysis.benchmarks.base.Tagging`,
+never naming the tags themselves.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from analysis.benchmarks.base import GoldKind, SpanView
+from analysis.benchmarks.detailverifybench.span_edit import selected_tokens, tag_tokens
+from analysis.benchmarks.detailverifybench.span_view import span_view
+from analysis.benchmarks.detailverifybench.spans import NO_HALLUCINATION, strip_tags, tokenize
+from analysis.benchmarks.detailverifybench.tags import spans_to_tagged, tagged_to_spans, untag
+from analysis.errors import InvalidLabel
+
+
+class HallucinationTags:
+    """The official tag rules (:mod:`.spans`) and the editor's (:mod:`.tags`, :mod:`.span_edit`)."""
+
+    def strip(self, tagged: str) -> str:
+        """The caption without its tags, as the official scorer strips them."""
+        return strip_tags(tagged)
+
+    def tokens(self, clean: str) -> list[tuple[int, int]]:
+        """Token spans by the official token rule."""
+        return tokenize(clean)
+
+    def selected_tokens(self, tagged: str) -> set[int]:
+        """Tokens overlapping a tag pair (partly counts), as the official scorer reads them."""
+        return selected_tokens(tagged)
+
+    def tag_tokens(self, clean: str, selected: Iterable[int]) -> str:
+        """One tag pair around each run of consecutive selected tokens."""
+        return tag_tokens(clean, selected)
+
+    def view(self, gold: str, answer: str | None, extra: Mapping[str, Any]) -> SpanView:
+        """Gold tags against the model's; a gold-only row is read as "nothing hallucinated"."""
+        labels = extra.get("hallucination_labels") or []
+        predicted = NO_HALLUCINATION if answer is None else answer
+        return span_view(gold, predicted, labels if isinstance(labels, list) else [])
+
+
+TAGGING = HallucinationTags()
+"""The tag rules of this benchmark's gold."""
+
+
+def _tagged(value: str, original: str | None) -> str:
+    """A tagged caption whose text is the original's (only the tags may change), or character spans."""
+    clean = untag(original) if original is not None else None
+    if value.lstrip().startswith("{"):
+        try:
+            spans = json.loads(value)["spans"]
+        except (ValueError, KeyError, TypeError):
+            raise InvalidLabel('spans must be given as {"spans": [[start, end], ...]}') from None
+        if clean is None:
+            raise InvalidLabel("spans need the item's caption to apply to")
+        return spans_to_tagged(clean, spans)
+    spans = tagged_to_spans(value)
+    text = untag(value)
+    if clean is not None and text != clean:
+        raise InvalidLabel("the caption text differs from the original; only the tags may change")
+    return spans_to_tagged(text, spans)
+
+
+TAGGED = GoldKind("tagged", _tagged, "tagged", tagging=TAGGING)
+"""The caption with ``<HALLUCINATION>`` tags; only the tags may differ from the original text."""
