@@ -19,7 +19,7 @@ import gradio as gr
 import pandas as pd
 
 from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
-from analysis.query.views import Filters
+from analysis.query import Filters
 from analysis.review.pairs.checks import BENCHMARK as PAIR_BENCHMARK
 from analysis.review.pairs.previews import default_preview_dir
 from components import gate, keys, overview, problems, url_state

@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from analysis.load.catalog import Catalog, load_paths  # noqa: E402 - after the path set-up above
-from analysis.query.views import ALL, filter_rows  # noqa: E402 - filter_rows: the baseline scan
+from analysis.query import ALL, filter_rows  # noqa: E402 - filter_rows: the baseline scan
 from components.browse import charts, navigate  # noqa: E402
 from components.browse import page as browse  # noqa: E402
 

@@ -22,7 +22,7 @@ from analysis.boards.html_tables import boards_html
 from analysis.boards.leaderboard import Leaderboard, leaderboards, with_corrected
 from analysis.charts.boards import board_chart, board_csv
 from analysis.load.catalog import Catalog
-from analysis.query.views import ALL
+from analysis.query import ALL
 
 SEP = " · "
 CSS = BOARD_CSS + """

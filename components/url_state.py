@@ -15,7 +15,7 @@ from typing import Any
 import gradio as gr
 
 from analysis.load.catalog import Catalog
-from analysis.query.views import ALL, Filters, choices
+from analysis.query import ALL, Filters, choices
 
 FLAGS = (("wrong", "wrong_only"), ("dependent", "parser_dependent"), ("flagged", "flagged_only"))
 

@@ -20,7 +20,7 @@ import pytest
 from analysis.benchmarks.base import Finding
 from analysis.charts.common import derive_columns
 from analysis.load.catalog import Catalog
-from analysis.query.views import prepare
+from analysis.query import prepare
 from analysis.table.columns import concat_tables, make_table, media_json
 
 PAYLOAD = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>'

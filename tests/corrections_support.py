@@ -70,8 +70,10 @@ def agreeing_value(item: dict[str, Any]) -> str | None:
     from analysis.errors import InvalidLabel
     from analysis.store.values import normalize
 
-    if item["parsed"] is None or get(item["benchmark"]).gold_kind(item["task"] or "", item["gold"]).name not in (
-            "yesno", "letter", "letters", "order"):
+    if item["parsed"] is None:
+        return None
+    kind = get(item["benchmark"]).gold_kind(item["task"] or "", item["gold"])
+    if kind.name not in ("yesno", "letter", "letters", "order"):
         return None
     try:
         return normalize("gold", str(item["parsed"]), benchmark=item["benchmark"], task=item["task"] or "",

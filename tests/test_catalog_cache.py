@@ -170,7 +170,7 @@ def test_files_load_in_workers_and_are_reused_in_another_set(tmp_path: Path) -> 
 def test_indexing_with_the_search_text_made_aside_equals_prepare_then_derive() -> None:
     from analysis.charts.common import derive_columns
     from analysis.load.catalog import _index
-    from analysis.query.views import prepare
+    from analysis.query import prepare
     from analysis.table.columns import concat_tables
 
     plain = load_manifest(SAMPLES).table

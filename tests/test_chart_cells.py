@@ -12,7 +12,7 @@ import pytest
 from analysis.charts import common as charts
 from analysis.charts.cells import ChartCells
 from analysis.load.catalog import Catalog, load_manifest
-from analysis.query.views import ALL, Filters, filter_rows
+from analysis.query import ALL, Filters, filter_rows
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "manifest.json"
 

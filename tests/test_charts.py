@@ -10,7 +10,7 @@ from app_data import catalog
 
 from analysis.benchmarks import REGISTRY
 from analysis.charts import common as charts
-from analysis.query.views import prepare
+from analysis.query import prepare
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "manifest.json"
 
@@ -80,7 +80,7 @@ def test_panels_with_narrow_gaps_stay_inside_the_figure() -> None:
 def test_view_data_holds_the_numbers_of_every_chart_of_the_view(benchmark: str) -> None:
     from analysis.charts.common import chart_list, rows_of, view_data
     from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
-    from analysis.query.views import Filters, filter_rows
+    from analysis.query import Filters, filter_rows
 
     catalog = load_manifest(SAMPLE_MANIFEST)
     view = catalog.chart_rows(filter_rows(catalog.table, Filters(benchmark=benchmark)))

@@ -8,7 +8,7 @@ from app_data import PAYLOAD, all_tables
 from hypothesis import given
 from hypothesis import strategies as st
 
-from analysis.query.views import (
+from analysis.query import (
     ALL,
     DISPLAY_COLUMNS,
     Filters,
@@ -19,9 +19,9 @@ from analysis.query.views import (
     page_count,
     page_of,
     page_slice,
-    parsed_label,
     parsed_spans,
     prepare,
+    reading_labels,
     split_spans,
 )
 
@@ -116,10 +116,11 @@ def test_split_spans_rejoins_to_the_text(text: str, spans: list[tuple[int, int]]
     assert "".join(p for p, _ in pieces) == text
 
 
-def test_parsed_label_summarises_flag_strings() -> None:
-    assert parsed_label("000110000000001") == "3 of 15 tokens flagged"
-    assert parsed_label("10") == "10"
-    assert parsed_label(None) == ""
+def test_readings_are_shown_in_their_gold_kinds_words() -> None:
+    # a tagged gold's reading is a flag per token; a count answer elsewhere stays as it is
+    labels = reading_labels(["detailverifybench", "cdh-bench", "cmm"], ["", "qa", ""],
+                            ["000110000000001", "10", None])
+    assert labels == ["3 of 15 tokens flagged", "10", ""]
 
 
 def test_item_detail_gathers_pair_others_and_media(table) -> None:

@@ -196,6 +196,9 @@ class GoldKind:
     """``choice-and-text``: (value, the item's extra) -> (choice, text) to fill the form with."""
     facts: Facts | None = None
     """Rows the inspector adds for this kind (both orders of an order, say); None for none."""
+    reading: Callable[[str], str] | None = None
+    """How a parser's reading of an answer is shown in lists, where it is not words (a flag per
+    token, say); None: as it is."""
     native: Callable[[str, Mapping[str, Any]], str] | None = None
     """(the item table's gold, the item's extra) -> the gold as a correction spells it, where the
     table keeps part of it apart; None: as it is."""

@@ -3,7 +3,7 @@
 Each chart has a data function (``*_data``: table -> small DataFrame, the numbers) and a figure
 function drawing it. The numbers come from the functions the benchmark modules' ``score`` uses
 (:mod:`analysis.stats.metrics`), on the same columns, so a chart agrees with ``halluscope score``
-on the same rows. Tables carry the derived columns of :func:`analysis.query.views.prepare`
+on the same rows. Tables carry the derived columns of :func:`analysis.query.prepare`
 (``_pred_code``, ``_gold_yes``, ``_binary``) and each benchmark's own (:func:`derive_columns`),
 both added once at load time. An empty input gives a figure with no traces and a note saying so.
 
@@ -39,7 +39,7 @@ BASE_COLUMNS = (
     "_pred_code",
     "_gold_yes",
 )
-"""The columns of the item table (and of :func:`analysis.query.views.prepare`) the common charts read."""
+"""The columns of the item table (and of :func:`analysis.query.prepare`) the common charts read."""
 
 
 def derived_columns() -> dict[str, Derived]:

@@ -36,7 +36,7 @@ from analysis.files.readers import read_object, without_gc_pauses
 from analysis.load import catalog_cache
 from analysis.load.cache import entry_columns, entry_rows, read_column, read_frame
 from analysis.load.detect import Detected, NoBenchmarkNamed, Role, detect
-from analysis.query.views import (
+from analysis.query import (
     Filters,
     ItemDetail,
     filter_rows,
@@ -76,7 +76,7 @@ class Catalog:
     """The loaded data the app browses; built once at start-up, never changed afterwards."""
 
     table: pd.DataFrame
-    """The item table of every file, plus the derived columns of :func:`analysis.query.views.prepare`."""
+    """The item table of every file, plus the derived columns of :func:`analysis.query.prepare`."""
     findings: dict[str, list[Finding]] = field(default_factory=dict)
     """Audit findings per benchmark id."""
     errors: list[str] = field(default_factory=list)

@@ -23,7 +23,7 @@ from analysis.boards.leaderboard import Leaderboard, fmt, fmt_interval, leaderbo
 from analysis.charts.boards import board_chart
 from analysis.charts.common import chart_list, rows_of
 from analysis.load.catalog import Catalog
-from analysis.query.views import Filters, filter_rows
+from analysis.query import Filters, filter_rows
 
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "svg"}}
 """The chart toolbar's camera saves an SVG; every chart is still an interactive plotly figure."""

@@ -15,7 +15,7 @@ import numpy.typing as npt
 
 from analysis.charts.common import chart_list, draw_all, view_data
 from analysis.load.catalog import Catalog
-from analysis.query.views import Filters
+from analysis.query import Filters
 
 
 @dataclass

@@ -15,7 +15,7 @@ import pandas as pd
 from analysis import benchmarks
 from analysis.benchmarks.base import Tagging
 from analysis.load.catalog import Catalog
-from analysis.query.views import ItemDetail
+from analysis.query import ItemDetail
 from components.browse import render
 from components.keys import MEDIA_ID, NEXT_ID, PREV_ID
 

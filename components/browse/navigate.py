@@ -13,7 +13,7 @@ import gradio as gr
 import numpy as np
 
 from analysis.load.catalog import Catalog
-from analysis.query.views import Filters, neighbour, page_of, position
+from analysis.query import Filters, neighbour, page_of, position
 from components.browse.page import filters_from, row_from_values, show_page
 from components.browse.render import md_code
 from components.browse.view import ItemView, as_view

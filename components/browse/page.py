@@ -16,7 +16,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from analysis.load.catalog import Catalog
-from analysis.query.views import (
+from analysis.query import (
     ALL,
     DISPLAY_COLUMNS,
     PAGE_SIZE,

@@ -1,4 +1,4 @@
-"""HTML for the inspector, built from :mod:`analysis.query.views` objects. Pure functions, no Gradio.
+"""HTML for the inspector, built from :mod:`analysis.query` objects. Pure functions, no Gradio.
 
 Every piece of text that comes from a data file (questions, answers, captions, paths, model names)
 goes through :func:`html.escape`: a model answer holding ``<img onerror=...>`` is shown as text,
@@ -17,7 +17,7 @@ from urllib.parse import quote
 from analysis.benchmarks.base import GoldKind, SpanView
 from analysis.benchmarks.shared.kinds import TEXT
 from analysis.files.media import MediaResolver
-from analysis.query.views import ItemDetail, MediaRef, OtherAnswer
+from analysis.query import ItemDetail, MediaRef, OtherAnswer
 
 FILE_ROUTE = "gradio_api/file="
 """Gradio's route for files under ``allowed_paths`` (relative, so it works under a proxy prefix)."""

@@ -15,7 +15,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from analysis.load.catalog import Catalog
-from analysis.query.views import Filters, display_frame
+from analysis.query import Filters, display_frame
 
 
 class ItemView:

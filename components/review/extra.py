@@ -14,7 +14,7 @@ import orjson
 import pandas as pd
 
 from analysis.charts.common import derive_columns
-from analysis.query.views import prepare
+from analysis.query import prepare
 from analysis.store import (
     Identity,
     InvalidLabel,

@@ -23,7 +23,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from analysis.charts.common import chart_list
-from analysis.query.views import Filters, ItemDetail, display_frame, filter_rows, item_detail
+from analysis.query import Filters, ItemDetail, display_frame, filter_rows, item_detail
 from analysis.store import Identity, apply_corrections, current_labels
 from components.browse.inspector import inspect_row
 from components.browse.view import ItemView

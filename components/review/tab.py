@@ -14,7 +14,7 @@ from typing import Any
 
 import gradio as gr
 
-from analysis.query.views import Filters
+from analysis.query import Filters
 from analysis.store import Identity, StoreError
 from components.browse import charts, navigate
 from components.browse import page as browse

@@ -9,7 +9,7 @@ import pytest
 from app_data import GRADIO_LOOP_WARNINGS, catalog, close_gradio_loop
 
 import app
-from analysis.query.views import ALL
+from analysis.query import ALL
 
 pytestmark = [*GRADIO_LOOP_WARNINGS, pytest.mark.usefixtures("close_gradio_loop")]
 __all__ = ["close_gradio_loop"]

@@ -13,7 +13,7 @@ from app_data import GRADIO_LOOP_WARNINGS, PAYLOAD, catalog, close_gradio_loop
 
 import app
 from analysis.load.catalog import Catalog
-from analysis.query.views import ALL
+from analysis.query import ALL
 from components.browse import charts, navigate, render
 from components.browse import page as browse
 from components.browse.inspector import inspect_row

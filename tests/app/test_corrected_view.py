@@ -19,7 +19,7 @@ from corrections_support import SAMPLES, agreeing_value, other_value
 from analysis import benchmarks
 from analysis.cli.main import main
 from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest, load_paths
-from analysis.query.views import Filters
+from analysis.query import Filters
 from analysis.store import Identity, open_store
 from components.review.context import ReviewContext
 from components.review.extra import build_exports, metric_lines

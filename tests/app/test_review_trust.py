@@ -14,7 +14,7 @@ from app_data import GRADIO_LOOP_WARNINGS, close_gradio_loop
 
 import app
 from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
-from analysis.query.views import ALL, Filters
+from analysis.query import ALL, Filters
 from analysis.store import Identity, events_frame, open_store
 from components.browse import navigate
 from components.browse.page import show_page

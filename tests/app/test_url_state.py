@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
-from analysis.query.views import ALL, Filters
+from analysis.query import ALL, Filters
 from components.url_state import item_of, params_of, restore
 
 

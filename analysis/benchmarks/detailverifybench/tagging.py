@@ -66,5 +66,12 @@ def _tagged(value: str, original: str | None) -> str:
     return spans_to_tagged(text, spans)
 
 
-TAGGED = GoldKind("tagged", _tagged, "tagged", tagging=TAGGING)
+def _flags_read(parsed: str) -> str:
+    """The official reading is a flag per compared token: shown as how many are flagged."""
+    if parsed and set(parsed) <= {"0", "1"}:
+        return f"{parsed.count('1')} of {len(parsed)} tokens flagged"
+    return parsed
+
+
+TAGGED = GoldKind("tagged", _tagged, "tagged", tagging=TAGGING, reading=_flags_read)
 """The caption with ``<HALLUCINATION>`` tags; only the tags may differ from the original text."""
