@@ -20,7 +20,7 @@ import pandas as pd
 
 from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.query import Filters
-from analysis.review.pairs.checks import BENCHMARK as PAIR_BENCHMARK
+from analysis.review.pairs.checks import pair_owner
 from analysis.review.pairs.previews import default_preview_dir
 from components import gate, keys, overview, problems, url_state
 from components.browse import charts, navigate
@@ -37,6 +37,14 @@ from components.style import CSS
 SCROLL_TO_FILTERS = "() => { document.getElementById('filter-col')?.scrollIntoView(); return []; }"
 """The phone's "Filters" button: to the filter column, which a phone stacks under the tabs."""
 
+
+
+def _has_pairs(catalog: Catalog) -> bool:
+    """Whether a loaded benchmark declares pairs to validate (the Pair validation tab is shown)."""
+    try:
+        return pair_owner() in catalog.benchmarks()
+    except LookupError:
+        return False
 
 def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Blocks:
     """The reviewer app over ``catalog``; ``review`` (a label store and reviewers) enables review."""
@@ -82,7 +90,7 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                         csv_make, csv_file = charts.build_csv_export()
                     with gr.Tab("Review", id="review-tab"):
                         rt = build_review_tab()
-                    if ctx.store is not None and PAIR_BENCHMARK in catalog.benchmarks():
+                    if ctx.store is not None and _has_pairs(catalog):
                         with gr.Tab("Pair validation", id="pairs-tab"):
                             build_pairs_tab(catalog, ctx.store, identity_of, k=ctx.k,
                                             preview_dir=default_preview_dir(), reviewers=ctx.reviewers,

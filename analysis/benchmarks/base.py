@@ -9,7 +9,7 @@ name a benchmark. ``tests/test_registry_conformance.py`` checks every registered
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypedDict
@@ -236,6 +236,69 @@ class Chart:
     """Rows -> the numbers drawn, as named frames (the name is the CSV's ``chart`` column)."""
 
 
+ANSWER_COLUMNS: tuple[str, ...] = (
+    "task", "question_index", "question", "options", "clip_id", "gold", "item_id", "model",
+    "raw_answer", "parsed", "correct", "alt_parsed", "alt_correct",
+)
+"""Columns of :attr:`PairView.answers` (``model`` empty for a question no model answered)."""
+
+
+@dataclass(frozen=True)
+class ClipInfo:
+    """One clip of a pair, as the data describes it."""
+
+    clip_id: str
+    media: str
+    """The clip's video path as the data gives it (``<clip id>.mp4``), relative to the media root."""
+    action: str = ""
+    """Text of the correct MCQ choice(s), "" when the clip has no MCQ question."""
+    caption: str = ""
+    """A caption or action text carried by the clip's record, "" when there is none."""
+
+
+@dataclass(frozen=True)
+class PairView:
+    """One pair as the pair view shows it."""
+
+    pair_id: str
+    clips: tuple[ClipInfo, ...]
+    similarity: dict[str, float] = field(default_factory=dict)
+    """Similarity scores of the pair when the data has them (empty otherwise)."""
+    models: tuple[str, ...] = ()
+    """Models with at least one answer on the pair, sorted."""
+    answers: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(ANSWER_COLUMNS)))
+    """Long table, :data:`ANSWER_COLUMNS`: one row per (question, clip, model)."""
+
+
+@dataclass(frozen=True)
+class PairSpec:
+    """Groups of clips a benchmark asks the same questions of, which reviewers validate by hand.
+
+    The Pairs tab and :mod:`analysis.review.pairs` ask this; the benchmark knows its files.
+    """
+
+    title: str
+    """The tab's title."""
+    key_prefix: str
+    """Prefix of the validation items in the label store: a pair's labels sit on item
+    ``<prefix>-pair:<pair id>`` of task ``<prefix>-pair``, a clip's on ``<prefix>-clip:<pair>|<clip>``."""
+    catalogue: Callable[[pd.DataFrame], pd.DataFrame]
+    """Item table -> one row per pair (``pair_id``, ``clips``, ``n_clips``, ``media``, ``actions``...)."""
+    view: Callable[[str, pd.DataFrame], PairView]
+    """(pair id, item table) -> the pair as shown; KeyError for an unknown pair."""
+    answer_grid: Callable[[PairView], pd.DataFrame]
+    """A pair's answers, one row per (question, clip), one column per model."""
+    gold_names: tuple[str, ...]
+    """Names of the gold files that hold the pairs (looked for beside the media root)."""
+    filter_gold: Callable[[Path, Collection[str], Path, Mapping[str, str]], tuple[str, int]]
+    """(gold file, pairs to keep, target, corrected gold) -> (its task, groups written): a copy of
+    the gold file holding only the kept pairs, corrected; InputError for a file without pairs."""
+    export_stem: str
+    """File name stem of the validated pair list (``<stem>.json``, ``<stem>.csv``)."""
+    kept_name: str
+    """File name of the zip of kept-pair gold files."""
+
+
 @dataclass(frozen=True)
 class Board:
     """One leaderboard of a benchmark: where its official metrics sit in a score report."""
@@ -286,6 +349,8 @@ class Benchmark(Protocol):
     MEDIA_ALIASES: tuple[tuple[str, str], ...]
     """First folders of media paths spelled two ways (the files' and the released archive's): each
     is tried for the other (:class:`analysis.files.media.MediaResolver`)."""
+    PAIRS: PairSpec | None
+    """Clip pairs reviewers validate in the Pairs tab; None for a benchmark without."""
     HARNESS_FORMATS: frozenset[str]
     """The general harnesses' formats (:data:`analysis.files.harness.FORMATS`, ``native`` aside) whose
     prediction files ``load`` reads; empty for a benchmark that reads only its own pipeline's."""

@@ -1,1 +1,1 @@
-"""The VidHalluc pair-validation tab: handlers, media previews and the synchronised player."""
+"""The pair-validation tab: handlers, media previews and the synchronised player."""

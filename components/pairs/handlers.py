@@ -1,4 +1,4 @@
-"""Handlers of the VidHalluc pair-validation tab, as plain functions over a :class:`PairsContext`.
+"""Handlers of the pair-validation tab, as plain functions over a :class:`PairsContext`.
 
 Nothing here imports gradio: :mod:`components.pairs.tab` wires these into components, and the
 tests call them directly. Every write takes the identity the tab read from the request; None
@@ -18,9 +18,9 @@ from typing import Any
 
 import pandas as pd
 
+from analysis.benchmarks.base import PairView
 from analysis.load.catalog import Catalog
 from analysis.review.pairs.export import export_kept_gold, export_pairs_csv, export_pairs_json
-from analysis.review.pairs.pairs import PairView, answer_grid, catalogue, pair_view
 from analysis.review.pairs.previews import MediaInfo, MediaJobs, probe
 from analysis.review.pairs.validation import (
     PairChecks,
@@ -32,6 +32,8 @@ from analysis.review.pairs.validation import (
     disagreement_queue,
     my_queue,
     my_validation,
+    pair_owner,
+    pair_spec,
     press,
     progress,
     save_validation,
@@ -43,9 +45,8 @@ from components.pairs.sync_player import ClipPanel, player_html
 from components.scratch import fresh_dir
 
 LETTERS = "ABCDEFGH"
-ACH_GOLD_NAMES = ("ach_binaryqa.json", "ach_mcq.json")
 MAX_CLIPS = 3
-"""Clips a group may have in the form (VidHalluc groups have two or three)."""
+"""Clips a group may have in the form (groups of two or three)."""
 
 
 class Refused(Exception):
@@ -63,7 +64,7 @@ class PairsContext:
     """Reviewers a round is assigned to, besides everyone who already voted and the current one."""
     jobs: MediaJobs | None = None
     gold_files: tuple[Path, ...] = ()
-    """The ACH gold files the kept-pairs export filters (found by the media root when empty)."""
+    """The gold files the kept-pairs export filters (found by the media root when empty)."""
     adjudicators: frozenset[str] | None = None
     """Who may settle a pair (None: any signed-in reviewer who holds no vote on it)."""
     blind: frozenset[str] = frozenset()
@@ -72,19 +73,19 @@ class PairsContext:
     _probes: dict[Path, MediaInfo] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
-        self.pairs = catalogue(self.catalog.table)
+        self.pairs = pair_spec().catalogue(self.catalog.table)
 
     def clips(self, pair_id: str) -> tuple[str, ...]:
         """The clip ids of a pair, in file order (KeyError for an unknown pair)."""
         rows = self.pairs[self.pairs["pair_id"] == pair_id]
         if rows.empty:
-            raise KeyError(f"no ACH pair {pair_id!r}")
+            raise KeyError(f"no pair {pair_id!r}")
         return tuple(rows.iloc[0]["clips"])
 
     def media_path(self, pair_id: str, clip: str) -> Path | None:
         """Where a clip's video is on disk (None when no media root holds it)."""
         row = self.pairs[self.pairs["pair_id"] == pair_id].iloc[0]
-        return self.catalog.resolver("vidhalluc").resolve(row["media"].get(clip))
+        return self.catalog.resolver(pair_owner()).resolve(row["media"].get(clip))
 
     def probe(self, path: Path) -> MediaInfo:
         """:func:`analysis.review.pairs.previews.probe`, once per file for the life of the app."""
@@ -122,7 +123,7 @@ class PairScreen:
 
 def panels(ctx: PairsContext, pair_id: str) -> list[ClipPanel]:
     """The player's view of each clip: path, probe status, duration, action and caption."""
-    view = pair_view(pair_id, ctx.catalog.table)
+    view = pair_spec().view(pair_id, ctx.catalog.table)
     out = []
     for letter, clip in zip(LETTERS, view.clips, strict=False):
         path = ctx.media_path(pair_id, clip.clip_id)
@@ -136,7 +137,7 @@ def panels(ctx: PairsContext, pair_id: str) -> list[ClipPanel]:
 
 def show_pair(ctx: PairsContext, pair_id: str, me: Identity | None) -> PairScreen:
     """Load a pair: the player, its questions and answers, and the reviewer's saved checks."""
-    view = pair_view(pair_id, ctx.catalog.table)
+    view = pair_spec().view(pair_id, ctx.catalog.table)
     clips = tuple(c.clip_id for c in view.clips)
     checks, note = PairChecks.blank(pair_id, clips), ""
     if me is not None:
@@ -151,7 +152,7 @@ def show_pair(ctx: PairsContext, pair_id: str, me: Identity | None) -> PairScree
 
 def _grid(view: PairView, clips: tuple[str, ...]) -> pd.DataFrame:
     """The answer grid as shown: clip letter, compact options, one "✓/✗ answer" column per model."""
-    grid = answer_grid(view)
+    grid = pair_spec().answer_grid(view)
     letters = dict(zip(clips, LETTERS, strict=False))
     out = pd.DataFrame({
         "task": grid["task"], "clip": grid["clip_id"].map(lambda c: letters.get(c, "?")),
@@ -290,7 +291,7 @@ def _exporter(ctx: PairsContext, me: Identity | None) -> Viewer:
 def export_json(ctx: PairsContext, me: Identity | None) -> str:
     """The validated pair list as JSON, as ``me`` may see it; the file path for a DownloadButton."""
     seen = _exporter(ctx, me)
-    path = _out_dir() / "vidhalluc_pairs.json"
+    path = _out_dir() / f"{pair_spec().export_stem}.json"
     export_pairs_json(ctx.store, ctx.pairs, path, required=ctx.k, viewer=seen)
     return str(path)
 
@@ -298,29 +299,31 @@ def export_json(ctx: PairsContext, me: Identity | None) -> str:
 def export_csv(ctx: PairsContext, me: Identity | None) -> str:
     """The validated pair list as CSV (one row per pair and reviewer), as ``me`` may see it."""
     seen = _exporter(ctx, me)
-    path = _out_dir() / "vidhalluc_pairs.csv"
+    path = _out_dir() / f"{pair_spec().export_stem}.csv"
     export_pairs_csv(ctx.store, ctx.pairs, path, required=ctx.k, viewer=seen)
     return str(path)
 
 
 def gold_sources(ctx: PairsContext) -> list[Path]:
-    """The ACH gold files: those given, else ``ach_binaryqa.json`` / ``ach_mcq.json`` by the media root."""
+    """The gold files holding the pairs: those given, else the benchmark's file names by the media root."""
     if ctx.gold_files:
         return [p for p in ctx.gold_files if p.is_file()]
-    found = [folder / name for root in ctx.catalog.media_roots.get("vidhalluc", ())
-             for folder in (root, root.parent) for name in ACH_GOLD_NAMES if (folder / name).is_file()]
+    names = pair_spec().gold_names
+    found = [folder / name for root in ctx.catalog.media_roots.get(pair_owner(), ())
+             for folder in (root, root.parent) for name in names if (folder / name).is_file()]
     return list(dict.fromkeys(found))
 
 
 def export_gold_zip(ctx: PairsContext, me: Identity | None) -> str:
-    """``ach_binaryqa.json`` and ``ach_mcq.json`` holding only the pairs kept as ``me`` sees them, zipped."""
+    """The gold files holding only the pairs kept as ``me`` sees them, zipped."""
     seen = _exporter(ctx, me)
     sources = gold_sources(ctx)
     if not sources:
-        raise Refused("The ACH gold files were not found next to the media root.")
+        names = ", ".join(pair_spec().gold_names)
+        raise Refused(f"The gold files holding the pairs ({names}) were not found next to the media root.")
     folder = _out_dir()
     written = export_kept_gold(ctx.store, sources, folder / "gold", required=ctx.k, viewer=seen)
-    target = folder / "vidhalluc_kept_ach.zip"
+    target = folder / pair_spec().kept_name
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in written.values():
             archive.write(path, Path(path).name)

@@ -1,4 +1,4 @@
-"""A synchronised player for the clips of a VidHalluc pair, built from plain HTML and one script.
+"""A synchronised player for the clips of a pair, built from plain HTML and one script.
 
 No third-party component: :func:`player_html` renders each clip as a ``<video>`` (or, when the
 probe says the file is missing or unreadable, a box saying so instead of a broken player), plus

@@ -1,4 +1,4 @@
-"""The VidHalluc pair-validation tab: pair list, synchronised player, checks form, team, exports.
+"""The pair-validation tab: pair list, synchronised player, checks form, team, exports.
 
 :func:`build_pairs_tab` builds it inside the caller's ``gr.Tab``; the handlers it wires live in
 :mod:`components.pairs.handlers` (plain functions) and :mod:`components.pairs.media`. Keys (the
@@ -20,7 +20,7 @@ import pandas as pd
 
 from analysis.load.catalog import Catalog
 from analysis.review.pairs.previews import MediaJobs
-from analysis.review.pairs.validation import SAVE_KEY, PairChecks, check_keys
+from analysis.review.pairs.validation import SAVE_KEY, PairChecks, check_keys, pair_spec
 from analysis.store import Identity, Store
 from components.browse.render import md_code, md_text
 from components.keys import TYPING_JS
@@ -91,7 +91,7 @@ def build_pairs_tab(catalog: Catalog, store: Store, identity_of: IdentityOf, *, 
                     preview_dir: Path | None = None, reviewers: tuple[str, ...] = (),
                     gold_files: tuple[Path, ...] = (), adjudicators: frozenset[str] | None = None,
                     blind: frozenset[str] = frozenset()) -> ph.PairsContext:
-    """Build the VidHalluc pair-validation UI inside the current ``gr.Tab`` / ``gr.Blocks`` context.
+    """Build the pair-validation UI inside the current ``gr.Tab`` / ``gr.Blocks`` context.
 
     ``identity_of(request)`` gives the signed-in reviewer, or None: the tab is then read-only and
     every write is refused on the server. ``k`` reviewers are assigned per pair (over
@@ -186,7 +186,7 @@ def _build_exports(ctx: ph.PairsContext, identity_of: IdentityOf) -> None:
         with gr.Row():
             files = [gr.DownloadButton(label, visible=False, size="sm", elem_id=f"pairs-export-{name}")
                      for name, label in (("json", "Validated pairs (JSON)"), ("csv", "Validated pairs (CSV)"),
-                                         ("gold", "Kept ACH gold: ach_binaryqa.json + ach_mcq.json (zip)"))]
+                                         ("gold", f"Kept gold: {' + '.join(pair_spec().gold_names)} (zip)"))]
 
     def exports(request: gr.Request) -> list[Any]:
         me = identity_of(request)

@@ -12,6 +12,7 @@ import pytest
 from store_support import ALICE, BOB, CAROL
 
 from analysis.benchmarks import vidhalluc
+from analysis.benchmarks.vidhalluc.pairs import catalogue
 from analysis.errors import InputError
 from analysis.review.pairs.export import (
     export_kept_gold,
@@ -20,7 +21,6 @@ from analysis.review.pairs.export import (
     filter_gold,
     kept_pairs,
 )
-from analysis.review.pairs.pairs import catalogue
 from analysis.review.pairs.validation import PairChecks, adjudicate_pair, save_validation
 from analysis.store import Store, open_store
 from analysis.store.export import csv_unsafe

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from analysis.benchmarks import vidhalluc
-from analysis.review.pairs.pairs import CATALOGUE_COLUMNS, answer_grid, catalogue, pair_view
+from analysis.benchmarks.vidhalluc.pairs import CATALOGUE_COLUMNS, answer_grid, catalogue, pair_view
 from analysis.table.columns import concat_tables
 
 SAMPLE = Path(__file__).parents[2] / "samples" / "vidhalluc"
@@ -107,7 +107,7 @@ def test_no_ach_rows_give_an_empty_catalogue(sample: pd.DataFrame) -> None:
     '{"Choices": {"A": "walking"}, "caption": "a man w\\u00e1lks"}',  # what orjson reads itself
 ])
 def test_clip_records_read_as_json_loads_reads_them(text: str) -> None:
-    from analysis.review.pairs.pairs import _loads
+    from analysis.benchmarks.vidhalluc.pairs import _loads
 
     got, want = _loads(text), json.loads(text)
     assert json.dumps(got) == json.dumps(want)  # NaN != NaN: compared as written

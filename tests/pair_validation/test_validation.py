@@ -11,7 +11,7 @@ import pytest
 from store_support import ALICE, BACKENDS, BOB, CAROL, open_backend
 
 from analysis.benchmarks import vidhalluc
-from analysis.review.pairs.pairs import catalogue
+from analysis.benchmarks.vidhalluc.pairs import catalogue
 from analysis.review.pairs.validation import (
     Check,
     PairChecks,

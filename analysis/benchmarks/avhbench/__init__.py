@@ -64,6 +64,7 @@ from analysis.benchmarks.base import (
     Derived,
     Finding,
     GoldKind,
+    PairSpec,
     ScoreReport,
     refuse_task,
     resolve_parser,
@@ -110,6 +111,8 @@ FILES: dict[str, str] = {
 """What a gold file and a prediction file of this benchmark are, for refusals of the wrong kind."""
 MEDIA_ALIASES: tuple[tuple[str, str], ...] = ()
 """Media paths as the files write them."""
+PAIRS: PairSpec | None = None
+"""No clip pairs to validate."""
 HARNESS_FORMATS: frozenset[str] = frozenset({"lmms-eval", "vlmevalkit", "llava"})
 """The general harnesses' formats ``load`` reads, besides the native one (``docs/formats.md``)."""
 

@@ -62,6 +62,7 @@ from analysis.benchmarks.base import (
     Derived,
     Finding,
     GoldKind,
+    PairSpec,
     ScoreReport,
     refuse_task,
     resolve_parser,
@@ -106,6 +107,8 @@ FILES: dict[str, str] = {
 MEDIA_ALIASES: tuple[tuple[str, str], ...] = (("raw_files", "reorg_raw_files"),)
 """Media paths start ``./raw_files/`` in the template; the released archive unpacks to
 ``reorg_raw_files/``."""
+PAIRS: PairSpec | None = None
+"""No clip pairs to validate."""
 HARNESS_FORMATS: frozenset[str] = frozenset({"lmms-eval", "vlmevalkit"})
 """The general harnesses' formats ``load`` reads, besides the native one (``docs/formats.md``)."""
 

@@ -97,6 +97,7 @@ from analysis.benchmarks.base import (
     Derived,
     Finding,
     GoldKind,
+    PairSpec,
     ScoreReport,
     refuse_harness,
     resolve_parser,
@@ -160,6 +161,8 @@ FILES: dict[str, str] = {
 """What a gold file and a prediction file of this benchmark are, for refusals of the wrong kind."""
 MEDIA_ALIASES: tuple[tuple[str, str], ...] = ()
 """Media paths as the files write them."""
+PAIRS: PairSpec | None = None
+"""No clip pairs to validate."""
 HARNESS_FORMATS: frozenset[str] = frozenset()
 """The general harnesses' formats ``load`` reads, besides the native one (``docs/formats.md``)."""
 OFFICIAL_PARSERS = frozenset({"official"})

@@ -129,6 +129,7 @@ from analysis.benchmarks.base import (
     Derived,
     Finding,
     GoldKind,
+    PairSpec,
     ScoreReport,
     resolve_parser,
 )
@@ -137,6 +138,7 @@ from analysis.benchmarks.vidhalluc import bqa, mcq, sth, tsh
 from analysis.benchmarks.vidhalluc import gold as _gold
 from analysis.benchmarks.vidhalluc import harnessed as _harnessed
 from analysis.benchmarks.vidhalluc import native as _native
+from analysis.benchmarks.vidhalluc import pairs as _pairs
 from analysis.benchmarks.vidhalluc import stats as stats
 from analysis.benchmarks.vidhalluc.common import ALT, model_name
 from analysis.benchmarks.vidhalluc.detect import recognise as recognise
@@ -173,6 +175,8 @@ FILES: dict[str, str] = {
 """What a gold file and a prediction file of this benchmark are, for refusals of the wrong kind."""
 MEDIA_ALIASES: tuple[tuple[str, str], ...] = ()
 """Media paths as the files write them."""
+PAIRS: PairSpec | None = _pairs.PAIRS
+"""ACH's clip pairs, validated by hand in the Pair validation tab."""
 HARNESS_FORMATS: frozenset[str] = frozenset({"vlmevalkit"})
 """The general harnesses' formats ``load`` reads, besides the native one (``docs/formats.md``)."""
 

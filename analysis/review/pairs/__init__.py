@@ -1,1 +1,5 @@
-"""VidHalluc pair validation: pair catalogue, per-clip checks as store labels, kept-pair export, previews."""
+"""Pair validation: per-clip checks as store labels, decisions, kept-pair export, previews.
+
+The pairs themselves (which clips, what the data says of them) come from the benchmark that
+declares ``PAIRS`` (:class:`analysis.benchmarks.base.PairSpec`).
+"""

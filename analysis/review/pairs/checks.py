@@ -1,6 +1,7 @@
-"""The checks of one VidHalluc pair as a typed record, the decision they give, keys and store items.
+"""The checks of one pair as a typed record, the decision they give, keys and store items.
 
-Private to :mod:`.validation`, which documents the criteria and re-exports these names.
+Private to :mod:`.validation`, which documents the criteria and re-exports these names. Whose
+pairs they are is the one registered benchmark that declares ``PAIRS`` (:func:`pair_owner`).
 """
 
 from __future__ import annotations
@@ -9,10 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from analysis import benchmarks
+from analysis.benchmarks.base import PairSpec
 from analysis.store import InvalidLabel, ItemRef
 
-BENCHMARK = "vidhalluc"
-TASK = "ach-pair"
 Criterion = Literal["clear_action", "single_action", "actions_differ"]
 Decision = Literal["keep", "drop"]
 CRITERIA: tuple[Criterion, ...] = ("clear_action", "single_action", "actions_differ")
@@ -22,7 +23,6 @@ FIELDS: dict[str, str] = {c: f"pair_check:{c}" for c in CRITERIA} | {"decision":
 NOTE_FIELD = "note"
 SAVE_KEY = "Enter"
 """The save-and-next key the UI binds (the check keys come from :func:`check_keys`)."""
-_PAIR, _CLIP = "ach-pair:", "ach-clip:"
 
 Check = bool | None
 """A check's answer: True passes, False fails, None not answered yet."""
@@ -119,21 +119,47 @@ def press(checks: PairChecks, key: str) -> PairChecks:
     return checks
 
 
+def pair_owner() -> str:
+    """The benchmark whose pairs are validated: the first registered one that declares ``PAIRS``.
+
+    LookupError when none does (the app then shows no Pairs tab).
+    """
+    for name, bench in benchmarks.REGISTRY.items():
+        if bench.PAIRS is not None:
+            return name
+    raise LookupError("no registered benchmark declares pairs to validate")
+
+
+def pair_spec() -> PairSpec:
+    """The pairs :func:`pair_owner` declares."""
+    spec = benchmarks.get(pair_owner()).PAIRS
+    assert spec is not None
+    return spec
+
+
+def _keys() -> tuple[str, str, str]:
+    prefix = pair_spec().key_prefix
+    return f"{prefix}-pair:", f"{prefix}-clip:", f"{prefix}-pair"
+
+
 def pair_item(pair_id: str) -> ItemRef:
     """The store item of the pair-level labels (actions_differ, decision, note)."""
-    return ItemRef(BENCHMARK, _PAIR + pair_id, TASK)
+    pair, _, task = _keys()
+    return ItemRef(pair_owner(), pair + pair_id, task)
 
 
 def clip_item(pair_id: str, clip: str) -> ItemRef:
     """The store item of one clip's checks within a pair."""
-    return ItemRef(BENCHMARK, f"{_CLIP}{pair_id}|{clip}", TASK)
+    _, prefix, task = _keys()
+    return ItemRef(pair_owner(), f"{prefix}{pair_id}|{clip}", task)
 
 
 def split_key(item_key: str) -> tuple[str, str] | None:
     """``(pair_id, clip)`` of a validation item key (clip "" for the pair item); None for others."""
-    if item_key.startswith(_PAIR):
-        return item_key[len(_PAIR):], ""
-    if item_key.startswith(_CLIP) and "|" in item_key:
-        pair, _, clip = item_key[len(_CLIP):].rpartition("|")
+    pair_prefix, clip_prefix, _ = _keys()
+    if item_key.startswith(pair_prefix):
+        return item_key[len(pair_prefix):], ""
+    if item_key.startswith(clip_prefix) and "|" in item_key:
+        pair, _, clip = item_key[len(clip_prefix):].rpartition("|")
         return pair, clip
     return None

@@ -1,4 +1,4 @@
-"""Exports of a VidHalluc pair validation: the validated pair list, and gold files of kept pairs.
+"""Exports of a pair validation: the validated pair list, and gold files of kept pairs.
 
 - :func:`export_pairs_json` / :func:`export_pairs_csv`: every pair of the catalogue with its final
   decision (:func:`analysis.review.pairs.validation.decisions`), and every reviewer's checks, note and time
@@ -6,38 +6,30 @@
   (``clip_1``, ``clear_action_1``, ``single_action_1``...) so pairs and triples share columns;
   its cells go through the store's formula-injection guard (:func:`analysis.store.export.csv_safe`:
   a YouTube id such as ``-abc123`` comes out as ``'-abc123``).
-- :func:`export_kept_gold`: ``ach_binaryqa.json`` and ``ach_mcq.json`` in their native format,
-  holding only the kept pairs, with the store's current gold corrections of their items in place
-  (VidHalluc's own corrected-file writer). Each group is copied as the file has it (order, every
-  field), so
-  :func:`analysis.benchmarks.vidhalluc.load_gold` and ``load`` read them back like the originals.
+- :func:`export_kept_gold`: the gold files that hold the pairs, in their native format, holding
+  only the kept pairs, with the store's current gold corrections of their items in place (the
+  benchmark's own :attr:`~analysis.benchmarks.base.PairSpec.filter_gold`), so the benchmark's
+  loaders read them back like the originals.
 """
 
 from __future__ import annotations
 
 import io
 import json
-import os
-import tempfile
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from analysis.benchmarks import vidhalluc
-from analysis.benchmarks.vidhalluc.auditing import detect
-from analysis.errors import InputError
-from analysis.files.readers import read_object
-from analysis.review.pairs.checks import BENCHMARK
+from analysis.files.atomic import write_text_atomic
+from analysis.review.pairs.checks import pair_owner, pair_spec
 from analysis.review.pairs.validation import CLIP_CRITERIA, decisions, validations
 from analysis.store import Store, current_labels
 from analysis.store.corrected import gold_map
 from analysis.store.export import csv_safe, csv_writer
 from analysis.store.visibility import Viewer
 
-PAIR_TASKS: tuple[str, ...] = ("bqa", "mcq")
-"""Gold files that hold ACH pairs (tsh and sth have none)."""
 CSV_HEAD: tuple[str, ...] = ("pair_id", "final_decision", "resolution", "role", "reviewer", "decision",
                              "actions_differ", "note", "time", "reason")
 """Leading CSV columns; ``clip_<i>``, ``clear_action_<i>``, ``single_action_<i>`` follow per clip."""
@@ -86,8 +78,8 @@ def export_pairs_json(store: Store, catalogue: pd.DataFrame, path: Path, *, requ
     records = pair_records(store, catalogue, required=required, viewer=viewer)
     counts = {name: sum(r["decision"] == name for r in records) for name in ("keep", "drop")}
     counts["undecided"] = len(records) - counts["keep"] - counts["drop"]
-    body = {"benchmark": "vidhalluc", "required": required, "counts": counts, "pairs": records}
-    _write_text(path, json.dumps(body, indent=2, ensure_ascii=False) + "\n")
+    body = {"benchmark": pair_owner(), "required": required, "counts": counts, "pairs": records}
+    write_text_atomic(path, json.dumps(body, indent=2, ensure_ascii=False) + "\n")
     return len(records)
 
 
@@ -112,7 +104,7 @@ def export_pairs_csv(store: Store, catalogue: pd.DataFrame, path: Path, *, requi
         for role, review in entries or [("", None)]:
             writer.writerow([csv_safe(v) for v in _csv_row(record, role, review, width)])
             rows += 1
-    _write_text(path, buffer.getvalue())
+    write_text_atomic(path, buffer.getvalue())
     return rows
 
 
@@ -135,30 +127,12 @@ def _yes_no(value: bool | None) -> str | None:
 
 def filter_gold(source: Path, keep: Collection[str], target: Path,
                 corrected: Mapping[str, str] | None = None) -> int:
-    """Copy an ``ach_binaryqa.json`` or ``ach_mcq.json`` keeping only the groups in ``keep``.
+    """Copy a gold file that holds pairs keeping only the pairs in ``keep`` (the benchmark's own rule).
 
     ``corrected`` (item id -> gold) is written into the copy. Returns the number of groups
     written. ``target`` must not be ``source``.
     """
-    return _filter(source, keep, target, corrected or {})[1]
-
-
-def _filter(source: Path, keep: Collection[str], target: Path,
-            corrected: Mapping[str, str]) -> tuple[str, int]:
-    data = read_object(source)
-    task = detect(source, data)
-    if corrected and task in PAIR_TASKS:
-        text = vidhalluc.write_corrected(source, corrected)
-        data = json.loads(text) if text is not None else data
-    if task not in PAIR_TASKS:
-        raise InputError(source, f"holds VidHalluc {task}, which has no ACH pairs "
-                         "(expected ach_binaryqa.json or ach_mcq.json)")
-    if target.resolve() == source.resolve():
-        raise InputError(target, "refusing to overwrite the benchmark's own gold file")
-    wanted = set(keep)
-    kept = {group: value for group, value in data.items() if group in wanted}
-    _write_text(target, json.dumps(kept, indent=2, ensure_ascii=False) + "\n")
-    return task, len(kept)
+    return pair_spec().filter_gold(source, keep, target, corrected or {})[1]
 
 
 def kept_pairs(store: Store, *, required: int = 1, viewer: Viewer | None = None) -> list[str]:
@@ -169,29 +143,16 @@ def kept_pairs(store: Store, *, required: int = 1, viewer: Viewer | None = None)
 
 def export_kept_gold(store: Store, gold: Sequence[Path], out_dir: Path, *,
                      required: int = 1, viewer: Viewer | None = None) -> dict[str, Path]:
-    """Filtered copies of the ACH gold files under ``out_dir``, same names: {task: path written}.
+    """Filtered copies of the gold files holding pairs under ``out_dir``, same names: {task: path written}.
 
     Only pairs with a final keep decision stay; pairs not yet decided are left out. ``viewer``:
     decided from the votes they may see.
     """
     keep = kept_pairs(store, required=required, viewer=viewer)
-    corrected = gold_map(current_labels(store, BENCHMARK))
+    corrected = gold_map(current_labels(store, pair_owner()))
     written: dict[str, Path] = {}
     for source in gold:
         target = out_dir / source.name
-        task, _ = _filter(source, keep, target, corrected)
+        task, _ = pair_spec().filter_gold(source, keep, target, corrected)
         written[task] = target
     return written
-
-
-def _write_text(path: Path, text: str) -> None:
-    """Write ``text`` atomically: a reader never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -8,7 +8,6 @@ from typing import Any
 import pandas as pd
 
 from analysis.review.pairs.checks import (
-    BENCHMARK,
     CLIP_CRITERIA,
     FIELDS,
     NOTE_FIELD,
@@ -17,6 +16,7 @@ from analysis.review.pairs.checks import (
     PairChecks,
     clip_item,
     pair_item,
+    pair_owner,
     split_key,
 )
 from analysis.store import Event, Identity, InvalidLabel, ItemRef, Store, current_labels, events_frame
@@ -61,7 +61,7 @@ def adjudicate_pair(store: Store, checks: PairChecks, adjudicator: Identity, rea
     if not isinstance(reason, str) or not reason.strip():
         raise InvalidLabel("an adjudication needs a reason")
     writes = _writes(checks, note)
-    mine = current_labels(store, BENCHMARK, scope="vote", reviewer=adjudicator.name)
+    mine = current_labels(store, pair_owner(), scope="vote", reviewer=adjudicator.name)
     if mine["item_id"].isin({ref.item_id for ref, _, _ in writes}).any():
         raise OwnVote(f"{adjudicator.name} validated pair {checks.pair_id}: "
                       "another adjudicator must settle it")
@@ -78,10 +78,10 @@ def shown_labels(store: Store, viewer: Viewer | None, *, scope: str = "vote",
     on the same label or it was adjudicated; everything for an adjudicator. None: no filter (the
     owner's view: the CLI and the store's own exports).
     """
-    labels = current_labels(store, BENCHMARK, scope=scope, reviewer=reviewer)
+    labels = current_labels(store, pair_owner(), scope=scope, reviewer=reviewer)
     if viewer is None or labels.empty:
         return labels
-    seen = visible_events(events_frame(store, BENCHMARK), viewer)  # every scope: adjudications reveal
+    seen = visible_events(events_frame(store, pair_owner()), viewer)  # every scope: adjudications reveal
     return labels[labels["event_id"].isin(set(seen["event_id"]))].reset_index(drop=True)
 
 

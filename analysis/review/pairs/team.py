@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.review.pairs.checks import BENCHMARK, CLIP_CRITERIA, CRITERIA, FIELDS, split_key
+from analysis.review.pairs.checks import CLIP_CRITERIA, CRITERIA, FIELDS, pair_owner, split_key
 from analysis.review.pairs.labels import check_labels, shown_labels
 from analysis.store import Identity, Store, agreement_report, assign, disagreements
 from analysis.store.visibility import Viewer
@@ -88,7 +88,7 @@ def agreement(store: Store, viewer: Viewer | None = None) -> dict[str, dict[str,
     ``krippendorff_alpha`` and ``pairs`` (Cohen's kappa per pair of reviewers). ``viewer``: over
     the items whose votes they may see only.
     """
-    return {name: agreement_report(store, BENCHMARK, field, items=_shown_items(store, viewer, field))
+    return {name: agreement_report(store, pair_owner(), field, items=_shown_items(store, viewer, field))
             for name, field in FIELDS.items()}
 
 
@@ -120,7 +120,7 @@ def disagreement_queue(store: Store, viewer: Viewer | None = None) -> pd.DataFra
     found: dict[str, tuple[set[str], set[str]]] = {}
     for name, field in FIELDS.items():
         shown = _shown_items(store, viewer, field)
-        for key in disagreements(store, BENCHMARK, field)["item_id"]:
+        for key in disagreements(store, pair_owner(), field)["item_id"]:
             if shown is not None and str(key) not in shown:
                 continue
             parts = split_key(str(key))

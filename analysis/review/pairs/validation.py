@@ -1,6 +1,7 @@
-"""VidHalluc pair validation: the per-clip checks, the keep / drop decision, and storing them.
+"""Pair validation: the per-clip checks, the keep / drop decision, and storing them.
 
-VidHalluc's authors validated every ACH pair by hand and dropped it when either clip lacks a clear
+A benchmark that asks the same questions of pairs of clips (one that declares ``PAIRS``) may have
+them validated by hand, as its authors did: a pair is dropped when either clip lacks a clear
 action, either clip shows several actions, or both clips show the same action. Those criteria
 are explicit checks here (:class:`PairChecks`): for a pair of clips A and B, five of them
 
@@ -16,9 +17,10 @@ and the decision follows from them (:func:`decide`): keep when every check passe
 as one fails, undecided while a check is open. A group of three clips gets three of each
 per-clip check.
 
-Storage (:mod:`analysis.store`, benchmark ``vidhalluc``): one label per check, so every check has
-its own history, agreement figures and adjudication. Per-clip checks live on the item
-``ach-clip:<pair>|<clip>``, the pair-level ones on ``ach-pair:<pair>``; fields are the store's
+Storage (:mod:`analysis.store`, under the benchmark that owns the pairs, :func:`pair_owner`): one
+label per check, so every check has its own history, agreement figures and adjudication. Per-clip
+checks live on the item ``<prefix>-clip:<pair>|<clip>``, the pair-level ones on
+``<prefix>-pair:<pair>`` (the prefix is the benchmark's, :attr:`PairSpec.key_prefix`); fields are the store's
 choice fields ``pair_check:clear_action`` / ``single_action`` / ``actions_differ`` (yes/no) and
 ``pair_check:decision`` (keep/drop), plus the store's ``note`` on the pair. A reviewer's
 validation is a set of ``vote`` events written in one transaction (all or nothing); an
@@ -36,13 +38,11 @@ the form), :func:`press` / :func:`check_keys` (keyboard), :func:`save_validation
 from __future__ import annotations
 
 from analysis.review.pairs.checks import (
-    BENCHMARK,
     CLIP_CRITERIA,
     CRITERIA,
     FIELDS,
     NOTE_FIELD,
     SAVE_KEY,
-    TASK,
     Check,
     Criterion,
     Decision,
@@ -51,6 +51,8 @@ from analysis.review.pairs.checks import (
     clip_item,
     decide,
     pair_item,
+    pair_owner,
+    pair_spec,
     press,
     split_key,
 )
@@ -77,10 +79,10 @@ from analysis.review.pairs.team import (
 )
 
 __all__ = [
-    "BENCHMARK", "CLIP_CRITERIA", "CRITERIA", "DECISION_COLUMNS", "FIELDS", "NOTE_FIELD", "QUEUE_COLUMNS",
-    "RESOLUTIONS", "SAVE_KEY", "TASK", "VALIDATION_COLUMNS", "Check", "Criterion", "Decision",
+    "CLIP_CRITERIA", "CRITERIA", "DECISION_COLUMNS", "FIELDS", "NOTE_FIELD", "QUEUE_COLUMNS",
+    "RESOLUTIONS", "SAVE_KEY", "VALIDATION_COLUMNS", "Check", "Criterion", "Decision",
     "PairChecks", "adjudicate_pair", "agreement", "agreement_summary", "assign_pairs", "check_keys",
     "check_labels", "checks_from_labels", "clip_item", "decide", "decisions", "disagreement_queue",
-    "my_queue", "my_validation", "pair_item", "press", "progress", "save_validation", "split_key",
-    "validations",
+    "my_queue", "my_validation", "pair_item", "pair_owner", "pair_spec", "press", "progress",
+    "save_validation", "split_key", "validations",
 ]

@@ -23,14 +23,20 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import orjson
 import pandas as pd
 
+from analysis.benchmarks.base import ANSWER_COLUMNS, ClipInfo, PairSpec, PairView
+from analysis.benchmarks.vidhalluc.auditing import detect
 from analysis.benchmarks.vidhalluc.mcq import gold_letters
+from analysis.benchmarks.vidhalluc.native import write_corrected
+from analysis.errors import InputError
+from analysis.files.atomic import write_text_atomic
+from analysis.files.readers import read_object
 
 ACH_TASKS: tuple[str, ...] = ("bqa", "mcq")
 CATALOGUE_COLUMNS: tuple[str, ...] = (
@@ -39,41 +45,9 @@ CATALOGUE_COLUMNS: tuple[str, ...] = (
 """Columns of :func:`catalogue`. ``clips`` is a tuple of clip ids in file order; ``media``,
 ``actions`` and ``captions`` are dicts keyed by clip id; ``similarity`` a dict of name -> score."""
 
-ANSWER_COLUMNS: tuple[str, ...] = (
-    "task", "question_index", "question", "options", "clip_id", "gold", "item_id", "model",
-    "raw_answer", "parsed", "correct", "alt_parsed", "alt_correct",
-)
-"""Columns of :attr:`PairView.answers` (``model`` empty for a question no model answered)."""
 
 _SIMILARITY = re.compile(r"sim|clip|dino", re.I)
 _CAPTION = re.compile(r"caption|description|action", re.I)
-
-
-@dataclass(frozen=True)
-class ClipInfo:
-    """One clip of a pair, as the data describes it."""
-
-    clip_id: str
-    media: str
-    """The clip's video path as the data gives it (``<clip id>.mp4``), relative to the media root."""
-    action: str = ""
-    """Text of the correct MCQ choice(s), "" when the clip has no MCQ question."""
-    caption: str = ""
-    """A caption or action text carried by the clip's record, "" when there is none."""
-
-
-@dataclass(frozen=True)
-class PairView:
-    """One pair as the pair view shows it."""
-
-    pair_id: str
-    clips: tuple[ClipInfo, ...]
-    similarity: dict[str, float] = field(default_factory=dict)
-    """Similarity scores of the pair when the data has them (empty otherwise)."""
-    models: tuple[str, ...] = ()
-    """Models with at least one answer on the pair, sorted."""
-    answers: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(ANSWER_COLUMNS)))
-    """Long table, :data:`ANSWER_COLUMNS`: one row per (question, clip, model)."""
 
 
 def ach_rows(table: pd.DataFrame) -> pd.DataFrame:
@@ -238,3 +212,47 @@ def _pair_similarity(mcq: pd.DataFrame, records: Sequence[dict[str, Any]],
     for pair, scores in given.items():
         out.setdefault(str(pair), {}).update({str(k): float(v) for k, v in scores.items()})
     return out
+
+
+PAIR_TASKS: tuple[str, ...] = ("bqa", "mcq")
+"""Gold files that hold ACH pairs (tsh and sth have none)."""
+GOLD_NAMES: tuple[str, ...] = ("ach_binaryqa.json", "ach_mcq.json")
+"""The released names of the gold files holding the ACH pairs."""
+
+
+def filter_gold(source: Path, keep: Collection[str], target: Path,
+                corrected: Mapping[str, str]) -> tuple[str, int]:
+    """A copy of ``ach_binaryqa.json`` or ``ach_mcq.json`` holding only the pairs in ``keep``.
+
+    ``corrected`` (item id -> gold) is written in first (the package's own corrected-file writer);
+    each kept group is copied as the file has it (order, every field). Returns the file's task and
+    the groups written; ``target`` must not be ``source``.
+    """
+    data = read_object(source)
+    task = detect(source, data)
+    if task not in PAIR_TASKS:
+        raise InputError(source, f"holds VidHalluc {task}, which has no ACH pairs "
+                         "(expected ach_binaryqa.json or ach_mcq.json)")
+    if corrected:
+        text = write_corrected(source, corrected)
+        data = json.loads(text) if text is not None else data
+    if target.resolve() == source.resolve():
+        raise InputError(target, "refusing to overwrite the benchmark's own gold file")
+    wanted = set(keep)
+    kept = {group: value for group, value in data.items() if group in wanted}
+    write_text_atomic(target, json.dumps(kept, indent=2, ensure_ascii=False) + "\n")
+    return task, len(kept)
+
+
+PAIRS = PairSpec(
+    title="VidHalluc pairs",
+    key_prefix="ach",
+    catalogue=catalogue,
+    view=pair_view,
+    answer_grid=answer_grid,
+    gold_names=GOLD_NAMES,
+    filter_gold=filter_gold,
+    export_stem="vidhalluc_pairs",
+    kept_name="vidhalluc_kept_ach.zip",
+)
+"""ACH's clip pairs, validated by hand as the paper did (``docs/review.md``)."""
