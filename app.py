@@ -8,9 +8,11 @@ handlers it wires are plain functions in ``components/``.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -344,6 +346,25 @@ def serve(catalog: Catalog, *, host: str | None = None, port: int | None = None,
     ctx = open_review(catalog, db=db, data_dir=data_dir, users=users, roles=roles)
     build_app(catalog, ctx).launch(server_name=host, server_port=port, auth=users or None,
                                    **launch_kwargs(catalog))
+
+
+def serve_command(args: argparse.Namespace, wait: Callable[[], Catalog]) -> None:
+    """``halluscope serve``: reviewers, roles and the store from its arguments, then :func:`serve`.
+
+    Registered as the ``halluscope.servers`` entry point (``pyproject.toml``), through which the
+    command line, which never imports the app, finds it. ``wait`` returns the catalog loading
+    meanwhile.
+    """
+    from analysis.errors import UsageError
+    from components.identity import AuthError
+
+    try:
+        users = auth_from(extra=args.auth, auth_file=args.auth_file)
+    except (AuthError, OSError) as exc:
+        raise UsageError(f"--auth: {exc}") from exc
+    review = {"users": users or None, "db": args.db, "data_dir": args.data_dir,
+              "roles": roles_from(adjudicators=args.adjudicator, blind=args.blind)}
+    serve(wait(), host=args.host, port=args.port, **{k: v for k, v in review.items() if v is not None})
 
 
 def main() -> None:

@@ -1,6 +1,6 @@
 """Views that can be shared: the URL carries benchmark, filters, model and item.
 
-``?benchmark=cmm&models=balanced&task=...&category=...&wrong=1&dependent=1&flagged=1&q=text
+``?benchmark=<id>&models=balanced&task=...&category=...&wrong=1&dependent=1&flagged=1&q=text
 &item=<item_id>`` opens exactly that view (the Items tab, the item in the inspector). As the view
 changes, a small script puts it in the address bar (``history.pushState``, one entry per change),
 so Back steps back: on ``popstate`` the page reloads and the URL restores the view, as a reload

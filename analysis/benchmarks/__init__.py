@@ -5,7 +5,6 @@ from __future__ import annotations
 import difflib
 import importlib
 from collections.abc import Iterator, Mapping, Sequence
-from typing import cast
 
 from analysis.benchmarks.base import Benchmark, Finding, ScoreReport
 
@@ -23,27 +22,70 @@ benchmark is one line here (and its package, case file and samples)."""
 class _Registry(Mapping[str, Benchmark]):
     """Benchmark id -> module, each package imported the first time it is asked for.
 
-    ``halluscope score cmm`` then imports CMM alone: the other four packages (and what they
+    ``halluscope score <id>`` then imports that package alone: the other packages (and what they
     import) cost a few hundred milliseconds of a command that takes little more than a second.
-    The id is the package name with ``-`` for ``_`` (the conformance test checks it is ``NAME``).
+    The id is the package's ``NAME`` (for the listed packages, their name with ``-`` for ``_``;
+    the conformance test checks it). A module that lacks part of :class:`Benchmark` is refused
+    when first asked for.
     """
 
     def __init__(self, packages: Sequence[str]) -> None:
-        self._packages = {name.replace("_", "-"): name for name in packages}
+        self._modules = {name.replace("_", "-"): f"analysis.benchmarks.{name}" for name in packages}
+        self._loaded: dict[str, Benchmark] = {}
 
     def __getitem__(self, name: str) -> Benchmark:
-        module = importlib.import_module(f"analysis.benchmarks.{self._packages[name]}")
-        return cast(Benchmark, module)
+        found = self._loaded.get(name)
+        if found is None:
+            found = _checked(importlib.import_module(self._modules[name]))
+            self._loaded[name] = found
+        return found
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._packages)
+        return iter(self._modules)
 
     def __len__(self) -> int:
-        return len(self._packages)
+        return len(self._modules)
+
+    def add(self, module: str) -> str:
+        """Register the benchmark package ``module`` (a dotted name), last; returns its id."""
+        bench = _checked(importlib.import_module(module))
+        if bench.NAME in self._modules and self._modules[bench.NAME] != module:
+            taken = self._modules[bench.NAME]
+            raise ValueError(f"benchmark id {bench.NAME!r} is already registered ({taken})")
+        self._modules[bench.NAME] = module
+        self._loaded[bench.NAME] = bench
+        return bench.NAME
+
+    def remove(self, name: str) -> None:
+        """Forget a benchmark added with :meth:`add` (the listed packages stay)."""
+        self._modules.pop(name, None)
+        self._loaded.pop(name, None)
 
 
-REGISTRY: Mapping[str, Benchmark] = _Registry(PACKAGES)
+def _checked(module: object) -> Benchmark:
+    if not isinstance(module, Benchmark):
+        missing = [m for m in _protocol_members() if not hasattr(module, m)]
+        raise TypeError(f"{getattr(module, '__name__', module)} is not a benchmark package: it lacks "
+                        f"{', '.join(missing)} (see analysis/benchmarks/base.py)")
+    return module
+
+
+def _protocol_members() -> list[str]:
+    return sorted(m for m in Benchmark.__dict__ if not m.startswith("_")) + sorted(
+        a for a in Benchmark.__annotations__ if not a.startswith("_"))
+
+
+REGISTRY: _Registry = _Registry(PACKAGES)
 """Every benchmark, in registry order."""
+
+
+def register(module: str) -> str:
+    """Add a benchmark package from outside ``analysis/benchmarks/`` (a plugin, or a test's toy).
+
+    It then appears wherever the registry is looped over: scoring, the item table, the charts,
+    the store, the app built afterwards. Returns its id.
+    """
+    return REGISTRY.add(module)
 
 
 class UnknownBenchmark(KeyError):
@@ -65,4 +107,6 @@ def get(name: str) -> Benchmark:
     )
 
 
-__all__ = ["PACKAGES", "REGISTRY", "Benchmark", "Finding", "ScoreReport", "UnknownBenchmark", "get"]
+__all__ = [
+    "PACKAGES", "REGISTRY", "Benchmark", "Finding", "ScoreReport", "UnknownBenchmark", "get", "register",
+]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypedDict
+from typing import Any, Literal, Protocol, TypedDict, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -312,11 +312,17 @@ class Board:
     """The official metrics shown; the first ranks the models (higher is better)."""
 
 
+@runtime_checkable
 class Benchmark(Protocol):
     """The interface of a benchmark module."""
 
     NAME: str
     """Registry id, as typed on the command line."""
+    TITLE: str
+    """Display name, as the benchmark's paper writes it."""
+    VOCABULARY: tuple[str, ...]
+    """Words only this package's code may say (its id, its files' names, its sides, its tags):
+    ``tests/test_layout.py`` finds none of them in the core or the app outside the package."""
     VERSION: str
     """Scoring version of this module; bump it when a score could change."""
     TASKS: tuple[str, ...]
@@ -331,7 +337,7 @@ class Benchmark(Protocol):
     """The leaderboards of the overview, in order (boards without models are left out)."""
     DETECT_RANK: int
     """Order in which detection asks the benchmarks (lower first): one whose files have only
-    generic fields (AVHBench's ``video_id`` / ``text``) asks after the others."""
+    generic fields (``video_id`` / ``text``, say) asks after the others."""
     TAKES_GOLD: bool
     """Prediction files may be given a gold file (``--gold``); when given, gold comes from it."""
     NEEDS_GOLD: frozenset[str | None]
@@ -413,7 +419,7 @@ class Benchmark(Protocol):
         """Recompute, in place, the verdicts of ``rows`` (whose gold changed) against the new gold.
 
         ``labels`` (item id -> corrected gold, all of this benchmark's labels) reaches items that
-        are not rows of ``table`` (a CDH-Bench pair's commonsense side).
+        are not rows of ``table`` (the other side of a pair, whose gold a verdict compares with).
         """
         ...
 

@@ -3,9 +3,9 @@
 ``rescore_with_gold(table, new_gold)`` returns a copy of an item table whose ``gold`` is
 ``new_gold`` and whose ``correct`` / ``alt_correct`` are recomputed, with each benchmark's own
 rules, on the rows whose gold changed (a benchmark may also touch rows whose verdict depends on
-another item's gold, such as a CDH-Bench pair's counterfactual side). The model's answer and its
+another item's gold, such as one side of a pair judged against the other's). The model's answer and its
 readings (``raw_answer``, ``parsed``, ``alt_parsed``) are never touched by a gold change, except
-where a benchmark's parsed value is a comparison with the gold (DetailVerifyBench's token flags).
+where a benchmark's parsed value is a comparison with the gold (a flag per token of a tagged gold).
 
 A corrected score is therefore the official scorer's arithmetic on corrected gold.
 """
@@ -25,7 +25,7 @@ def rescore_with_gold(table: pd.DataFrame, new_gold: pd.Series | list[Any],
     """A copy of ``table`` with ``gold`` = ``new_gold`` (table spelling) and verdicts recomputed.
 
     ``gold_labels`` (item id -> corrected gold) lets a benchmark look up items that are not rows
-    of this table (a CDH-Bench pair's commonsense side). An unknown benchmark is an error.
+    of this table (the other side of a pair). An unknown benchmark is an error.
     """
     out = table.copy(deep=False)
     if isinstance(new_gold, pd.Series):

@@ -1,9 +1,9 @@
 """Charts of the official metrics: one panel per leaderboard, error bars from the intervals.
 
 Pure functions: leaderboards in, a small DataFrame (the numbers, for CSV) or a plotly Figure out.
-Each panel shows the board's ranking metric (the official one: question-level accuracy for
-VidHalluc bqa, the STH score, CF-Acc per CDH-Bench task...) for every model, with its 95%
-interval as an error bar and n on hover.
+Each panel shows the board's ranking metric (its first official metric: a question-level
+accuracy, a task's combined score, a per-task accuracy...) for every model, with its 95% interval
+as an error bar and n on hover.
 """
 
 from __future__ import annotations

@@ -228,7 +228,7 @@ def accuracy_by_category(table: pd.DataFrame) -> go.Figure:
     """Accuracy per category (or task) and model, as grouped bars."""
     data = accuracy_data(table)
     by = str(data["by"].iloc[0]) if not data.empty else "category"
-    # Rows, not the official unit: a VidHalluc bqa row is one clip; the overview has the official metrics.
+    # Rows, not the official unit: a row may be one clip of a question; the overview has the official metrics.
     title = f"Accuracy per row (clip, question or record) by {by}"
     if data.empty:
         return empty(title, "No scored items with a verdict in this view")

@@ -2,10 +2,10 @@
 
 Each object has ``item_id`` (the same for every model's answer to one benchmark item, and the
 same in the app), ``benchmark``, ``model``, ``task``, ``gold`` in the form a correction takes
-(the native value: ``"Yes"``, ``"no"``, ``"B"``, ``"AB"``, a tagged caption; a VidHalluc scene
-change with its locations), ``parsed``, ``correct``, ``scored`` and the fields that find the
-native record (``source``, ``pair_id``, ``side``, ``question``); with ``--db``, also
-``corrected_gold``. See ``docs/cli.md``.
+(the native value: ``"Yes"``, ``"no"``, ``"B"``, ``"AB"``, a tagged caption; a two-part gold
+joined as its kind spells it, :attr:`~analysis.benchmarks.base.GoldKind.native`), ``parsed``,
+``correct``, ``scored`` and the fields that find the native record (``source``, ``pair_id``,
+``side``, ``question``); with ``--db``, also ``corrected_gold``. See ``docs/cli.md``.
 """
 
 from __future__ import annotations

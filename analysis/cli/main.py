@@ -16,7 +16,7 @@ import logging
 import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -84,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("predictions", type=Path)
     score.add_argument("--gold", type=Path, help="gold file, where the benchmark needs one")
     score.add_argument("--task", help="task, where the benchmark has several")
-    score.add_argument("--parser", help="answer parser (default: official, or first-word for avhbench)")
+    score.add_argument("--parser", help="answer parser (default: the benchmark's first, official if any)")
     score.add_argument("--json", action="store_true", help="print one JSON object")
     score.add_argument("--ci", action="store_true",
                        help="add 95%% cluster-bootstrap intervals of every metric (key \"ci\")")
@@ -249,8 +249,9 @@ def run_report(args: argparse.Namespace) -> str:
     if args.format == "html" and args.out is None:
         raise UsageError("--format html needs --out FILE")
     once = _Once()
-    logging.getLogger("halluscope").addFilter(once)  # one line per reason, not one per model
-    logging.getLogger("halluscope.vidhalluc").addFilter(once)
+    # one line per reason, not one per model: on the app's logger and each benchmark's own
+    for name in ("halluscope", *(f"halluscope.{b}" for b in REGISTRY)):
+        logging.getLogger(name).addFilter(once)
     catalog = load_paths(args.files, gold=args.gold, media_roots=media_roots(args.media_root))
     if not catalog.benchmarks():
         problem = "; ".join(catalog.errors) or "no benchmark results"
@@ -424,19 +425,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             roots = media_roots(args.media_root)
             wait = start_loading(args.files or [SAMPLE_MANIFEST], gold=args.gold, media_roots=roots,
                                  cache_dir=default_cache_dir())
-            import app  # lazy, and while the files load: only the app needs Gradio
-            from components.identity import AuthError, auth_from
-
-            try:
-                users = auth_from(extra=args.auth, auth_file=args.auth_file)
-            except (AuthError, OSError) as exc:
-                raise UsageError(f"--auth: {exc}") from exc
-            from components.identity import roles_from
-
-            review = {"users": users or None, "db": args.db, "data_dir": args.data_dir,
-                      "roles": roles_from(adjudicators=args.adjudicator, blind=args.blind)}
-            app.serve(wait(), host=args.host, port=args.port,
-                      **{k: v for k, v in review.items() if v is not None})
+            server()(args, wait)  # found while the files load: only the app needs Gradio
         _flush()
         return 0
     except _ReaderGone:
@@ -459,6 +448,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except Exception as exc:  # the user gets one line, never a traceback
         return _internal(exc)
+
+
+SERVERS = "halluscope.servers"
+"""Entry-point group of the app that ``serve`` runs (``pyproject.toml``: the Gradio app of ``app.py``).
+
+The core never imports the app: the app registers itself here, as a plugin would."""
+
+Server = Callable[[argparse.Namespace, Callable[[], Any]], None]
+"""(the ``serve`` arguments, a call that waits for the loaded catalog) -> serves until interrupted."""
+
+
+def server() -> Server:
+    """The app ``serve`` runs: the one registered under :data:`SERVERS`."""
+    from importlib.metadata import entry_points
+
+    found = sorted(entry_points(group=SERVERS), key=lambda e: e.name)
+    if not found:
+        raise UsageError("serve needs the app, which is not installed: pip install -e . in a checkout")
+    loaded: Server = found[0].load()
+    return loaded
 
 
 def _internal(exc: Exception) -> int:

@@ -1,8 +1,8 @@
 """Resolving the media paths written in benchmark files against the folders a user configured.
 
-Benchmark files name their media in many ways: relative to a release folder (``./raw_files/x.mp4``),
+Benchmark files name their media in many ways: relative to a release folder (``./files/x.mp4``),
 by bare file name (``00191.mp4``), or by an absolute path on the author's machine
-(``/home/me/CDH-Bench/images/...``). A :class:`MediaResolver` maps each reference to a file that
+(``/home/me/Bench/images/...``). A :class:`MediaResolver` maps each reference to a file that
 exists *inside* one of its roots, or to nothing. Nothing outside the roots is ever returned, whatever
 the reference says (``..``, absolute paths, symbolic links leaving the root): the app serves only
 what this module returns, so this check is the security boundary of media serving.

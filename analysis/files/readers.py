@@ -92,7 +92,7 @@ def _pairs_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 _STRICT = json.JSONDecoder(object_pairs_hook=_pairs_once)
 """Decodes like ``json.loads`` but raises on a key repeated inside one object. orjson (and most
-parsers) keep the last value silently, which changed AVHBench accuracy from 0.651 to 0.628 on a
+parsers) keep the last value silently, which changed one benchmark's accuracy from 0.651 to 0.628 on a
 file whose records named ``label`` twice; a repeated key is an ambiguous record, so it is refused."""
 
 
@@ -163,8 +163,8 @@ def surely_unique_keys(data: bytes, value: Any) -> bool:
 
 WALK_BYTES_PER_KEY = 64
 """Above this many bytes of text a key, walking the parsed value counts its keys sooner than
-writing it out again (measured at 1M rows: DetailVerifyBench, 222 bytes a key, 0.055 s walked
-against 0.253 s written; AVHBench, 35 bytes a key, 0.116 s against 0.062 s)."""
+writing it out again (measured at 1M rows: long captions, 222 bytes a key, 0.055 s walked
+against 0.253 s written; short questions, 35 bytes a key, 0.116 s against 0.062 s)."""
 
 
 def check_unique_keys(

@@ -3,7 +3,7 @@
 Re-opening a large prediction file costs a hash of its bytes and one memory-mapped Arrow read
 instead of a full parse. Entries are Arrow IPC files without compression (:func:`write_frame`):
 reading one maps the file and wraps its buffers, where Parquet would decode every page (0.5 s
-for a million CMM rows against a few milliseconds). The key covers everything a table depends
+for a million rows against a few milliseconds). The key covers everything a table depends
 on: the benchmark and its scoring ``VERSION``, the item-table schema, the task, the model name
 and the bytes of the prediction and gold files. A cache entry that cannot be read is ignored and
 rebuilt, never trusted.

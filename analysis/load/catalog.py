@@ -671,7 +671,7 @@ def _gold_candidates(source: Source, gold: Sequence[Source], kind: str | None) -
     """Gold files a user's prediction file may go with: same benchmark and task, where it takes one.
 
     A file of one task of a benchmark with per-file tasks takes gold only when it needs it: the
-    other tasks' results carry their gold (VidHalluc MCQ and TSH), and handing them their
+    other tasks' results carry their gold (multiple choice, say), and handing them their
     annotation file would blame that file for a gold it was never meant to give. A general
     harness's file (``docs/formats.md``) goes by its format: lmms-eval samples join their gold by
     ``doc_id``, a VLMEvalKit file carries its gold in the dataset's columns. ``kind``: the file's

@@ -3,8 +3,8 @@
 Private helper of :mod:`analysis.load.catalog` and of the command line's refusals (:func:`expect`).
 The first records (or the JSON object) are read once and offered to every registered benchmark's
 ``recognise``, in ``DETECT_RANK`` order; a sample manifest is recognised here. Names are never
-trusted over content, except where a benchmark says content cannot settle it (VidHalluc's
-binary-QA gold is the file named ``ach_binaryqa.json``).
+trusted over content, except where a benchmark says content cannot settle it (a gold file that
+holds only yes/no answers is told from a prediction file by its released name).
 """
 
 from __future__ import annotations

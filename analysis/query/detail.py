@@ -80,7 +80,7 @@ class MediaRef:
     reference: str
     """The path as the benchmark file gives it."""
     role: str
-    """What it is (``clip``, ``counterfactual``, ``audio track``...)."""
+    """What it is (``clip``, ``image``, ``audio track``...)."""
     side: str = ""
     """Pair side it belongs to, when the item is one side of a pair."""
 

@@ -51,7 +51,7 @@ def binary_metrics(
 
     ``pred`` holds reading codes (1 yes, 0 no, -1 unparsed), ``gold_yes`` whether the gold is yes,
     ``correct`` the verdict the scorer gave (which may differ from ``pred == gold`` where a scorer
-    has quirks, as CMM's substring rule does). An unparsed answer is wrong and neither yes nor no.
+    has quirks, as a substring rule does). An unparsed answer is wrong and neither yes nor no.
 
     Keys: accuracy, precision (TP / predicted yes), recall (TP / gold yes), f1, yes_ratio
     (predicted yes / n), pa (= recall), hr (TN / gold no), n, unparsed.

@@ -27,7 +27,7 @@ from analysis.store.labels import current_labels
 BLIND_COLUMNS = ("benchmark", "item_id", "model", "task", "category", "subcategory", "question",
                  "options", "media", "pair_id", "side")
 """Item-table columns a blind reviewer may see. Everything else (gold, parsed/correct verdicts,
-``extra`` with gold-bearing fields such as CDH-Bench's ``cs_gt``) stays hidden."""
+``extra`` with gold-bearing fields, such as the other side's gold) stays hidden."""
 
 
 def _order_key(item_id: str) -> bytes:

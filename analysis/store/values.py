@@ -8,7 +8,7 @@ a kind of its own), and the kind checks and spells the value.
 ``None`` clears a label (the item goes back to its official value).
 
 Choice fields (:data:`CHOICE_FIELDS`) hold one word out of a short fixed list; they carry
-checks that are not gold answers, such as VidHalluc's pair validation
+checks that are not gold answers, such as the pair validation
 (:mod:`analysis.review.pairs.validation`): ``pair_check:clear_action`` yes/no, ..., ``pair_check:decision``
 keep/drop.
 """

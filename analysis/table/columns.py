@@ -31,7 +31,7 @@ class Column:
 
 
 COLUMNS: tuple[Column, ...] = (
-    Column("benchmark", "category", "Registry id of the benchmark (``cmm``, ``cdh-bench``...)."),
+    Column("benchmark", "category", "Registry id of the benchmark (its package's ``NAME``)."),
     Column(
         "item_id",
         "str",
@@ -39,8 +39,8 @@ COLUMNS: tuple[Column, ...] = (
         "benchmark's own key (see each module's card), never from a row position.",
     ),
     Column("model", "category", "Model that answered; empty for gold-only tables."),
-    Column("task", "category", "Benchmark task (AVHBench task string, VidHalluc bqa/mcq/tsh/sth...)."),
-    Column("category", "category", "Benchmark category (CMM sub-category, CDH-Bench category...)."),
+    Column("task", "category", "Benchmark task, as the benchmark names it (its task string or a short id)."),
+    Column("category", "category", "Benchmark category (a sub-category, a domain...); empty if none."),
     Column("subcategory", "category", "Finer grouping where the benchmark has one, else empty."),
     Column("question", "str", "The question or prompt as the benchmark states it."),
     Column("options", "str", "Answer options as a JSON list of strings; empty when there are none."),
@@ -65,9 +65,9 @@ COLUMNS: tuple[Column, ...] = (
         '"role": ...}; paths as the file gives them, resolved against media roots at display time.',
     ),
     Column(
-        "pair_id", "str", "Pair the item belongs to (VidHalluc clip pair, CDH-Bench pair); empty if none."
+        "pair_id", "str", "Pair the item belongs to (a clip pair, an image pair); empty if none."
     ),
-    Column("side", "str", "Which side of the pair (clip id; counterfactual or commonsense); empty if none."),
+    Column("side", "str", "Which side of the pair (a clip id, a named side); empty if none."),
     Column("source", "str", "File the row was read from, and the record within it (``file:line 3``)."),
     Column("extra", "str", "The record's other fields as a JSON object, kept so nothing is lost."),
 )

@@ -61,7 +61,7 @@ class ReviewWidgets:
     drafts: gr.State
     """Unsaved form values per row (this browser session only), restored when the item is reopened."""
     picker: Any = None
-    """The DetailVerifyBench token picker (:class:`components.review.span_picker.SpanPicker`)."""
+    """The token picker of a tagged gold (:class:`components.review.span_picker.SpanPicker`)."""
 
     def outputs(self) -> list[Any]:
         """Widgets :func:`panel` fills."""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-import types
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +14,10 @@ from components.identity import Roles
 
 
 def test_serve_passes_files_gold_and_media_roots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import app
+
     calls: list[tuple[Any, ...]] = []
-    fake = types.ModuleType("app")
-    fake.serve = lambda catalog, **kw: calls.append(("serve", catalog, kw))  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "app", fake)
+    monkeypatch.setattr(app, "serve", lambda catalog, **kw: calls.append(("serve", catalog, kw)))
 
     def start_loading(files: list[Path], **kw: Any) -> Any:
         calls.append((files, kw))
@@ -61,13 +59,30 @@ def test_serve_passes_files_gold_and_media_roots(tmp_path: Path, monkeypatch: py
 
 
 def test_serve_without_files_serves_the_samples(monkeypatch: pytest.MonkeyPatch) -> None:
+    import app
+
     seen: list[Any] = []
-    fake = types.ModuleType("app")
-    fake.serve = lambda catalog, **kw: None  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "app", fake)
+    monkeypatch.setattr(app, "serve", lambda catalog, **kw: None)
     monkeypatch.setattr(catalog, "start_loading", lambda files, **kw: seen.append(files) or (lambda: None))
     assert cli.main(["serve"]) == 0
     assert seen == [[catalog.SAMPLE_MANIFEST]]
+
+
+def test_serve_finds_the_app_through_its_entry_point() -> None:
+    """The core never imports the app: the installed entry point leads to it."""
+    import app
+
+    assert cli.server() is app.serve_command
+
+
+def test_serve_without_the_app_installed_says_what_to_do(monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib.metadata
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [])
+    monkeypatch.setattr(catalog, "start_loading", lambda files, **kw: lambda: None)
+    assert cli.main(["serve"]) == 2
+    assert "pip install -e ." in capsys.readouterr().err
 
 
 def test_start_loading_loads_in_another_process(tmp_path: Path) -> None:

@@ -45,7 +45,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -85,13 +85,18 @@ from analysis.stats.metrics import (
 from analysis.table.columns import concat_tables
 
 NAME = "avhbench"
+TITLE = "AVHBench"
+"""Display name."""
+VOCABULARY: tuple[str, ...] = ("avhbench", "AVHBench")
+"""Words only this package's code says (its id, file names, sides, tags): the seam test finds
+them nowhere else in the core or the app."""
 VERSION = "3"
 TASKS: tuple[str, ...] = ()
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("first-word", "negation-aware", "substring")
 ALT_PARSER = "negation-aware"
 _YES_NO = ("accuracy", "f1", "precision", "recall", "yes_ratio")
-BOARDS = (
+BOARDS: tuple[Board, ...] = (
     Board("AVHBench, all yes/no tasks", None, None, _YES_NO),
     Board("Audio-driven Video Hallucination", None, ("task", "Audio-driven Video Hallucination"), _YES_NO),
     Board("Video-driven Audio Hallucination", None, ("task", "Video-driven Audio Hallucination"), _YES_NO),
@@ -264,3 +269,10 @@ def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
 def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     """No chart columns of its own."""
     return {}
+
+
+if TYPE_CHECKING:  # mypy checks this package against the protocol (nothing runs)
+    from analysis.benchmarks import avhbench as _this
+    from analysis.benchmarks.base import Benchmark
+
+    _CHECKED: Benchmark = _this

@@ -74,7 +74,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -116,13 +116,18 @@ from analysis.stats.metrics import MetricDict
 from analysis.table.columns import concat_tables, make_table
 
 NAME = "cdh-bench"
+TITLE = "CDH-Bench"
+"""Display name."""
+VOCABULARY: tuple[str, ...] = ("cdh-bench", "cdh_bench", "counterfactual", "commonsense")
+"""Words only this package's code says (its id, file names, sides, tags): the seam test finds
+them nowhere else in the core or the app."""
 VERSION = "1"
 TASKS: tuple[str, ...] = _cdh_load.TASKS
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("official", "reparse", "strict")
 ALT_PARSER = "strict"
 _CDH = ("cf_acc", "cs_acc", "cfad", "ccr", "rpd")
-BOARDS = (
+BOARDS: tuple[Board, ...] = (
     Board("CDH-Bench QA", None, ("task", "qa"), _CDH),
     Board("CDH-Bench multiple choice", None, ("task", "mc"), _CDH),
 )
@@ -328,3 +333,10 @@ def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     sides = table["side"].take(rows).astype("string").fillna("")
     side = sides.where(sides.isin(("counterfactual", "commonsense")), "").to_numpy(dtype=object)
     return {"_cs_error": cs_error, "_side": side}
+
+
+if TYPE_CHECKING:  # mypy checks this package against the protocol (nothing runs)
+    from analysis.benchmarks import cdh_bench as _this
+    from analysis.benchmarks.base import Benchmark
+
+    _CHECKED: Benchmark = _this

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -74,7 +74,7 @@ from analysis.benchmarks.cmm import native as _native
 from analysis.benchmarks.cmm import scoring as _cmm_score
 from analysis.benchmarks.cmm import table as _cmm_table
 from analysis.benchmarks.cmm.auditing import audit_rows
-from analysis.benchmarks.cmm.columns import item_id
+from analysis.benchmarks.cmm.columns import item_id as item_id
 from analysis.benchmarks.cmm.detect import recognise as recognise
 from analysis.benchmarks.cmm.read import Rows, read_rows
 from analysis.benchmarks.cmm.scoring import DETAIL_GROUP, flags, grouped
@@ -87,12 +87,17 @@ from analysis.stats.metrics import MetricDict
 from analysis.table.columns import concat_tables
 
 NAME = "cmm"
+TITLE = "CMM"
+"""Display name."""
+VOCABULARY: tuple[str, ...] = ("cmm", "raw_files")
+"""Words only this package's code says (its id, file names, sides, tags): the seam test finds
+them nowhere else in the core or the app."""
 VERSION = "1"
 TASKS: tuple[str, ...] = ()
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("official", "first-word", "negation-aware")
 ALT_PARSER = "negation-aware"
-BOARDS = (Board("CMM", None, None, ("accuracy", "pa", "hr")),)
+BOARDS: tuple[Board, ...] = (Board("CMM", None, None, ("accuracy", "pa", "hr")),)
 DETECT_RANK = 2
 TAKES_GOLD = False
 NEEDS_GOLD: frozenset[str | None] = frozenset()
@@ -115,11 +120,6 @@ HARNESS_FORMATS: frozenset[str] = frozenset({"lmms-eval", "vlmevalkit"})
 SPELLINGS = ("raw_files", "reorg_raw_files")
 """The two names of the media folder: the template's and the released zip's."""
 
-__all__ = [
-    "ALT_PARSER", "BOARDS", "NAME", "PARSERS", "TASKS", "TASK_REQUIRED", "VERSION",
-    "audit", "candidate_paths", "cluster_stats", "granularity_by_sub_category", "item_id", "load",
-    "load_gold", "score", "score_file",
-]
 
 
 def load(
@@ -297,3 +297,10 @@ def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
 def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     """No chart columns of its own."""
     return {}
+
+
+if TYPE_CHECKING:  # mypy checks this package against the protocol (nothing runs)
+    from analysis.benchmarks import cmm as _this
+    from analysis.benchmarks.base import Benchmark
+
+    _CHECKED: Benchmark = _this

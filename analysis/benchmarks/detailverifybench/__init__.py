@@ -83,7 +83,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -139,12 +139,17 @@ from analysis.stats.metrics import MetricDict
 from analysis.table.columns import extra_json, make_table, media_json
 
 NAME = "detailverifybench"
+TITLE = "DetailVerifyBench"
+"""Display name."""
+VOCABULARY: tuple[str, ...] = ("detailverifybench", "<HALLUCINATION>", "NO HALLUCINATION")
+"""Words only this package's code says (its id, file names, sides, tags): the seam test finds
+them nowhere else in the core or the app."""
 VERSION = "1.1"
 TASKS: tuple[str, ...] = ()
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("official", "aligned")
 ALT_PARSER = "aligned"
-BOARDS = (Board("DetailVerifyBench", None, None,
+BOARDS: tuple[Board, ...] = (Board("DetailVerifyBench", None, None,
                 ("token_f1", "sentence_f1", "response_f1", "token_iou", "token_precision", "token_recall")),)
 DETECT_RANK = 0
 TAKES_GOLD = True
@@ -382,3 +387,10 @@ def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
 def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     """Per scored row the official token F1 and the gold label entries kept in ``extra``."""
     return _gold.chart_columns(table, rows)
+
+
+if TYPE_CHECKING:  # mypy checks this package against the protocol (nothing runs)
+    from analysis.benchmarks import detailverifybench as _this
+    from analysis.benchmarks.base import Benchmark
+
+    _CHECKED: Benchmark = _this

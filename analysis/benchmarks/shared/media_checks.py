@@ -1,7 +1,7 @@
 """A cheap media check for audits: the file exists, is not empty and its header fits.
 
 Only the first twelve bytes are read, so thousands of clips are checked in well under a second.
-(Used by the CMM and AVHBench audits; a candidate for a shared module once others need it.)
+(Used by the audits of the benchmarks whose gold names audio or video files.)
 """
 
 from __future__ import annotations

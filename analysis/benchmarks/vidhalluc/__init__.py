@@ -116,7 +116,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -151,12 +151,17 @@ from analysis.stats.metrics import MetricDict
 from analysis.table.columns import concat_tables
 
 NAME = "vidhalluc"
+TITLE = "VidHalluc"
+"""Display name."""
+VOCABULARY: tuple[str, ...] = ("vidhalluc", "ach_binaryqa", "ach_mcq")
+"""Words only this package's code says (its id, file names, sides, tags): the seam test finds
+them nowhere else in the core or the app."""
 VERSION = "1.2"
 TASKS: tuple[str, ...] = ("bqa", "mcq", "tsh", "sth")
 TASK_REQUIRED = True
 PARSERS: tuple[str, ...] = ("official", ALT)
 ALT_PARSER = ALT
-BOARDS = (
+BOARDS: tuple[Board, ...] = (
     Board("ACH binary QA (a question counts when every clip is right)", "bqa", None, ("accuracy",)),
     Board("ACH multiple choice", "mcq", None, ("accuracy",)),
     Board("TSH temporal order", "tsh", None, ("accuracy",)),
@@ -319,3 +324,10 @@ def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
 def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     """No chart columns of its own."""
     return {}
+
+
+if TYPE_CHECKING:  # mypy checks this package against the protocol (nothing runs)
+    from analysis.benchmarks import vidhalluc as _this
+    from analysis.benchmarks.base import Benchmark
+
+    _CHECKED: Benchmark = _this

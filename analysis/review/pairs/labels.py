@@ -71,7 +71,7 @@ def adjudicate_pair(store: Store, checks: PairChecks, adjudicator: Identity, rea
 
 def shown_labels(store: Store, viewer: Viewer | None, *, scope: str = "vote",
                  reviewer: str | None = None) -> pd.DataFrame:
-    """The store's current VidHalluc labels (:func:`~analysis.store.current_labels`) ``viewer`` may see.
+    """The current labels of the pairs' benchmark (:func:`~analysis.store.current_labels`) ``viewer`` may see.
 
     A label is shown when the event that set it is one :func:`analysis.store.visibility.visible_events`
     keeps for ``viewer`` (the Items tab's rule): another reviewer's vote only once ``viewer`` voted
