@@ -273,21 +273,3 @@ def test_rescore_of_no_changed_row_changes_no_verdict(name: str) -> None:
     out = table.copy()
     bench.rescore(out, np.zeros(len(out), dtype=bool), {})
     pd.testing.assert_frame_equal(out[["correct", "alt_correct"]], table[["correct", "alt_correct"]])
-
-
-def test_outside_the_benchmark_packages_no_code_names_a_benchmark() -> None:
-    import re
-
-    from analysis.benchmarks import PACKAGES
-
-    quoted = re.compile("[\"'](" + "|".join(re.escape(n) for n in REGISTRY) + ")[\"']")
-    imported = re.compile(r"analysis\.benchmarks(\.| import )(" + "|".join(PACKAGES) + r")\b")
-    offenders = []
-    for path in [*ROOT.glob("analysis/**/*.py"), *ROOT.glob("components/**/*.py"), ROOT / "app.py"]:
-        rel = path.relative_to(ROOT).as_posix()
-        if rel.startswith("analysis/benchmarks/") or "pair_validation" in rel or "/pairs/" in rel:
-            continue
-        text = path.read_text(encoding="utf-8")
-        if quoted.search(text) or imported.search(text):
-            offenders.append(rel)
-    assert offenders == []
