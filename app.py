@@ -254,16 +254,12 @@ def _corrected_of(ctx: ReviewContext) -> Any:
     """Rows of a benchmark scored against the store's corrected gold; None without corrections."""
     if ctx.store is None:
         return None
-    from analysis.store import apply_corrections, current_labels
+    from analysis.review.corrected import corrected_benchmark
 
     store = ctx.store
 
     def corrected(benchmark: str) -> pd.DataFrame | None:
-        labels = current_labels(store, benchmark)
-        if not (labels["field"] == "gold").any():
-            return None
-        table = ctx.catalog.table
-        return apply_corrections(table[table["benchmark"] == benchmark], labels)
+        return corrected_benchmark(ctx.catalog.table, store, benchmark)
 
     return corrected
 

@@ -14,7 +14,7 @@ import pytest
 from corrections_support import copy_of, corrections, sample_runs, write_jsonl, wrong_first
 
 from analysis.cli.main import main
-from analysis.store.corrected import common_folder
+from analysis.review.corrected import common_folder
 
 RUNS = sample_runs()
 

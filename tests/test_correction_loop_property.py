@@ -4,7 +4,7 @@ Random corrections (which scored items, and which other gold value each gets) ar
 label store (a SQLite file); then the corrected report computed in memory (the app's and
 ``score --corrected``'s: :func:`analysis.store.apply_corrections` + the benchmark's ``score``)
 must equal, exactly, the report of ``score`` on the corrected native files that
-:func:`analysis.store.corrected.write_native` writes.
+:func:`analysis.review.corrected.write_native` writes.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 from analysis.benchmarks import get
 from analysis.cli.items import item_lines, load_files
+from analysis.review.corrected import common_folder, gold_map, write_native
 from analysis.store import Identity, apply_corrections, current_labels, open_store
-from analysis.store.corrected import common_folder, write_native
 from analysis.store.events import ItemRef, write_label_rows
 
 RUNS = sample_runs()
@@ -61,7 +61,7 @@ def test_corrected_metrics_equal_score_on_the_native_copies(
             table = bench.load(pred, gold=gold, task=task)
             in_memory = bench.score(apply_corrections(table, labels), task=task)
             out = Path(folder) / "native"
-            write_native(name, files, labels, out)
+            write_native(name, files, gold_map(labels), out)
             pred_copy = copy_of(pred, out, base)
             gold_copy = copy_of(gold, out, base) if gold else None
             copy = bench.load(pred_copy if pred_copy.is_file() else pred, gold=gold_copy, task=task)

@@ -22,14 +22,13 @@ from analysis.benchmarks.base import Benchmark, ScoreReport
 from analysis.benchmarks.shared.corrected import load_as_shown
 from analysis.errors import InputError, InvalidLabel, StoreError, UsageError
 from analysis.files.readers import read_jsonl
-from analysis.store.apply import apply_corrections, count_corrections
+from analysis.review.corrected import corrected_gold, corrected_view, write_native
+from analysis.store.apply import count_corrections
 from analysis.store.connect import open_store
-from analysis.store.corrected import write_native
 from analysis.store.db import Store, default_db_path
 from analysis.store.events import ItemRef, write_label_rows
 from analysis.store.export import export_corrections, guess_format
 from analysis.store.identity import Identity, NotAuthenticated
-from analysis.store.labels import current_labels
 from analysis.store.values import FIELDS
 from analysis.table.columns import concat_tables
 
@@ -55,10 +54,9 @@ def corrected_table(db: str | None, bench: Benchmark, table: pd.DataFrame) -> pd
     """
     store = _open(db, must_exist=True)
     try:
-        labels = current_labels(store, bench.NAME)
+        fixed = corrected_view(table, store)
     finally:
         store.close()
-    fixed = apply_corrections(table, labels)
     print(f"halluscope: {count_corrections(fixed)} gold correction(s) applied", file=sys.stderr)
     return fixed
 
@@ -156,10 +154,9 @@ def run_export(args: argparse.Namespace) -> str:
         if fmt == "native":
             if not args.gold:
                 raise UsageError("--format native needs --gold with the files to correct")
-            labels = current_labels(store, bench.NAME)
-            written = write_native(bench.NAME, args.gold, labels, args.out)
+            written = write_native(bench.NAME, args.gold, corrected_gold(store, bench.NAME), args.out)
             tables = [t for t in (_shown(bench, Path(p)) for p in args.gold) if t is not None]
-            n = count_corrections(apply_corrections(concat_tables(tables), labels)) if tables else 0
+            n = count_corrections(corrected_view(concat_tables(tables), store)) if tables else 0
             return f"wrote {len(written)} file(s) with {n} corrected gold value(s) to {args.out}"
         n = export_corrections(store, args.out, fmt=fmt, benchmark=bench.NAME)
         return f"wrote {n} event(s) to {args.out}"

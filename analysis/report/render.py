@@ -194,7 +194,7 @@ def corrected_rows(catalog: Catalog, db: str) -> dict[str, pd.DataFrame | None]:
     from pathlib import Path
 
     from analysis.errors import InputError, StoreError, UsageError
-    from analysis.store import apply_corrections, current_labels
+    from analysis.review.corrected import corrected_benchmark
     from analysis.store.connect import open_store
 
     if not db.startswith(("postgres", "sqlite:")) and not Path(db).is_file():
@@ -204,11 +204,6 @@ def corrected_rows(catalog: Catalog, db: str) -> dict[str, pd.DataFrame | None]:
     except StoreError as exc:
         raise UsageError(str(exc)) from None
     try:
-        out: dict[str, pd.DataFrame | None] = {}
-        for bench in catalog.benchmarks():
-            labels = current_labels(store, bench)
-            rows = catalog.table[(catalog.table["benchmark"] == bench).to_numpy(dtype=bool)]
-            out[bench] = apply_corrections(rows, labels) if (labels["field"] == "gold").any() else None
-        return out
+        return {bench: corrected_benchmark(catalog.table, store, bench) for bench in catalog.benchmarks()}
     finally:
         store.close()

@@ -10,8 +10,8 @@ The app and the CLI use this surface; the modules behind it are small and privat
   per item, blind views, agreement, the disagreement queue and adjudication;
 - :mod:`~analysis.store.apply` (with :mod:`analysis.benchmarks.rescore`): corrected gold applied to an
   item table, verdicts recomputed by each benchmark, and what changed in the metrics;
-- :mod:`~analysis.store.export`, :mod:`~analysis.store.corrected`: corrections out and in, and
-  corrected gold in each benchmark's own file format;
+- :mod:`~analysis.store.export`: corrections out and in (the corrected view and corrected native
+  files are :mod:`analysis.review.corrected`);
 - :mod:`~analysis.store.mirror`: the append-only JSONL mirror pushed to a Hugging Face dataset.
 """
 

@@ -15,15 +15,14 @@ import pandas as pd
 
 from analysis.charts.common import derive_columns
 from analysis.query import prepare
+from analysis.review.corrected import corrected_view
 from analysis.store import (
     Identity,
     InvalidLabel,
     agreement_report,
-    apply_corrections,
     assign,
     corrected_runs,
     count_corrections,
-    current_labels,
     disagreements,
     events_frame,
     export_corrections,
@@ -45,8 +44,7 @@ def corrected_table(ctx: ReviewContext, benchmark: str) -> pd.DataFrame:
     """The benchmark's rows scored against corrected gold, with the chart columns rebuilt."""
     assert ctx.store is not None
     table = ctx.catalog.table
-    rows = table[table["benchmark"] == benchmark]
-    fixed = apply_corrections(rows, current_labels(ctx.store, benchmark))
+    fixed = corrected_view(table[table["benchmark"] == benchmark], ctx.store)
     flagged = fixed.loc[fixed["_flagged"].astype(bool), "item_id"].astype(str).tolist()
     return derive_columns(prepare(fixed, flagged))
 
@@ -57,7 +55,7 @@ def metric_lines(ctx: ReviewContext, benchmark: str | None, limit: int = 12) -> 
         return "Corrected metrics need a label store."
     table = ctx.catalog.table
     rows = table[table["benchmark"] == benchmark]
-    fixed = apply_corrections(rows, current_labels(ctx.store, benchmark))
+    fixed = corrected_view(rows, ctx.store)
     n = count_corrections(fixed)
     if n == 0:
         return f"No gold corrections on {benchmark} yet: corrected metrics equal the official ones."
@@ -253,12 +251,12 @@ def build_exports(ctx: ReviewContext, benchmark: str | None, who: Identity | Non
 
 def native_zip(ctx: ReviewContext, benchmark: str, out: Path) -> Path:
     """Corrected copies of the benchmark's loaded files that carry gold, zipped (relative paths)."""
-    from analysis.store.corrected import write_native
+    from analysis.review.corrected import corrected_gold, write_native
 
     assert ctx.store is not None
     sources = ctx.catalog.files.get(benchmark, [])
     folder = out / "native"
-    written = write_native(benchmark, sources, current_labels(ctx.store, benchmark), folder)
+    written = write_native(benchmark, sources, corrected_gold(ctx.store, benchmark), folder)
     target = out / f"{benchmark}-corrected-gold.zip"
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in written:

@@ -24,7 +24,8 @@ import pandas as pd
 
 from analysis.charts.common import chart_list
 from analysis.query import Filters, ItemDetail, display_frame, filter_rows, item_detail
-from analysis.store import Identity, apply_corrections, current_labels
+from analysis.review.corrected import corrected_view
+from analysis.store import Identity
 from components.browse.inspector import inspect_row
 from components.browse.view import ItemView
 from components.review.context import ReviewContext
@@ -69,18 +70,7 @@ class ReviewerView(ItemView):
 
     def corrected(self, positions: npt.NDArray[np.intp]) -> pd.DataFrame:
         """The rows at ``positions``, scored against current gold (index 0..n-1, same order)."""
-        table = self.catalog.table.iloc[positions]
-        if self.ctx.store is None or not len(table):
-            fixed = table.assign(official_gold=table["gold"], gold_corrected=False)
-            return fixed.reset_index(drop=True)
-        names = table["benchmark"].astype(str).unique()
-        if len(names) == 1:  # the usual page: one benchmark, no regrouping (takes on Arrow columns cost)
-            labels = current_labels(self.ctx.store, str(names[0]))
-            return apply_corrections(table, labels).reset_index(drop=True)
-        parts = []
-        for benchmark, sub in table.groupby("benchmark", sort=False, observed=True):
-            parts.append(apply_corrections(sub, current_labels(self.ctx.store, str(benchmark))))
-        return pd.concat(parts).loc[table.index].reset_index(drop=True)
+        return corrected_view(self.catalog.table.iloc[positions], self.ctx.store).reset_index(drop=True)
 
     def frame(self, rows: npt.NDArray[np.intp]) -> pd.DataFrame:
         """The table page: current gold with the official beside it, or (blind) no gold at all."""

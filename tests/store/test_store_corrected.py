@@ -18,6 +18,7 @@ from store_support import ALICE, BOB, open_backend
 
 from analysis.benchmarks import cdh_bench, cmm, get, vidhalluc
 from analysis.cli.main import main
+from analysis.review.corrected import gold_map, write_native
 from analysis.store import (
     ItemRef,
     Store,
@@ -27,7 +28,6 @@ from analysis.store import (
     relabel,
     rescore_with_gold,
 )
-from analysis.store.corrected import write_native
 
 
 @pytest.fixture
@@ -73,7 +73,7 @@ def test_cmm_corrections_rescore_and_round_trip(store: Store, tmp_path: Path) ->
     assert changes["overall.pa"] == (0.5, 1.0)
     assert changes["overall.hr"] == (2 / 3, 0.75)
     assert "overall.n" not in changes
-    written = write_native("cmm", [source], labels, tmp_path / "corrected")
+    written = write_native("cmm", [source], gold_map(labels), tmp_path / "corrected")
     reloaded = cmm.load(written[0])
     assert reloaded["gold"].tolist() == corrected["gold"].tolist()
     assert reloaded["item_id"].tolist() == table["item_id"].tolist()
@@ -167,7 +167,7 @@ def test_cdh_corrections_round_trip_through_both_files_and_the_cli(
     assert all(v == before["groups"]["task"]["mc"][k] for k, v in after["groups"]["task"]["mc"].items()
                if k in ("cs_acc", "n_cf", "n_cs"))
     out = tmp_path / "corrected"
-    write_native("cdh-bench", [gold_file, results], labels, out)
+    write_native("cdh-bench", [gold_file, results], gold_map(labels), out)
     regold = cdh_bench.load_gold([out / "benchmark.jsonl"]).set_index(["pair_id", "task", "side"])
     assert regold.loc[("Pair 2", "qa", "commonsense"), "gold"] == "no"
     assert regold.loc[("Pair 1", "mc", "counterfactual"), "gold"] == "A"
@@ -203,7 +203,7 @@ def test_vidhalluc_corrections_in_all_four_gold_files(store: Store, tmp_path: Pa
     labels = current_labels(store, "vidhalluc")
     assert sorted(labels["value"]) == ["BA", "BD", scene, "no"]  # each in its canonical spelling
     out = tmp_path / "corrected"
-    reloaded = vidhalluc.load_gold(write_native("vidhalluc", paths, labels, out))
+    reloaded = vidhalluc.load_gold(write_native("vidhalluc", paths, gold_map(labels), out))
     golds = dict(zip(reloaded["item_id"], reloaded["gold"], strict=True))
     for task, expected in {"bqa": "No", "mcq": "BD", "tsh": "BA", "sth": "Yes"}.items():
         row = table[table["task"] == task].iloc[0]
@@ -245,7 +245,7 @@ def test_dvb_gold_tags_move_and_the_labels_follow(store: Store, tmp_path: Path) 
     labels = current_labels(store, "detailverifybench")
     assert labels["value"].tolist() == [
         "A man in a red coat stands by a <HALLUCINATION>blue</HALLUCINATION> door."]
-    written = write_native("detailverifybench", [source], labels, tmp_path / "corrected")
+    written = write_native("detailverifybench", [source], gold_map(labels), tmp_path / "corrected")
     record = json.loads(written[0].read_text(encoding="utf-8"))
     assert record["description_tag"] == labels["value"].iloc[0]
     assert record["hallucination_labels"] == [] and record["Modify"] == "Yes"
@@ -265,7 +265,7 @@ def test_avhbench_round_trip(store: Store, tmp_path: Path) -> None:
     table = avh.load_gold([source])
     relabel(store, table.iloc[0], "gold", "no", ALICE, "the man is silent")
     labels = current_labels(store, "avhbench")
-    written = write_native("avhbench", [source], labels, tmp_path / "corrected")
+    written = write_native("avhbench", [source], gold_map(labels), tmp_path / "corrected")
     assert json.loads(written[0].read_text(encoding="utf-8"))[0]["label"] == "No"
     reloaded = avh.load_gold(written)
     assert reloaded["gold"].tolist()[:2] == ["No", "No"]
@@ -278,5 +278,5 @@ def test_native_export_never_overwrites_its_input(store: Store, tmp_path: Path) 
     from analysis.errors import InputError
 
     with pytest.raises(InputError, match="output folder"):
-        write_native("cmm", [source], current_labels(store, "cmm"), tmp_path)
+        write_native("cmm", [source], gold_map(current_labels(store, "cmm")), tmp_path)
     assert json.loads(source.read_text().splitlines()[0])["answer"] == "yes"

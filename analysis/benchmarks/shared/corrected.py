@@ -2,7 +2,7 @@
 
 Used by the ``gold`` and ``native`` modules of the benchmark packages; nothing here knows a
 benchmark. (The drivers over the registry are :func:`analysis.benchmarks.rescore.rescore_with_gold` and
-:func:`analysis.store.corrected.write_native`.)
+:func:`analysis.review.corrected.write_native`.)
 """
 
 from __future__ import annotations

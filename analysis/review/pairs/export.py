@@ -23,10 +23,10 @@ from typing import Any
 import pandas as pd
 
 from analysis.files.atomic import write_text_atomic
+from analysis.review.corrected import corrected_gold
 from analysis.review.pairs.checks import pair_owner, pair_spec
 from analysis.review.pairs.validation import CLIP_CRITERIA, decisions, validations
-from analysis.store import Store, current_labels
-from analysis.store.corrected import gold_map
+from analysis.store import Store
 from analysis.store.export import csv_safe, csv_writer
 from analysis.store.visibility import Viewer
 
@@ -149,7 +149,7 @@ def export_kept_gold(store: Store, gold: Sequence[Path], out_dir: Path, *,
     decided from the votes they may see.
     """
     keep = kept_pairs(store, required=required, viewer=viewer)
-    corrected = gold_map(current_labels(store, pair_owner()))
+    corrected = corrected_gold(store, pair_owner())
     written: dict[str, Path] = {}
     for source in gold:
         target = out_dir / source.name
