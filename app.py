@@ -22,13 +22,14 @@ import pandas as pd
 
 from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.query import Filters
+from analysis.review.access import Roles
 from analysis.review.pairs.checks import pair_owner
 from analysis.review.pairs.previews import default_preview_dir
 from components import gate, keys, overview, problems, url_state
 from components.browse import charts, navigate
 from components.browse import page as browse
 from components.browse.inspector import build_inspector
-from components.identity import Roles, auth_from, identity_of, on_spaces, roles_from
+from components.identity import auth_from, identity_of, on_spaces, roles_from
 from components.pairs.tab import build_pairs_tab
 from components.review.context import ReviewContext
 from components.review.gold import ReviewerView
@@ -107,7 +108,7 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
         charts_folder = Path(tempfile.mkdtemp(prefix="halluscope-charts-"))
 
         def chart_csv(request: gr.Request, profile: gr.OAuthProfile | None, *values: Any) -> Any:
-            if ctx.is_blind(identity_of(request, profile)):  # charts are metrics over gold
+            if not ctx.access(identity_of(request, profile)).sees_gold:  # charts are metrics over gold
                 raise gr.Error("Charts are hidden while you review blind.")
             return charts.chart_csv(catalog, browse.filters_from(*values), charts_folder)
 
@@ -117,7 +118,7 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                     concurrency_limit=None)
         boards_of = overview.board_cache(catalog)
         overview.wire(ov, demo, f, tabs, boards_of, _corrected_of(ctx), refresh, refresh_out,
-                      hidden=lambda request, profile: ctx.is_blind(identity_of(request, profile)))
+                      hidden=lambda request, profile: not ctx.access(identity_of(request, profile)).sees_gold)
         wire_review(ctx, demo, current, f, t, ins, ch, rv, rt, gold_mode, changes, tabs)
     return demo
 
@@ -241,7 +242,7 @@ def _wire_problems(ctx: ReviewContext, demo: gr.Blocks, pw: problems.ProblemsWid
     free: dict[str, Any] = {"concurrency_limit": None, "api_visibility": "private"}
 
     def shown(request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None) -> tuple[Any, ...]:
-        return problems.show(ctx.catalog, benchmark, ctx.is_blind(identity_of(request, profile)))
+        return problems.show(ctx.catalog, benchmark, not ctx.access(identity_of(request, profile)).sees_gold)
 
     demo.load(shown, f.benchmark, pw.outputs(), **free)
     f.benchmark.change(shown, f.benchmark, pw.outputs(), **free)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import gradio as gr
 
+from analysis.review.access import Roles
 from analysis.store import Identity, NotAuthenticated, identity_from
 
 AUTH_ENV = "HALLUSCOPE_AUTH"
@@ -25,14 +25,6 @@ ADJUDICATORS_ENV = "HALLUSCOPE_ADJUDICATORS"
 """``carol,dave``: who may adjudicate (password users or, on a Space, Hugging Face usernames)."""
 BLIND_ENV = "HALLUSCOPE_BLIND"
 """``bob``: reviewers who review blind (set as a Space secret or variable on Spaces)."""
-
-
-@dataclass(frozen=True)
-class Roles:
-    """Who adjudicates and who reviews blind (everyone else signed in is a reviewer)."""
-
-    adjudicators: frozenset[str] = frozenset()
-    blind: frozenset[str] = frozenset()
 
 
 def _names(*entries: str) -> frozenset[str]:

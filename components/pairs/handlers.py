@@ -20,6 +20,7 @@ import pandas as pd
 
 from analysis.benchmarks.base import PairView
 from analysis.load.catalog import Catalog
+from analysis.review.access import Access, Roles
 from analysis.review.pairs.export import export_kept_gold, export_pairs_csv, export_pairs_json
 from analysis.review.pairs.previews import MediaInfo, MediaJobs, probe
 from analysis.review.pairs.validation import (
@@ -93,12 +94,14 @@ class PairsContext:
             self._probes[path] = probe(path)
         return self._probes[path]
 
+    def access(self, me: Identity | None) -> Access:
+        """What ``me`` may see and do (:mod:`analysis.review.access` decides)."""
+        roles = Roles(self.adjudicators or frozenset(), self.blind)
+        return Access.of(me.name if me is not None else None, roles, writable=True)
+
     def viewer(self, me: Identity | None) -> Viewer:
         """Who reads the team's validations: a visitor sees none, an adjudicator every vote."""
-        if me is None:
-            return Viewer("")
-        return Viewer(me.name, blind=me.name in self.blind,
-                      adjudicator=self.adjudicators is not None and me.name in self.adjudicators)
+        return self.access(me).viewer
 
     def assignments(self, me: Identity | None = None) -> pd.DataFrame:
         """The round's assignment: ``k`` reviewers per pair over the known reviewers."""
@@ -143,7 +146,7 @@ def show_pair(ctx: PairsContext, pair_id: str, me: Identity | None) -> PairScree
     if me is not None:
         checks, note = my_validation(ctx.store, pair_id, clips, me)
     grid = _grid(view, clips)
-    if me is not None and me.name in ctx.blind:  # gold and every model's verdict stay on the server
+    if not ctx.access(me).sees_gold:  # gold and every model's verdict stay on the server
         grid = grid[["task", "clip", "question", "options"]]
     models = ", ".join(md_text(m) for m in view.models) or "none"
     info = f"**Pair {md_code(pair_id)}** · {len(clips)} clips · models: {models}"
@@ -219,7 +222,7 @@ def adjudicate(ctx: PairsContext, checks: PairChecks, reason: str, me: Identity 
     """Settle a pair with the form's checks as the final decision (a reason is required)."""
     if me is None:
         raise Refused("Sign in to adjudicate.")
-    if ctx.adjudicators is not None and me.name not in ctx.adjudicators:
+    if ctx.adjudicators is not None and not ctx.access(me).adjudicator:
         raise Refused(f"{me.name} is not an adjudicator (halluscope serve --adjudicator NAME).")
     if not (reason or "").strip():
         raise Refused("An adjudication needs a reason.")
@@ -233,7 +236,7 @@ def pair_list(ctx: PairsContext, me: Identity | None) -> pd.DataFrame:
     """The pair list: clips, actions, the team's decision, and whether it is in my queue."""
     ids = ctx.pairs["pair_id"].astype(str)
     actions = ctx.pairs["actions"].map(lambda a: " | ".join(a.values())).to_numpy()
-    if me is None or me.name in ctx.blind:  # visitors and blind reviewers: no one's validations
+    if me is None or not ctx.access(me).sees_team:  # visitors and blind reviewers: no one's validations
         return pd.DataFrame({"pair_id": ids.to_numpy(), "mine": "", "status": "", "decision": "", "votes": 0,
                              "actions": actions})
     final = decisions(ctx.store, ids, required=ctx.k, viewer=ctx.viewer(me))  # same order as ids
@@ -283,7 +286,7 @@ def _out_dir() -> Path:
 
 
 def _exporter(ctx: PairsContext, me: Identity | None) -> Viewer:
-    if me is None or me.name in ctx.blind:  # validations are reviewers' votes and notes
+    if not ctx.access(me).sees_team:  # validations are reviewers' votes and notes
         raise Refused("Sign in as a reviewer who is not blind to export validations.")
     return ctx.viewer(me)
 

@@ -190,7 +190,7 @@ def _build_exports(ctx: ph.PairsContext, identity_of: IdentityOf) -> None:
 
     def exports(request: gr.Request) -> list[Any]:
         me = identity_of(request)
-        if me is None or me.name in ctx.blind:  # validations are reviewers' votes and notes
+        if not ctx.access(me).sees_team:  # validations are reviewers' votes and notes
             return ["Sign in to export the validations.", *[gr.update(visible=False)] * len(files)]
         made: list[Any] = [gr.update(value=ph.export_json(ctx, me), visible=True),
                            gr.update(value=ph.export_csv(ctx, me), visible=True)]
@@ -235,7 +235,7 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
 
     def teams(request: gr.Request) -> list[Any]:
         me = identity_of(request)
-        if me is None or me.name in ctx.blind:  # reviewers' data: a visitor or blind reviewer gets the list
+        if not ctx.access(me).sees_team:  # reviewers' data: a visitor or blind reviewer gets the list
             empty = pd.DataFrame()
             return ["Sign in to see the team's progress and agreement.", empty, empty, empty,
                     ph.pair_list(ctx, None)]

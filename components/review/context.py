@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.load.catalog import Catalog
+from analysis.review.access import Access, Roles
 from analysis.store import Identity, Store
 from components.browse.item_changes import ItemChanges
 
@@ -40,13 +41,14 @@ class ReviewContext:
     """Per session, how often a handler set the inspected item (a filter's clearing stands down
     when an item was opened while it ran)."""
 
-    def is_blind(self, who: Identity | None) -> bool:
-        """Whether ``who`` reviews blind (a visitor never does: they see the public data only)."""
-        return who is not None and who.name in self.blind
+    @property
+    def roles(self) -> Roles:
+        """Who adjudicates and who reviews blind."""
+        return Roles(self.adjudicators, self.blind)
 
-    def is_adjudicator(self, who: Identity | None) -> bool:
-        """Whether ``who`` may adjudicate."""
-        return who is not None and who.name in self.adjudicators
+    def access(self, who: Identity | None) -> Access:
+        """What ``who`` may see and do (:mod:`analysis.review.access` decides; a visitor: None)."""
+        return Access.of(who.name if who is not None else None, self.roles, writable=self.store is not None)
 
     def row(self, row: int | None) -> pd.Series:
         """The server's table row (raises :class:`Refused` for no or an unknown row)."""

@@ -93,7 +93,7 @@ EXPORT_LABELS = ("Event log CSV", "Event log JSONL", "Event log Parquet", "Final
 
 
 def _viewer(ctx: ReviewContext, who: Identity | None) -> Viewer:
-    return Viewer(who.name if who else "", blind=ctx.is_blind(who), adjudicator=ctx.is_adjudicator(who))
+    return ctx.access(who).viewer
 
 
 def _questions(rows: pd.DataFrame, ids: list[str]) -> list[str]:
@@ -155,7 +155,7 @@ def adjudication_target(ctx: ReviewContext, row: int | None, who: Identity | Non
     """Which item an adjudication would act on, its question and the votes the viewer may see."""
     if ctx.store is None or who is None:
         return "Sign in as an adjudicator to settle disagreements."
-    if not ctx.is_adjudicator(who):
+    if not ctx.access(who).adjudicator:
         return (f"Only adjudicators settle disagreements; **{escape(who.name)}** reviews. "
                 "Adjudicators are named with `halluscope serve --adjudicator NAME`.")
     if row is None or not 0 <= int(row) < len(ctx.catalog.table):
@@ -176,7 +176,7 @@ def adjudicate_item(ctx: ReviewContext, row: int | None, who: Identity | None, v
     """Settle the current item's gold after a disagreement (adjudicators only, a reason needed)."""
     if ctx.store is None or who is None:
         raise Refused("Refused: sign in to adjudicate.")
-    if not ctx.is_adjudicator(who):
+    if not ctx.access(who).adjudicator:
         raise Refused(f"Refused: {who.name} is not an adjudicator (halluscope serve --adjudicator NAME).")
     if not (reason or "").strip():
         raise Refused("An adjudication needs a reason.")
@@ -201,7 +201,7 @@ def agreement_markdown(ctx: ReviewContext, benchmark: str | None, who: Identity 
     if who is None:
         return "Sign in to see the team's agreement."
     items = None
-    if not ctx.is_adjudicator(who):
+    if not ctx.access(who).adjudicator:
         items = voted_keys(events_frame(ctx.store, benchmark, scope="vote"), who.name)
         items = {k.partition("\x00")[0] for k in items if k.endswith("\x00gold")}
     report = agreement_report(ctx.store, benchmark, items=items)

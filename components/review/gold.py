@@ -1,7 +1,8 @@
 """What a reviewer is shown of the items: one gold everywhere, and nothing of it when blind.
 
 :class:`ReviewerView` is the :class:`~components.browse.view.ItemView` of one signed-in reviewer,
-built per request from the server's own identity:
+built per request from the server's own identity; what it may show is that reviewer's
+:class:`~analysis.review.access.Access` (the core decides, this view follows):
 
 - a reviewer sees the **current** gold: corrected where a label corrected it, the official value
   beside it and a marker (:data:`MARK`) on the row; verdicts are recomputed against it, in the
@@ -31,8 +32,6 @@ from components.browse.view import ItemView
 from components.review.context import ReviewContext
 
 MARK = "✎"
-HIDDEN = ("answer", "parsed", "gold", "verdict", "flag")
-"""Table columns a blind reviewer receives empty (the flag marks an audit finding, which quotes gold)."""
 BLIND_CHARTS = "Charts are hidden in blind mode: every chart is drawn over gold."
 
 
@@ -42,7 +41,8 @@ class ReviewerView(ItemView):
     def __init__(self, ctx: ReviewContext, who: Identity | None) -> None:
         super().__init__(ctx.catalog)
         self.ctx, self.who = ctx, who
-        self.blind = ctx.is_blind(who)
+        self.access = ctx.access(who)
+        self.blind = not self.access.sees_gold
 
     def rows(self, filters: Filters) -> npt.NDArray[np.intp]:
         """The filtered rows; for a blind reviewer, filters over verdicts, answers, audit flags are dropped.
@@ -59,13 +59,15 @@ class ReviewerView(ItemView):
             correct = self.corrected(rows)["correct"]
             return rows[correct.eq(False).fillna(False).to_numpy(dtype=bool)]
         table = self.catalog.table
-        unsorted = replace(filters, wrong_only=False, parser_dependent=False, flagged_only=False, search="")
-        rows = filter_rows(table, unsorted)
+        rows = filter_rows(table, replace(self.access.filters(filters), search=""))
         needle = filters.search.strip().lower()
+        searched = self.access.searched or ("item_id", "question")
         if needle and rows.size:
             sub = table.iloc[rows]
-            text = (sub["item_id"].astype(str) + " " + sub["question"].fillna("").astype(str)).str.lower()
-            rows = rows[text.str.contains(needle, regex=False).to_numpy(dtype=bool)]
+            text = sub[searched[0]].astype(str)
+            for column in searched[1:]:
+                text = text + " " + sub[column].fillna("").astype(str)
+            rows = rows[text.str.lower().str.contains(needle, regex=False).to_numpy(dtype=bool)]
         return rows
 
     def corrected(self, positions: npt.NDArray[np.intp]) -> pd.DataFrame:
@@ -76,7 +78,7 @@ class ReviewerView(ItemView):
         """The table page: current gold with the official beside it, or (blind) no gold at all."""
         if self.blind:
             frame = display_frame(self.catalog.table, rows)
-            for column in HIDDEN:
+            for column in self.access.hidden_columns:
                 frame[column] = ""
             return frame
         fixed = self.corrected(rows)

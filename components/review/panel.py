@@ -20,11 +20,12 @@ import gradio as gr
 import pandas as pd
 
 from analysis.benchmarks.base import GoldKind
+from analysis.review.access import Access
 from analysis.store import FLAGS, Identity, InvalidLabel, NoChange, NothingToUndo, events_frame
 from analysis.store.identity import IdentityMismatch
 from analysis.store.payload import submit
 from analysis.store.values import gold_kind, normalize_gold, option_count
-from analysis.store.visibility import Viewer, visible_events
+from analysis.store.visibility import visible_events
 from components.browse.render import md_text
 from components.review.context import Refused, ReviewContext
 from components.review.span_picker import build_picker
@@ -156,17 +157,9 @@ def current_values(events: pd.DataFrame, scope: str, reviewer: str | None = None
     return {str(f): v for f, v in zip(rows["field"], rows["new_value"], strict=True)}
 
 
-def viewer(ctx: ReviewContext, who: Identity | None, blind: bool) -> Viewer:
-    """The :class:`Viewer` of ``who`` (visibility rules of :mod:`analysis.store.visibility`)."""
-    return Viewer(who.name if who else "", blind=blind, adjudicator=ctx.is_adjudicator(who))
-
-
-def history_html(events: pd.DataFrame, who: Identity | None, blind: bool,
-                 ctx: ReviewContext | None = None) -> str:
-    """Who changed what, when and why, newest first: only what ``who`` may see (hidden votes left out)."""
-    seen = Viewer(who.name if who else "", blind=blind,
-                  adjudicator=ctx.is_adjudicator(who) if ctx is not None else False)
-    events = visible_events(events, seen)
+def history_html(events: pd.DataFrame, access: Access) -> str:
+    """Who changed what, when and why, newest first: only what ``access`` may see (hidden votes left out)."""
+    events = visible_events(events, access.viewer)
     if events.empty:
         return '<p class="hs-none">No labels on this item yet.</p>'
     rows = "".join(
@@ -217,20 +210,21 @@ def _controls(item: pd.Series, gold: str | None) -> list[Any]:
             hide, hide, hide]
 
 
-def panel(ctx: ReviewContext, row: int | None, who: Identity | None, blind: bool | None = None,
+def panel(ctx: ReviewContext, row: int | None, who: Identity | None,
           drafts: dict[int, list[Any]] | None = None) -> tuple[Any, ...]:
     """The panel for ``row``: who is signed in, the controls set to the item's current labels.
 
-    ``blind`` defaults to the reviewer's role (the app never takes it from the browser); a draft
-    of unsaved values for this row (``drafts``) is put back into the form.
+    What ``who`` sees is their :class:`~analysis.review.access.Access` (the role the operator
+    gave, never the browser); a draft of unsaved values for this row (``drafts``) is put back.
     """
-    blind = ctx.is_blind(who) if blind is None else blind
+    access = ctx.access(who)
+    blind = access.blind
     hidden = gr.update(visible=False)
     keep = [gr.update()] * 8
     if ctx.store is None or who is None:
         note = read_only_note(ctx)
         return (note, *keep, "", hidden)
-    role = "adjudicator" if ctx.is_adjudicator(who) else "reviewer"
+    role = "adjudicator" if access.adjudicator else "reviewer"
     head = f"Signed in as **{md_text(who.name)}** ({role}{', blind' if blind else ''})"
     if row is None:
         return (head, *keep, "", hidden)
@@ -249,7 +243,7 @@ def panel(ctx: ReviewContext, row: int | None, who: Identity | None, blind: bool
     if draft is not None:
         head += " · **unsaved draft restored**: save it, or change it back"
         form = [{**update, "value": value} for update, value in zip(form, draft, strict=True)]
-    return (head, *form, history_html(events, who, blind, ctx), gr.update(visible=True))
+    return (head, *form, history_html(events, access), gr.update(visible=True))
 
 
 def form_value(item: pd.Series, gold: str | None, gold_text: str | None, letters: list[str] | None,
@@ -265,21 +259,21 @@ def form_value(item: pd.Series, gold: str | None, gold_text: str | None, letters
     return gold_text or None
 
 
-def save(ctx: ReviewContext, row: int | None, who: Identity | None, blind: bool | None, gold: str | None,
+def save(ctx: ReviewContext, row: int | None, who: Identity | None, gold: str | None,
          gold_text: str | None, flags: list[str] | None, note: str | None, reason: str | None,
          letters: list[str] | None = None, part_choice: str | None = None,
          part_text: str | None = None) -> str:
     """Write what changed on the form (gold, flags, note) as ``who``, as one undoable save."""
-    if ctx.store is None or who is None:
+    access = ctx.access(who)
+    if ctx.store is None or who is None or not access.may_write:
         raise Refused("Refused: sign in to review (this app is read-only without a reviewer).")
-    blind = ctx.is_blind(who) if blind is None else blind
     item = ctx.row(row)
     events = item_events(ctx, item)
     final = current_values(events, "final")
     value = form_value(item, gold, gold_text, letters, part_choice, part_text)
     writes: list[tuple[str, str, Any]] = []
     if value:
-        writes.append(("vote" if blind else "relabel", "gold", value))
+        writes.append(("vote" if access.gold_scope == "vote" else "relabel", "gold", value))
     flag_text = ",".join(sorted(flags or []))
     if flag_text != (final.get("flag") or ""):
         writes.append(("relabel", "flag", flags or None))
@@ -316,13 +310,14 @@ def _open_events(events: pd.DataFrame, scope: str, who: Identity, blind: bool) -
                   & ((events["reviewer"] == who.name) | (not blind))]
 
 
-def undo_last(ctx: ReviewContext, row: int | None, who: Identity | None, blind: bool | None = None) -> str:
+def undo_last(ctx: ReviewContext, row: int | None, who: Identity | None) -> str:
     """Undo the latest save on this item, every field it wrote (in blind mode: my latest vote)."""
-    if ctx.store is None or who is None:
+    access = ctx.access(who)
+    if ctx.store is None or who is None or not access.may_write:
         raise Refused("Refused: sign in to review (this app is read-only without a reviewer).")
-    blind = ctx.is_blind(who) if blind is None else blind
+    blind = access.blind
     item = ctx.row(row)
-    scope = "vote" if blind else "final"
+    scope = access.gold_scope
     candidates = _open_events(item_events(ctx, item), scope, who, blind)
     if candidates.empty:
         raise Refused("Nothing to undo on this item.")

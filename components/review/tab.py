@@ -171,7 +171,7 @@ def wire_review(ctx: ReviewContext, demo: gr.Blocks, current: gr.State, f: brows
         view = ReviewerView(ctx, identity_of(request, profile))
         return ctx.item_changes.counted(request, navigate.step_item(view, 1, row, page, list(values)))
 
-    save_form = wrote(lambda who, row, *form: save(ctx, row, who, None, *form))
+    save_form = wrote(lambda who, row, *form: save(ctx, row, who, *form))
     for button, then_next in ((rv.save, False), (rv.save_next, True)):
         event = button.click(save_form, [*write_in, *rv.inputs()], written, api_visibility="private", **FREE)
         event.then(pick, [current, rv.gold_text], rv.picker.chips, **private, **FREE)
@@ -264,7 +264,7 @@ def _api(ctx: ReviewContext) -> None:
         if not found.size:
             raise gr.Error(escape(f"No item {item_id!r}.", quote=False), print_exception=False)
         row = ctx.catalog.table.iloc[int(found[0])]
-        action = "vote" if ctx.is_blind(who) and field == "gold" else "relabel"  # blind: my vote
+        action = "vote" if ctx.access(who).gold_scope == "vote" and field == "gold" else "relabel"
         payload = {"action": action, "item_id": item_id, "field": field, "value": value or None,
                    "reason": reason, "key": key or None}
         try:

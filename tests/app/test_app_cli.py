@@ -10,7 +10,7 @@ import pytest
 from analysis.cli import main as cli
 from analysis.load import catalog
 from analysis.load.cache import default_cache_dir
-from components.identity import Roles
+from analysis.review.access import Roles
 
 
 def test_serve_passes_files_gold_and_media_roots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -51,7 +51,7 @@ def _fix_one_wrong_answer(ctx: ReviewContext, benchmark: str, task: str | None =
     assert value is not None
     # the panel's control for the item's kind of gold: letters for a letter set, both parts of a two-part gold
     change, _, where = value.removeprefix("Scene change: ").partition(", Locations: ")
-    save(ctx, row, ALICE, False, value, value, [], "", "wrong gold", letters=list(value),
+    save(ctx, row, ALICE, value, value, [], "", "wrong gold", letters=list(value),
          part_choice=change if change in ("Yes", "No") else None, part_text=where)
     return row
 
@@ -119,9 +119,9 @@ def test_summary_and_cli_count_corrections_by_one_rule(catalog: Catalog, tmp_pat
     first, second, third = (int(i) for i in rows.index[:3])
     for row in (first, second, third):
         gold = str(table.at[row, "gold"]).lower()
-        save(ctx, row, ALICE, False, "no" if gold == "yes" else "yes", "", [], "", "fix")
+        save(ctx, row, ALICE, "no" if gold == "yes" else "yes", "", [], "", "fix")
     official = str(table.at[third, "gold"]).lower()
-    save(ctx, third, ALICE, False, official, "", [], "", "the official gold was right")
+    save(ctx, third, ALICE, official, "", [], "", "the official gold was right")
     assert "**avhbench: 2 gold correction(s)**" in metric_lines(ctx, "avhbench")
     files = [SAMPLES / "avhbench/QA.json", SAMPLES / "avhbench/predictions/balanced.json"]
     assert main(["export", "avhbench", "--db", str(db), "--format", "native", "--out", str(tmp_path / "out"),

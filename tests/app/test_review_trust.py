@@ -29,6 +29,11 @@ ALICE, BOB, CAROL = Identity("alice"), Identity("bob"), Identity("carol")
 PAIR_11_QA_CS = "cdh-78ba53b03e01f25c"  # CDH-Bench commonsense qa, official gold "no"
 
 
+def _blind(ctx: ReviewContext, who: Identity) -> ReviewContext:
+    """``ctx`` with ``who`` reviewing blind (the role the operator gives with ``--blind``)."""
+    return replace(ctx, blind=ctx.blind | {who.name})
+
+
 @pytest.fixture(scope="module")
 def catalog() -> Catalog:
     if not SAMPLE_MANIFEST.exists():
@@ -137,7 +142,7 @@ def test_a_corrected_item_shows_one_gold_with_the_official_beside_it(catalog: Ca
                                                                      tmp_path: Path) -> None:
     ctx = _ctx(catalog, tmp_path)
     row = _row(catalog, PAIR_11_QA_CS)
-    assert save(ctx, row, ALICE, None, "yes", "", [], "", "the flame is lit in the image").startswith(
+    assert save(ctx, row, ALICE, "yes", "", [], "", "the flame is lit in the image").startswith(
         "Saved as alice: gold no → yes")
     alice = ReviewerView(ctx, ALICE)
     item = navigate.find_item(alice, PAIR_11_QA_CS, ["cdh-bench", [], ALL, ALL, False, False, False, ""])[3]
@@ -200,8 +205,8 @@ def test_an_unsaved_draft_comes_back_when_the_item_is_reopened(catalog: Catalog,
 def test_queues_votes_and_adjudication_respect_who_is_looking(catalog: Catalog, tmp_path: Path) -> None:
     ctx = _ctx(catalog, tmp_path)
     row = _row(catalog, PAIR_11_QA_CS)
-    save(ctx, row, BOB, None, "yes", "", [], "", "")  # bob is blind: this is his vote
-    save(ctx, row, ALICE, True, "no", "", [], "", "")  # alice votes in a round
+    save(ctx, row, BOB, "yes", "", [], "", "")  # bob is blind: this is his vote
+    save(_blind(ctx, ALICE), row, ALICE, "no", "", [], "", "")  # alice votes in a round
     assert ctx.store is not None and events_frame(ctx.store)["scope"].tolist() == ["vote", "vote"]
     found = queue_frame(ctx, "Disagreements", "cdh-bench", CAROL)
     assert found["item_id"].tolist() == [PAIR_11_QA_CS] and "candle" in found["question"].iloc[0].lower()
@@ -221,11 +226,11 @@ def test_queues_votes_and_adjudication_respect_who_is_looking(catalog: Catalog, 
 def test_exports_hold_only_what_the_reviewer_may_see(catalog: Catalog, tmp_path: Path) -> None:
     ctx = _ctx(catalog, tmp_path)
     row = _row(catalog, PAIR_11_QA_CS)
-    save(ctx, row, ALICE, True, "no", "", [], "", "")
-    save(ctx, row, BOB, None, "yes", "", [], "", "")
+    save(_blind(ctx, ALICE), row, ALICE, "no", "", [], "", "")
+    save(ctx, row, BOB, "yes", "", [], "", "")
     first = catalog.table.loc[catalog.table["benchmark"] == "cdh-bench", "item_id"].iloc[0]
     other = _row(catalog, str(first))
-    save(ctx, other, CAROL, None, None, "", ["ambiguous"], "", "")
+    save(ctx, other, CAROL, None, "", ["ambiguous"], "", "")
     with pytest.raises(Refused):
         build_exports(ctx, "cdh-bench", None)
     files = build_exports(ctx, "cdh-bench", BOB)

@@ -26,6 +26,11 @@ ALICE, BOB, CAROL = Identity("alice"), Identity("bob"), Identity("carol")
 PAIR_11_QA_CS = "cdh-78ba53b03e01f25c"  # seeded inverted polarity: commonsense qa gold "no"
 
 
+def _blind(ctx: ReviewContext, who: Identity) -> ReviewContext:
+    """``ctx`` with ``who`` reviewing blind (the role the operator gives with ``--blind``)."""
+    return replace(ctx, blind=ctx.blind | {who.name})
+
+
 @pytest.fixture(scope="module")
 def catalog() -> Catalog:
     if not SAMPLE_MANIFEST.exists():
@@ -61,12 +66,12 @@ def test_writes_without_identity_are_refused(catalog: Catalog, tmp_path: Path) -
     ctx = _ctx(catalog, tmp_path)
     row = _row(catalog, PAIR_11_QA_CS)
     with pytest.raises(Refused, match="sign in"):
-        save(ctx, row, None, False, "yes", "", [], "", "")
+        save(ctx, row, None, "yes", "", [], "", "")
     with pytest.raises(Refused, match="sign in"):
-        undo_last(ctx, row, None, False)
+        undo_last(ctx, row, None)
     assert events_frame(ctx.store).empty  # type: ignore[arg-type]
     # the panel stays hidden for a visitor and says why
-    assert "Read-only" in panel(ctx, row, None, False)[0]
+    assert "Read-only" in panel(ctx, row, None)[0]
 
 
 def test_a_payload_cannot_name_another_reviewer(catalog: Catalog, tmp_path: Path) -> None:
@@ -82,27 +87,27 @@ def test_relabel_shows_the_corrected_metric_change_and_undo_restores(
 ) -> None:
     ctx = _ctx(catalog, tmp_path)
     row = _row(catalog, PAIR_11_QA_CS)
-    message = save(ctx, row, ALICE, False, "yes", "", ["ambiguous"], "polarity <b>inverted</b>", "audit")
+    message = save(ctx, row, ALICE, "yes", "", ["ambiguous"], "polarity <b>inverted</b>", "audit")
     assert message.startswith("Saved as alice: gold no → yes; flag")
     lines = metric_lines(ctx, "cdh-bench")
     # balanced answered nothing parseable on the commonsense side: with gold "yes" the qa cs side
     # still counts 12 items, the commonsense-prior model now gets it wrong (9/12 -> 8/12 style changes)
     assert "1 gold correction(s)" in lines and "cs_acc" in lines
-    history = panel(ctx, row, ALICE, False)[-2]
+    history = panel(ctx, row, ALICE)[-2]
     assert "alice" in history and "no → yes" in history and "&lt;b&gt;inverted" in history
-    assert save(ctx, row, ALICE, False, "yes", "", ["ambiguous"], "polarity <b>inverted</b>", "") == \
+    assert save(ctx, row, ALICE, "yes", "", ["ambiguous"], "polarity <b>inverted</b>", "") == \
         "Nothing changed."
     # one save of gold, flag and note is one undoable action; a second undo says there is nothing left
-    assert undo_last(ctx, row, BOB, False) == "Undone by bob: note cleared; flag ambiguous → ∅; gold yes → no"
+    assert undo_last(ctx, row, BOB) == "Undone by bob: note cleared; flag ambiguous → ∅; gold yes → no"
     assert "No gold corrections" in metric_lines(ctx, "cdh-bench")
     with pytest.raises(Refused, match="Nothing to undo"):
-        undo_last(ctx, row, BOB, False)
+        undo_last(ctx, row, BOB)
 
 
 def test_invalid_gold_is_shown_not_raised(catalog: Catalog, tmp_path: Path) -> None:
     ctx = _ctx(catalog, tmp_path)
     with pytest.raises(Refused, match="Not saved"):
-        save(ctx, _row(catalog, PAIR_11_QA_CS), ALICE, False, "maybe", "", [], "", "")
+        save(ctx, _row(catalog, PAIR_11_QA_CS), ALICE, "maybe", "", [], "", "")
 
 
 def test_votes_fill_the_disagreement_queue_and_my_queue_shrinks(catalog: Catalog, tmp_path: Path) -> None:
@@ -112,8 +117,8 @@ def test_votes_fill_the_disagreement_queue_and_my_queue_shrinks(catalog: Catalog
     n_items = catalog.table.loc[catalog.table["benchmark"] == "cdh-bench", "item_id"].nunique()
     assert len(mine) == len(theirs) == n_items  # k=2 of 2 reviewers: everyone sees every item
     row = _row(catalog, PAIR_11_QA_CS)
-    save(ctx, row, ALICE, True, "yes", "", [], "", "")
-    save(ctx, row, BOB, True, "no", "", [], "", "")
+    save(_blind(ctx, ALICE), row, ALICE, "yes", "", [], "", "")
+    save(_blind(ctx, BOB), row, BOB, "no", "", [], "", "")
     assert len(queue_frame(ctx, "My unreviewed items", "cdh-bench", ALICE)) == n_items - 1
     found = queue_frame(ctx, "Disagreements", "cdh-bench", ALICE)
     assert found["item_id"].tolist() == [PAIR_11_QA_CS] and "alice: yes" in found["detail"][0]
@@ -172,14 +177,14 @@ def test_blind_mode_hides_gold_and_other_reviewers(catalog: Catalog, tmp_path: P
 
     ctx = _ctx(catalog, tmp_path)
     row = _row(catalog, PAIR_11_QA_CS)
-    save(ctx, row, BOB, True, "no", "", [], "", "bob's secret reason")
+    save(_blind(ctx, BOB), row, BOB, "no", "", [], "", "bob's secret reason")
     html = blind_html(ctx, row, ALICE)
     assert "candle flame" in html and "My votes: none yet" in html
     assert "gold" not in html.replace("Gold, verdicts", "") and "bob" not in html
-    shown = panel(ctx, row, ALICE, True)
+    shown = panel(_blind(ctx, ALICE), row, ALICE)
     assert shown[1]["value"] is None  # the gold radio starts empty, not at the official "no"
     assert "No labels" in shown[-2]  # bob's vote is not in alice's blind history
-    save(ctx, row, ALICE, True, "yes", "", [], "", "")
+    save(_blind(ctx, ALICE), row, ALICE, "yes", "", [], "", "")
     assert "My votes: gold: yes" in blind_html(ctx, row, ALICE)
 
 
@@ -188,8 +193,8 @@ def test_adjudication_needs_a_reason_and_settles_the_disagreement(catalog: Catal
 
     ctx = replace(_ctx(catalog, tmp_path), adjudicators=frozenset({"alice", "carol"}))
     row = _row(catalog, PAIR_11_QA_CS)
-    save(ctx, row, ALICE, True, "yes", "", [], "", "")
-    save(ctx, row, BOB, True, "no", "", [], "", "")
+    save(_blind(ctx, ALICE), row, ALICE, "yes", "", [], "", "")
+    save(_blind(ctx, BOB), row, BOB, "no", "", [], "", "")
     assert "raw agreement 0.000" in agreement_markdown(ctx, "cdh-bench", ALICE)
     with pytest.raises(Refused, match="reason"):
         adjudicate_item(ctx, row, CAROL, "yes", " ")
@@ -214,7 +219,7 @@ def test_exports_hold_every_event_and_corrected_native_gold(catalog: Catalog, tm
     from components.review.extra import build_exports
 
     ctx = _ctx(catalog, tmp_path)
-    save(ctx, _row(catalog, PAIR_11_QA_CS), ALICE, False, "yes", "", [], "", "=cmd|' /C calc'!A0")
+    save(ctx, _row(catalog, PAIR_11_QA_CS), ALICE, "yes", "", [], "", "=cmd|' /C calc'!A0")
     with pytest.raises(Refused):
         build_exports(ctx, "cdh-bench", None)
     csv, jsonl, parquet, *final, native = build_exports(ctx, "cdh-bench", ALICE)

@@ -124,12 +124,12 @@ def test_picking_tokens_and_saving_stores_the_tagged_caption(catalog: Catalog, t
     expected = f"{H}The image{E} shows" + clean[len("The image shows"):clean.index("green")] + \
         f"{H}green{E}" + clean[clean.index("green") + len("green"):]
     assert text == expected
-    message = save(ctx, row, ALICE, False, None, text, [], "", "tokens picked")
+    message = save(ctx, row, ALICE, None, text, [], "", "tokens picked")
     assert message.startswith("Saved as alice: gold")
     events = events_frame(ctx.store, "detailverifybench")  # type: ignore[arg-type]
     assert events["new_value"].tolist() == [expected]
     # the panel now fills the text field with the saved caption and the picker follows it
-    gold_text = panel(ctx, row, ALICE, False)[2]["value"]
+    gold_text = panel(ctx, row, ALICE)[2]["value"]
     assert gold_text == expected
     assert selected_tokens(gold_text) == {0, 1, 16}
     assert render(ctx, row, gold_text)["value"].count('aria-pressed="true"') == 3
