@@ -31,7 +31,8 @@ def test_each_role_is_read_from_the_operators_roles(name: str | None, signed_in:
     assert access.may_adjudicate == (signed_in and adjudicator)
     assert access.gold_scope == ("vote" if blind else "final")
     assert access.hidden_columns == (HIDDEN_COLUMNS if blind else ())
-    assert (access.viewer.name, access.viewer.blind, access.viewer.adjudicator) == (name or "", blind, adjudicator)
+    seen = access.viewer
+    assert (seen.name, seen.blind, seen.adjudicator) == (name or "", blind, adjudicator)
 
 
 def test_a_visitor_is_never_blind_nor_an_adjudicator_and_never_writes() -> None:
