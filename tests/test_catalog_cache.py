@@ -209,29 +209,29 @@ def test_workers_start_ahead_only_for_files_never_detected(
     from analysis.load import catalog
 
     started: list[object] = []
-    real = catalog._start_pool
+    real = catalog.start_pool
 
     def counted() -> object:
         started.append(real())
         return started[-1]
 
-    monkeypatch.setattr(catalog, "_start_pool", counted)
+    monkeypatch.setattr(catalog, "start_pool", counted)
     paths = []
     for k in range(3):
         path = tmp_path / f"model{k}.jsonl"
         path.write_text(_rows(4, ["Yes", "No", "Nothing"][k]))
         paths.append(path)
     cache = tmp_path / "cache"
-    assert catalog._may_warm(paths, cache, catalog_cache.Digests())  # never seen: start them early
+    assert catalog.may_warm(paths, cache, catalog_cache.Digests())  # never seen: start them early
     first = load_paths(paths[:2], cache_dir=cache)
     first.saved_entry()
     assert len(started) == 1  # once the second prediction file was told apart
     # the same files again (a restart from the cache): no worker is started for nothing
-    assert not catalog._may_warm(paths[:2], cache, catalog_cache.Digests())
+    assert not catalog.may_warm(paths[:2], cache, catalog_cache.Digests())
     again = load_paths(paths[:2], cache_dir=cache)
     assert again.cache_entry is not None and len(started) == 1
     pd.testing.assert_frame_equal(again.table, first.table)
-    assert catalog._may_warm(paths, cache, catalog_cache.Digests())  # one file never seen
+    assert catalog.may_warm(paths, cache, catalog_cache.Digests())  # one file never seen
     # one prediction file loads in this process: no worker is started for it
     load_paths([paths[2], tmp_path / "missing.json"], cache_dir=tmp_path / "other")
     assert len(started) == 1

@@ -142,9 +142,9 @@ def test_a_restart_with_a_file_told_by_its_name_starts_no_workers(tmp_path: Path
         {"id": f"{r['video_id']}.mp4", "question": f"{r['text']} Answer yes or no.", "answer": r["label"],
          "pred": r["pred"]} for r in avh_records()])  # fmt: skip
     paths, cache = [named, other, AVH_GOLD], tmp_path / "cache"
-    assert catalog._may_warm(paths, cache, catalog_cache.Digests())
+    assert catalog.may_warm(paths, cache, catalog_cache.Digests())
     load_paths(paths, cache_dir=cache).saved_entry()
-    assert not catalog._may_warm(paths, cache, catalog_cache.Digests())  # every file detected before
+    assert not catalog.may_warm(paths, cache, catalog_cache.Digests())  # every file detected before
 
 
 @pytest.mark.parametrize("task", ["bqa", "mcq", "tsh", "sth"])

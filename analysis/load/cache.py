@@ -1,11 +1,11 @@
-"""A cache of loaded item tables, keyed by the content of the files they were read from.
+"""Where loaded item tables are kept on disk, and how: Arrow files read back memory-mapped.
 
 Re-opening a large prediction file costs a hash of its bytes and one memory-mapped Arrow read
-instead of a full parse. Entries are Arrow IPC files without compression (:func:`write_frame`):
+instead of a full parse. What an entry is keyed by is :mod:`analysis.load.catalog_cache` (the one
+key scheme: a loaded set of files, and each prediction file of it). Entries are Arrow IPC files
+without compression (:func:`write_frame`):
 reading one maps the file and wraps its buffers, where Parquet would decode every page (0.5 s
-for a million rows against a few milliseconds). The key covers everything a table depends
-on: the benchmark and its scoring ``VERSION``, the item-table schema, the task, the model name
-and the bytes of the prediction and gold files. A cache entry that cannot be read is ignored and
+for a million rows against a few milliseconds). A cache entry that cannot be read is ignored and
 rebuilt, never trusted.
 
 xxhash (XXH3-128) is used for the content key because hashing is on the re-open path: it runs
@@ -24,10 +24,10 @@ import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import xxhash
 
-from analysis.benchmarks.base import Benchmark
-from analysis.table.columns import COLUMN_NAMES, single_chunks
-
 _CHUNK = 8 * 1024 * 1024
+
+FORMAT = "table-2"
+"""Bumped when the layout of an entry changes (2: Arrow IPC instead of Parquet)."""
 
 
 def default_cache_dir() -> Path:
@@ -50,31 +50,6 @@ def file_digest(path: Path) -> str:
                 break
             hasher.update(view[:size])
     return hasher.hexdigest()
-
-
-def cache_key(
-    bench: Benchmark,
-    predictions: Path,
-    *,
-    gold: Path | None = None,
-    task: str | None = None,
-    model: str | None = None,
-) -> str:
-    """The key of one loaded table: everything the table depends on, hashed."""
-    parts = [
-        bench.NAME,
-        bench.VERSION,
-        ",".join(COLUMN_NAMES),
-        task or "",
-        model or "",
-        file_digest(predictions),
-        file_digest(gold) if gold is not None else "",
-    ]
-    return xxhash.xxh3_128_hexdigest("\x1f".join(parts).encode("utf-8"))
-
-
-FORMAT = "table-2"
-"""Bumped when the layout of an entry changes (2: Arrow IPC instead of Parquet)."""
 
 
 def write_frame(entry: Path, frame: pd.DataFrame, meta: dict[str, Any]) -> bool:
@@ -172,28 +147,3 @@ def _text_dtype(arrow_type: pa.DataType) -> Any:
     if arrow_type in (pa.string(), pa.large_string()):
         return pd.StringDtype("pyarrow")
     return None
-
-
-def load_cached(
-    bench: Benchmark,
-    predictions: Path,
-    *,
-    gold: Path | None = None,
-    task: str | None = None,
-    model: str | None = None,
-    cache_dir: Path | None = None,
-) -> pd.DataFrame:
-    """``bench.load(...)``, served from the cache when the same bytes were loaded before.
-
-    Load errors are never cached: a bad file raises its ``InputError`` every time.
-    """
-    folder = cache_dir or default_cache_dir()
-    key = cache_key(bench, predictions, gold=gold, task=task, model=model)
-    entry = folder / f"{bench.NAME}-{key}.arrow"
-    restored = read_frame(entry)
-    if restored is not None and tuple(restored[0].columns) == COLUMN_NAMES:
-        return restored[0]
-    entry.unlink(missing_ok=True)  # none, torn or foreign: rebuild it
-    table = single_chunks(bench.load(predictions, gold=gold, task=task, model=model))
-    write_frame(entry, table, {})
-    return table

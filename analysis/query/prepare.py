@@ -13,10 +13,20 @@ from analysis.stats.metrics import NO, UNPARSED, YES
 from analysis.table.columns import single_chunks
 
 
+def flag_items(table: pd.DataFrame, flagged: Collection[str]) -> pd.DataFrame:
+    """Set ``_flagged`` (the rows of items an audit finding names), in place: the one setter of it."""
+    table["_flagged"] = table["item_id"].isin(list(flagged)).to_numpy(dtype=bool)
+    return table
+
+
 def prepare(
-    table: pd.DataFrame, flagged: Collection[str] = (), *, text: pd.arrays.ArrowStringArray | None = None
+    table: pd.DataFrame, flagged: Collection[str] | None = None, *,
+    text: pd.arrays.ArrowStringArray | None = None,
 ) -> pd.DataFrame:
     """Add the derived columns filters and charts read; ``flagged`` are item ids the audit named.
+
+    Without ``flagged`` a table that has ``_flagged`` keeps it (rows re-derived after a
+    correction stay flagged as the audit said); one that has none gets no flag.
 
     Every text column is made one contiguous Arrow array: taking a page of rows from an array of
     many chunks (one per file, per block read) first joins the chunks, a cost that grows with the
@@ -25,7 +35,8 @@ def prepare(
     """
     out = single_chunks(table.reset_index(drop=True))
     out["_text"] = search_text(out) if text is None else text
-    out["_flagged"] = out["item_id"].isin(list(flagged)).to_numpy(dtype=bool)
+    if flagged is not None or "_flagged" not in out:
+        flag_items(out, flagged or ())
     parsed = out["parsed"].fillna("").str.strip().str.lower()
     out["_pred_code"] = np.select([parsed == "yes", parsed == "no"], [YES, NO], UNPARSED).astype(np.int8)
     gold = out["gold"].fillna("").str.strip().str.lower()

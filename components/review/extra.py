@@ -45,8 +45,7 @@ def corrected_table(ctx: ReviewContext, benchmark: str) -> pd.DataFrame:
     assert ctx.store is not None
     table = ctx.catalog.table
     fixed = corrected_view(table[table["benchmark"] == benchmark], ctx.store)
-    flagged = fixed.loc[fixed["_flagged"].astype(bool), "item_id"].astype(str).tolist()
-    return derive_columns(prepare(fixed, flagged))
+    return derive_columns(prepare(fixed))  # keeps the audit's _flagged
 
 
 def metric_lines(ctx: ReviewContext, benchmark: str | None, limit: int = 12) -> str:
