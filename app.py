@@ -41,13 +41,13 @@ SCROLL_TO_FILTERS = "() => { document.getElementById('filter-col')?.scrollIntoVi
 """The phone's "Filters" button: to the filter column, which a phone stacks under the tabs."""
 
 
-
 def _has_pairs(catalog: Catalog) -> bool:
     """Whether a loaded benchmark declares pairs to validate (the Pair validation tab is shown)."""
     try:
         return pair_owner() in catalog.benchmarks()
     except LookupError:
         return False
+
 
 def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Blocks:
     """The reviewer app over ``catalog``; ``review`` (a label store and reviewers) enables review."""
@@ -68,7 +68,9 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
             with gr.Column(scale=1, min_width=240, elem_id="filter-col"):
                 f = browse.build_filters(catalog)
                 jump = gr.Textbox(  # locked until start-up has put the URL's item in it, as the filters
-                    label="Go to item id", placeholder="paste an item id (Enter)", elem_id="jump",
+                    label="Go to item id",
+                    placeholder="paste an item id (Enter)",
+                    elem_id="jump",
                     interactive=False,
                 )
                 gr.Markdown(keys.legend_markdown(), elem_id="keys-legend")
@@ -77,7 +79,8 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
             with gr.Column(scale=5, elem_id="main-col"):
                 # a phone stacks the filters under the tabs (components/style.py): a way down to them
                 gr.Button("Filters ↓", size="sm", elem_id="to-filters").click(
-                    None, None, None, js=SCROLL_TO_FILTERS, api_visibility="private")
+                    None, None, None, js=SCROLL_TO_FILTERS, api_visibility="private"
+                )
                 with gr.Tabs() as tabs:
                     with gr.Tab("Overview", id="overview-tab"):
                         ov = overview.build_overview()
@@ -86,8 +89,9 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                         ins = build_inspector()
                         rv = build_review()
                     with gr.Tab("Charts", id="charts-tab"):
-                        gold_mode = gr.Radio(["official", "corrected"], value="official", label="Gold",
-                                             elem_id="gold-mode")
+                        gold_mode = gr.Radio(
+                            ["official", "corrected"], value="official", label="Gold", elem_id="gold-mode"
+                        )
                         changes = gr.Markdown("", elem_id="metric-changes")
                         ch = charts.build_charts()
                         csv_make, csv_file = charts.build_csv_export()
@@ -95,9 +99,16 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                         rt = build_review_tab()
                     if ctx.store is not None and _has_pairs(catalog):
                         with gr.Tab("Pair validation", id="pairs-tab"):
-                            build_pairs_tab(catalog, ctx.store, identity_of, k=ctx.k,
-                                            preview_dir=default_preview_dir(), reviewers=ctx.reviewers,
-                                            adjudicators=ctx.adjudicators, blind=ctx.blind)
+                            build_pairs_tab(
+                                catalog,
+                                ctx.store,
+                                identity_of,
+                                k=ctx.k,
+                                preview_dir=default_preview_dir(),
+                                reviewers=ctx.reviewers,
+                                adjudicators=ctx.adjudicators,
+                                blind=ctx.blind,
+                            )
                     with gr.Tab("Data problems", id="problems-tab"):
                         pw = problems.build(catalog)
                         if catalog.errors:
@@ -114,11 +125,25 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
 
         csv_make.click(chart_csv, f.inputs(), csv_file, api_visibility="private", concurrency_limit=None)
         # an item asked for by id is shown where items are: in the Items tab
-        jump.submit(lambda: gr.Tabs(selected="items-tab"), None, tabs, api_visibility="private",
-                    concurrency_limit=None)
+        jump.submit(
+            lambda: gr.Tabs(selected="items-tab"),
+            None,
+            tabs,
+            api_visibility="private",
+            concurrency_limit=None,
+        )
         boards_of = overview.board_cache(catalog)
-        overview.wire(ov, demo, f, tabs, boards_of, _corrected_of(ctx), refresh, refresh_out,
-                      hidden=lambda request, profile: not ctx.access(identity_of(request, profile)).sees_gold)
+        overview.wire(
+            ov,
+            demo,
+            f,
+            tabs,
+            boards_of,
+            _corrected_of(ctx),
+            refresh,
+            refresh_out,
+            hidden=lambda request, profile: not ctx.access(identity_of(request, profile)).sees_gold,
+        )
         wire_review(ctx, demo, current, f, t, ins, ch, rv, rt, gold_mode, changes, tabs)
     return demo
 
@@ -150,24 +175,33 @@ def _wire(
         rows = shown.rows(filters)
         return (*browse.show_page(shown, filters, 1, rows), *shown.charts(filters, rows))
 
-    def go_page(delta: int, request: gr.Request, profile: gr.OAuthProfile | None, page: float | None,
-                *values: Any) -> tuple[Any, ...]:
+    def go_page(
+        delta: int, request: gr.Request, profile: gr.OAuthProfile | None, page: float | None, *values: Any
+    ) -> tuple[Any, ...]:
         return browse.show_page(view(request, profile), browse.filters_from(*values), int(page or 1) + delta)
 
     opened = ctx.item_changes  # each handler that sets the item counts it (see clear_stale)
 
-    def on_select(evt: gr.SelectData, request: gr.Request, profile: gr.OAuthProfile | None,
-                  *values: Any) -> tuple[Any, ...]:
+    def on_select(
+        evt: gr.SelectData, request: gr.Request, profile: gr.OAuthProfile | None, *values: Any
+    ) -> tuple[Any, ...]:
         shown = view(request, profile)
         return opened.counted(request, navigate.select_row(shown, evt.row_value, list(values)))
 
-    def step(delta: int, request: gr.Request, profile: gr.OAuthProfile | None, row: int | None,
-             page: float | None, *values: Any) -> tuple[Any, ...]:
+    def step(
+        delta: int,
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+        row: int | None,
+        page: float | None,
+        *values: Any,
+    ) -> tuple[Any, ...]:
         shown = view(request, profile)
         return opened.counted(request, navigate.step_item(shown, delta, row, page, list(values)))
 
-    def find(request: gr.Request, profile: gr.OAuthProfile | None, item_id: str | None,
-             *values: Any) -> tuple[Any, ...]:
+    def find(
+        request: gr.Request, profile: gr.OAuthProfile | None, item_id: str | None, *values: Any
+    ) -> tuple[Any, ...]:
         return opened.counted(request, navigate.find_item(view(request, profile), item_id, list(values)))
 
     def clear_stale(request: gr.Request, row: int | None, *values: Any) -> tuple[Any, ...]:
@@ -178,23 +212,28 @@ def _wire(
         return out
 
     def paging(delta: int) -> Any:
-        def handler(request: gr.Request, profile: gr.OAuthProfile | None, p: float | None,
-                    *v: Any) -> tuple[Any, ...]:
+        def handler(
+            request: gr.Request, profile: gr.OAuthProfile | None, p: float | None, *v: Any
+        ) -> tuple[Any, ...]:
             return go_page(delta, request, profile, p, *v)
+
         return handler
 
     def stepping(delta: int) -> Any:
-        def handler(request: gr.Request, profile: gr.OAuthProfile | None, r: int | None, p: float | None,
-                    *v: Any) -> tuple[Any, ...]:
+        def handler(
+            request: gr.Request, profile: gr.OAuthProfile | None, r: int | None, p: float | None, *v: Any
+        ) -> tuple[Any, ...]:
             return step(delta, request, profile, r, p, *v)
+
         return handler
 
     refresh_out = [*table_out, *ch.outputs()]
     item_out = [current, *ins.outputs()]
     catalog = ctx.catalog
 
-    def restore_item(request: gr.Request, profile: gr.OAuthProfile | None, item_id: str | None,
-                     *values: Any) -> tuple[Any, ...]:
+    def restore_item(
+        request: gr.Request, profile: gr.OAuthProfile | None, item_id: str | None, *values: Any
+    ) -> tuple[Any, ...]:
         if not item_id:
             return tuple(gr.skip() for _ in item_out)
         return find(request, profile, item_id, *values)
@@ -210,8 +249,9 @@ def _wire(
     ).then(None, None, None, js=url_state.READY_JS, api_visibility="private")
     for widget in fin:  # an empty view, or another benchmark, leaves nothing to inspect
         widget.change(clear_stale, [current, *fin], item_out, api_visibility="private", **free)
-    current.change(lambda r: url_state.item_of(catalog, r), current, url_item,
-                   api_visibility="private", **free)
+    current.change(
+        lambda r: url_state.item_of(catalog, r), current, url_item, api_visibility="private", **free
+    )
     for widget in (url_item, *fin):
         widget.change(None, [url_item, *fin], None, js=url_state.PUSH_JS, api_visibility="private")
     f.benchmark.input(
@@ -235,9 +275,16 @@ def _wire(
     return refresh, refresh_out, find
 
 
-def _wire_problems(ctx: ReviewContext, demo: gr.Blocks, pw: problems.ProblemsWidgets,
-                   f: browse.BrowseWidgets, jump: gr.Textbox, tabs: gr.Tabs, find: Any,
-                   item_out: list[Any]) -> None:
+def _wire_problems(
+    ctx: ReviewContext,
+    demo: gr.Blocks,
+    pw: problems.ProblemsWidgets,
+    f: browse.BrowseWidgets,
+    jump: gr.Textbox,
+    tabs: gr.Tabs,
+    find: Any,
+    item_out: list[Any],
+) -> None:
     """The Data problems tab follows the benchmark selector; its button opens a finding's item."""
     free: dict[str, Any] = {"concurrency_limit": None, "api_visibility": "private"}
 
@@ -302,8 +349,14 @@ def default_filters(catalog: Catalog) -> Filters:
     return Filters(benchmark=benches[0] if benches else None)
 
 
-def open_review(catalog: Catalog, *, db: str | None = None, data_dir: Path | None = None,
-                users: list[tuple[str, str]] | None = None, roles: Roles | None = None) -> ReviewContext:
+def open_review(
+    catalog: Catalog,
+    *,
+    db: str | None = None,
+    data_dir: Path | None = None,
+    users: list[tuple[str, str]] | None = None,
+    roles: Roles | None = None,
+) -> ReviewContext:
     """The label store (mirrored to a HF dataset when ``HALLUSCOPE_HF_DATASET`` is set) and reviewers.
 
     The database file must not lie under a served media root (checked before anything is served).
@@ -330,19 +383,33 @@ def open_review(catalog: Catalog, *, db: str | None = None, data_dir: Path | Non
     if store.path is not None:
         assert_not_served(store.path, roots)
     roles = roles if roles is not None else roles_from()
-    return ReviewContext(catalog, store, tuple(u for u, _ in users or ()), oauth=on_spaces(),
-                         adjudicators=roles.adjudicators, blind=roles.blind)
+    return ReviewContext(
+        catalog,
+        store,
+        tuple(u for u, _ in users or ()),
+        oauth=on_spaces(),
+        adjudicators=roles.adjudicators,
+        blind=roles.blind,
+    )
 
 
-def serve(catalog: Catalog, *, host: str | None = None, port: int | None = None,
-          users: list[tuple[str, str]] | None = None, db: str | None = None,
-          data_dir: Path | None = None, roles: Roles | None = None) -> None:
+def serve(
+    catalog: Catalog,
+    *,
+    host: str | None = None,
+    port: int | None = None,
+    users: list[tuple[str, str]] | None = None,
+    db: str | None = None,
+    data_dir: Path | None = None,
+    roles: Roles | None = None,
+) -> None:
     """Serve the app over a loaded catalog until interrupted (read-only without users or a Space)."""
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     users = users if users is not None else auth_from()
     ctx = open_review(catalog, db=db, data_dir=data_dir, users=users, roles=roles)
-    build_app(catalog, ctx).launch(server_name=host, server_port=port, auth=users or None,
-                                   **launch_kwargs(catalog))
+    build_app(catalog, ctx).launch(
+        server_name=host, server_port=port, auth=users or None, **launch_kwargs(catalog)
+    )
 
 
 def serve_command(args: argparse.Namespace, wait: Callable[[], Catalog]) -> None:
@@ -359,8 +426,12 @@ def serve_command(args: argparse.Namespace, wait: Callable[[], Catalog]) -> None
         users = auth_from(extra=args.auth, auth_file=args.auth_file)
     except (AuthError, OSError) as exc:
         raise UsageError(f"--auth: {exc}") from exc
-    review = {"users": users or None, "db": args.db, "data_dir": args.data_dir,
-              "roles": roles_from(adjudicators=args.adjudicator, blind=args.blind)}
+    review = {
+        "users": users or None,
+        "db": args.db,
+        "data_dir": args.data_dir,
+        "roles": roles_from(adjudicators=args.adjudicator, blind=args.blind),
+    }
     serve(wait(), host=args.host, port=args.port, **{k: v for k, v in review.items() if v is not None})
 
 

@@ -187,8 +187,14 @@ def in_fresh_process(cache: Path, files: list[Path], cold: bool) -> dict[str, fl
     if cold:
         for entry in cache.glob("*"):
             entry.unlink()
-    out = subprocess.run([sys.executable, "-c", RESTART, str(cache), *map(str, files)], capture_output=True,
-                         text=True, check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    out = subprocess.run(
+        [sys.executable, "-c", RESTART, str(cache), *map(str, files)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     figures: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
     return figures
 
@@ -253,8 +259,12 @@ def cold_start(files: list[Path]) -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     cache = tempfile.mkdtemp(prefix="halluscope-cold-")  # cold: not the cache of an earlier run
-    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONPATH": str(ROOT),
-           "HALLUSCOPE_CACHE_DIR": cache}
+    env = {
+        **os.environ,
+        "GRADIO_ANALYTICS_ENABLED": "False",
+        "PYTHONPATH": str(ROOT),
+        "HALLUSCOPE_CACHE_DIR": cache,
+    }
     start = time.perf_counter()
     cmd = [sys.executable, "-m", "analysis.cli", "serve", *map(str, files), "--port", str(port)]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -303,13 +313,17 @@ def run(rows: int, *, cold_start_too: bool) -> None:
         naive = baseline_seconds(PER_RECORD, files)
         floor = baseline_seconds(DUCKDB_FLOOR, files)
         cold = in_fresh_process(cache, files, cold=True)
-        print(f"{'cold load of every file, fresh process (ms)':58} {cold['seconds'] * 1000:10.0f}   "
-              f"(load {loadavg()}; peak {cold['peak_mb']:.0f} MB; {cold['rows']:,.0f} rows; {size:,.0f} MB)")
+        print(
+            f"{'cold load of every file, fresh process (ms)':58} {cold['seconds'] * 1000:10.0f}   "
+            f"(load {loadavg()}; peak {cold['peak_mb']:.0f} MB; {cold['rows']:,.0f} rows; {size:,.0f} MB)"
+        )
         print(f"{'  baseline: per-record json.loads of every file (ms)':58} {naive * 1000:10.0f}")
         print(f"{'  floor: DuckDB parsing every file (ms)':58} {floor * 1000:10.0f}")
         warm = in_fresh_process(cache, files, cold=False)
-        print(f"{'restart with the cache, fresh process (ms)':58} {warm['seconds'] * 1000:10.0f}   "
-              f"(load {loadavg()}; peak {warm['peak_mb']:.0f} MB)")
+        print(
+            f"{'restart with the cache, fresh process (ms)':58} {warm['seconds'] * 1000:10.0f}   "
+            f"(load {loadavg()}; peak {warm['peak_mb']:.0f} MB)"
+        )
         start = time.perf_counter()
         cat = load_paths(files, cache_dir=cache)
         load = time.perf_counter() - start

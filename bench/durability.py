@@ -135,9 +135,25 @@ class Server:
         auth = ",".join(f"{u}:{p}" for u, p in self.users)
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "analysis.cli", "serve", "--db", self.db, "--auth", auth,
-                 "--host", "127.0.0.1", "--port", str(self.port)], cwd=ROOT, env=env, stdout=log,
-                stderr=subprocess.STDOUT)
+                [
+                    sys.executable,
+                    "-m",
+                    "analysis.cli",
+                    "serve",
+                    "--db",
+                    self.db,
+                    "--auth",
+                    auth,
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(self.port),
+                ],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         while time.monotonic() - begin < START_TIMEOUT:
             if self.proc.poll() is not None:
                 raise SystemExit(f"server exited with {self.proc.returncode}; see {self.log}")
@@ -194,8 +210,10 @@ def run(label: str, db: str, clients: int, labels: int, tmp: Path) -> None:
     users = [(f"r{i}", f"pw{i}") for i in range(clients)]
     server = Server(db, users, _port(), tmp / f"{label}-server.log")
     first_start = server.start()
-    jobs = [(server.url, users[i], str(items.iloc[i]["item_id"]), str(items.iloc[i]["gold"]).lower(), labels)
-            for i in range(clients)]
+    jobs = [
+        (server.url, users[i], str(items.iloc[i]["item_id"]), str(items.iloc[i]["gold"]).lower(), labels)
+        for i in range(clients)
+    ]
     context = multiprocessing.get_context("spawn")
     counter = context.Value("i", 0)
     total = clients * labels
@@ -226,21 +244,35 @@ def run(label: str, db: str, clients: int, labels: int, tmp: Path) -> None:
     lost = [e for e in acked if e not in stored_ids]
     doubled = len(keys) - len(set(keys))
     retried = [k for r in results for k in r.retried]
-    stored_before = sum(1 for r in results for k, e in r.acked if k in set(r.retried) and e in stored_ids
-                        and _before(events, e, killed_at, start))
+    stored_before = sum(
+        1
+        for r in results
+        for k, e in r.acked
+        if k in set(r.retried) and e in stored_ids and _before(events, e, killed_at, start)
+    )
     ms = sorted(x * 1000 for r in results for x in r.latencies)
     failures = [f for r in results for f in r.failures]
-    print(f"== {label}: {clients} reviewers x {labels} relabels = {total}, "
-          f"SIGKILL at {acked_at_kill} acknowledged")
-    print(f"acknowledged {len(acked)} · stored {len(events)} · doubled {doubled} · lost {len(lost)} · "
-          f"retried {len(retried)} · failures {len(failures)} · integrity_check {check}")
-    print(f"events/s {len(acked) / wall:.1f} over {wall:.1f} s (restart included); "
-          f"{acked_at_kill / (killed_at - start):.1f} before the kill")
+    print(
+        f"== {label}: {clients} reviewers x {labels} relabels = {total}, "
+        f"SIGKILL at {acked_at_kill} acknowledged"
+    )
+    print(
+        f"acknowledged {len(acked)} · stored {len(events)} · doubled {doubled} · lost {len(lost)} · "
+        f"retried {len(retried)} · failures {len(failures)} · integrity_check {check}"
+    )
+    print(
+        f"events/s {len(acked) / wall:.1f} over {wall:.1f} s (restart included); "
+        f"{acked_at_kill / (killed_at - start):.1f} before the kill"
+    )
     if ms:
-        print(f"latency ms p50 {statistics.median(ms):.0f} · p95 {_pct(ms, 0.95):.0f} "
-              f"· p99 {_pct(ms, 0.99):.0f} · max {ms[-1]:.0f}")
-    print(f"server start {first_start:.1f} s · restart after the kill {restart:.1f} s"
-          f" · retried calls whose first attempt had been stored: {stored_before}")
+        print(
+            f"latency ms p50 {statistics.median(ms):.0f} · p95 {_pct(ms, 0.95):.0f} "
+            f"· p99 {_pct(ms, 0.99):.0f} · max {ms[-1]:.0f}"
+        )
+    print(
+        f"server start {first_start:.1f} s · restart after the kill {restart:.1f} s"
+        f" · retried calls whose first attempt had been stored: {stored_before}"
+    )
     for line in failures[:5]:
         print("failure:", line)
     ok = len(acked) == len(events) == total and not lost and doubled == 0 and not failures
@@ -272,8 +304,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--labels", type=int, default=250)
-    parser.add_argument("--pg", default=os.environ.get("HALLUSCOPE_TEST_PG_URL"),
-                        help="a PostgreSQL server URL (a fresh database is made there and dropped)")
+    parser.add_argument(
+        "--pg",
+        default=os.environ.get("HALLUSCOPE_TEST_PG_URL"),
+        help="a PostgreSQL server URL (a fresh database is made there and dropped)",
+    )
     parser.add_argument("--only", choices=("sqlite", "postgresql"), default=None)
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="halluscope-durability-"))

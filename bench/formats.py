@@ -73,16 +73,21 @@ def main() -> None:
             sheet.append(row)
         book.save(xlsx)
         lmms = folder / "samples_cmm.jsonl"
-        samples = [{"doc_id": i, "target": r["answer"], "resps": [[r["pred"]]], "filtered_resps": [r["pred"]]}
-                   for i, r in enumerate(data)]
+        samples = [
+            {"doc_id": i, "target": r["answer"], "resps": [[r["pred"]]], "filtered_resps": [r["pred"]]}
+            for i, r in enumerate(data)
+        ]
         lmms.write_text("".join(json.dumps(s) + "\n" for s in samples), encoding="utf-8")
         base = best_of(lambda: cmm.load(native))
         print(f"CMM, {n:,} rows (best of 3, same process)")
         print(f"  native JSONL          {base:7.3f} s   (baseline)")
         sniffing = best_of(lambda: sniff(native)) * 1000
         print(f"  format sniffing alone {sniffing:7.3f} ms  (part of every load)")
-        for name, path, gold_path in (("VLMEvalKit tsv", tsv, None), ("VLMEvalKit xlsx", xlsx, None),
-                                      ("lmms-eval + --gold", lmms, gold)):
+        for name, path, gold_path in (
+            ("VLMEvalKit tsv", tsv, None),
+            ("VLMEvalKit xlsx", xlsx, None),
+            ("lmms-eval + --gold", lmms, gold),
+        ):
             took = best_of(lambda p=path, g=gold_path: cmm.load(p, gold=g))
             print(f"  {name:21} {took:7.3f} s   ({took / base:.1f}x native)")
 

@@ -58,8 +58,10 @@ def report(label: str, stats: ClusterStats, n_boot: int) -> None:
     per_rep = loop_baseline(stats.values, 50, seed=0)
     print(f"{label}: {len(stats.keys):,} clusters x {stats.values.shape[1]} statistics")
     print(f"  intervals(), {n_boot:,} replicates, every metric: {seconds:.3f} s (best of 3)")
-    print(f"  plain loop baseline: {per_rep * 1e3:.2f} ms per replicate -> {per_rep * n_boot:.2f} s "
-          f"for {n_boot:,} ({per_rep * n_boot / seconds:.0f}x slower)")
+    print(
+        f"  plain loop baseline: {per_rep * 1e3:.2f} ms per replicate -> {per_rep * n_boot:.2f} s "
+        f"for {n_boot:,} ({per_rep * n_boot / seconds:.0f}x slower)"
+    )
     overall = ci["overall"]
     assert isinstance(overall, dict)
     first = next(iter(overall.items()))
@@ -92,8 +94,9 @@ def main() -> None:
     domains = rng.integers(0, 6, n)
     scopes = [(None, np.ones(n, dtype=bool)), *((("domain", str(d)), domains == d) for d in range(6))]
     keys, values = tally(np.arange(n), columns, scopes)
-    dvb = ClusterStats("caption", keys, STAT_NAMES, tuple(s for s, _ in scopes), values, metrics_of,
-                       ("domain",))
+    dvb = ClusterStats(
+        "caption", keys, STAT_NAMES, tuple(s for s, _ in scopes), values, metrics_of, ("domain",)
+    )
     report(f"DetailVerifyBench-like {n:,} captions", dvb, args.n_boot)
 
 

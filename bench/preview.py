@@ -40,7 +40,7 @@ def make_clip(path: Path, seconds: float, fps: int, hue: int) -> None:
         image[:] = ((ramp + 40 * t + np.array([0, hue, 2 * hue])) % 256).astype(np.uint8)
         x = int((w - 60) * (0.5 + 0.5 * np.sin(t * 1.3)))
         y = int((h - 60) * (0.5 + 0.5 * np.cos(t * 0.9)))
-        image[y:y + 60, x:x + 60] = 255
+        image[y : y + 60, x : x + 60] = 255
         return image
 
     clip = VideoClip(frame_function=frame, duration=seconds)
@@ -67,16 +67,20 @@ def main() -> None:
         cold = side_by_side([a, b], root / "cache", height=args.height)
         build = time.perf_counter() - start
         out = probe(cold.outputs[0])
-        print(f"preview build (cold): {build:.2f} s -> {cold.status}, {out.width}x{out.height}, "
-              f"{out.duration:.2f} s, {cold.outputs[0].stat().st_size / 1e6:.2f} MB")
+        print(
+            f"preview build (cold): {build:.2f} s -> {cold.status}, {out.width}x{out.height}, "
+            f"{out.duration:.2f} s, {cold.outputs[0].stat().st_size / 1e6:.2f} MB"
+        )
 
         hits = []
         for _ in range(20):
             start = time.perf_counter()
             hit = side_by_side([a, b], root / "cache", height=args.height)
             hits.append(time.perf_counter() - start)
-        print(f"cache hit: median {1000 * float(np.median(hits)):.2f} ms, max {1000 * max(hits):.2f} ms "
-              f"(cached={hit.cached}, 20 runs)")
+        print(
+            f"cache hit: median {1000 * float(np.median(hits)):.2f} ms, max {1000 * max(hits):.2f} ms "
+            f"(cached={hit.cached}, 20 runs)"
+        )
 
         with MediaJobs(root / "cache-jobs") as jobs:
             start = time.perf_counter()
@@ -87,8 +91,10 @@ def main() -> None:
                 seen.add(status.progress)
                 time.sleep(0.05)
             total = time.perf_counter() - start
-        print(f"background job: submit returned in {1000 * submitted:.2f} ms, done in {total:.2f} s, "
-              f"{len(seen)} distinct progress values polled every 50 ms, state {status.state}")
+        print(
+            f"background job: submit returned in {1000 * submitted:.2f} ms, done in {total:.2f} s, "
+            f"{len(seen)} distinct progress values polled every 50 ms, state {status.state}"
+        )
 
 
 if __name__ == "__main__":

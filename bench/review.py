@@ -69,10 +69,18 @@ def main() -> None:
     users = [(f"r{i}", f"pw{i}") for i in range(args.clients)]
     store = open_store(Path(tempfile.mkdtemp()) / "labels.db")
     demo = app.build_app(catalog, ReviewContext(catalog, store, tuple(u for u, _ in users)))
-    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=_port(),
-                            quiet=True, auth=users, **app.launch_kwargs(catalog))
-    jobs = [(url, users[i], str(items.iloc[i]["item_id"]), str(items.iloc[i]["gold"]).lower(), args.labels)
-            for i in range(args.clients)]
+    _, url, _ = demo.launch(
+        prevent_thread_lock=True,
+        server_name="127.0.0.1",
+        server_port=_port(),
+        quiet=True,
+        auth=users,
+        **app.launch_kwargs(catalog),
+    )
+    jobs = [
+        (url, users[i], str(items.iloc[i]["item_id"]), str(items.iloc[i]["gold"]).lower(), args.labels)
+        for i in range(args.clients)
+    ]
     start = time.perf_counter()
     # one process per reviewer: in-process clients would share the server's GIL and measure it
     with multiprocessing.get_context("spawn").Pool(args.clients) as pool:
@@ -85,12 +93,16 @@ def main() -> None:
     failures = [f for r in results for f in r[1]]
     ms = sorted(x * 1000 for x in latencies)
     print(f"clients {args.clients} x labels {args.labels} = {args.clients * args.labels} relabels")
-    print(f"events stored {len(events)} (expected {args.clients * args.labels}); "
-          f"per reviewer min {per.min()} max {per.max()}; failures {len(failures)}")
+    print(
+        f"events stored {len(events)} (expected {args.clients * args.labels}); "
+        f"per reviewer min {per.min()} max {per.max()}; failures {len(failures)}"
+    )
     print(f"wall {wall:.1f} s · {len(latencies) / wall:.1f} relabels/s")
     if ms:
-        print(f"latency ms p50 {statistics.median(ms):.1f} · p95 {ms[int(len(ms) * 0.95) - 1]:.1f} "
-              f"· max {ms[-1]:.1f}")
+        print(
+            f"latency ms p50 {statistics.median(ms):.1f} · p95 {ms[int(len(ms) * 0.95) - 1]:.1f} "
+            f"· max {ms[-1]:.1f}"
+        )
     for line in failures[:5]:
         print("failure:", line)
 

@@ -44,8 +44,14 @@ def correct_some(ctx: ReviewContext, n: int) -> None:
     table = ctx.catalog.table
     items = table[table["benchmark"] == "cmm"].drop_duplicates("item_id").head(n)
     flip = {"yes": "no", "no": "yes"}
-    writes = [(ItemRef("cmm", str(r.item_id), str(r.task or ""), str(r.gold)), "gold",
-               flip.get(str(r.gold).lower(), "yes")) for r in items.itertuples()]
+    writes = [
+        (
+            ItemRef("cmm", str(r.item_id), str(r.task or ""), str(r.gold)),
+            "gold",
+            flip.get(str(r.gold).lower(), "yes"),
+        )
+        for r in items.itertuples()
+    ]
     write_labels(ctx.store, writes, Identity("bench"), "bench", scope="final")
 
 
@@ -79,12 +85,15 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         cat = load_paths(synthesize(Path(tmp), args.rows))
-        ctx = ReviewContext(cat, open_store(Path(tmp) / "labels.db"), ("alice", "bob"),
-                            blind=frozenset({"bob"}))
+        ctx = ReviewContext(
+            cat, open_store(Path(tmp) / "labels.db"), ("alice", "bob"), blind=frozenset({"bob"})
+        )
         start = time.perf_counter()
         correct_some(ctx, args.labels)
-        print(f"{len(cat.table):,} rows; {args.labels:,} gold corrections written in "
-              f"{(time.perf_counter() - start) * 1000:.0f} ms")
+        print(
+            f"{len(cat.table):,} rows; {args.labels:,} gold corrections written in "
+            f"{(time.perf_counter() - start) * 1000:.0f} ms"
+        )
         figures(cat, ctx)
 
 

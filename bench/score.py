@@ -40,8 +40,18 @@ SUBS = [
     "visual-audio-language",
 ]
 PREDS = [
-    "Yes, there is a {o} in the video.", "No.", "yes", "No, I did not see a {o}.", "Nothing like that.",
-    "Sure, yes", "I did not hear it.", "yes/no", "Yes.", "There is no {o}.", "NO", "unknown",
+    "Yes, there is a {o} in the video.",
+    "No.",
+    "yes",
+    "No, I did not see a {o}.",
+    "Nothing like that.",
+    "Sure, yes",
+    "I did not hear it.",
+    "yes/no",
+    "Yes.",
+    "There is no {o}.",
+    "NO",
+    "unknown",
 ]
 OBJECTS = ["river", "dog", "car", "piano", "bird", "tree", "siren", "crowd", "train", "guitar"]
 
@@ -145,8 +155,12 @@ def per_record_baseline(path: Path) -> dict[str, list[int]]:
         pred_yes = "yes" in head
         pred_no = not pred_yes and "no" in head
         gold_yes = gold == "yes"
-        keys = ("overall", rec["sub_category"], rec["granularity"],
-                rec["granularity"] + "/" + rec["sub_category"])
+        keys = (
+            "overall",
+            rec["sub_category"],
+            rec["granularity"],
+            rec["granularity"] + "/" + rec["sub_category"],
+        )
         for key in keys:
             c = groups.setdefault(key, [0, 0, 0, 0, 0, 0, 0])
             c[0] += 1
@@ -161,8 +175,14 @@ def per_record_baseline(path: Path) -> dict[str, list[int]]:
         tp = pa_hits
         prec = tp / p_yes if p_yes else 0.0
         rec_ = tp / g_yes if g_yes else 0.0
-        metrics[key] = [right / n, prec, rec_, 2 * prec * rec_ / (prec + rec_) if prec + rec_ else 0.0,
-                        p_yes / n, hr_hits / (n - g_yes) if n - g_yes else 0.0]
+        metrics[key] = [
+            right / n,
+            prec,
+            rec_,
+            2 * prec * rec_ / (prec + rec_) if prec + rec_ else 0.0,
+            p_yes / n,
+            hr_hits / (n - g_yes) if n - g_yes else 0.0,
+        ]
     per_record_baseline.elapsed = time.perf_counter() - start  # type: ignore[attr-defined]
     return groups
 
@@ -223,11 +243,13 @@ def end_to_end(label: str, cmd: list[str], repeat: int = 3) -> float:
 def score_end_to_end(path: Path) -> dict[str, float]:
     """``halluscope score cmm`` beside the per-record script and the DuckDB floor, each a fresh process."""
     py = sys.executable
-    naive = end_to_end("  per-record script (json.loads + rule + counts)",
-                       [py, "-c", NAIVE_SCRIPT, str(path)])
+    naive = end_to_end(
+        "  per-record script (json.loads + rule + counts)", [py, "-c", NAIVE_SCRIPT, str(path)]
+    )
     floor = end_to_end("  DuckDB bare read + rule in SQL (the floor)", [py, "-c", DUCKDB_SCRIPT, str(path)])
-    ours = end_to_end("  halluscope score cmm --json",
-                      [py, "-m", "analysis.cli", "score", "cmm", str(path), "--json"])
+    ours = end_to_end(
+        "  halluscope score cmm --json", [py, "-m", "analysis.cli", "score", "cmm", str(path), "--json"]
+    )
     print(f"{'  halluscope vs the per-record script':58s} {naive / ours:8.2f} x")
     print(f"{'  halluscope vs the DuckDB floor':58s} {floor / ours:8.2f} x")
     return {"naive": naive, "floor": floor, "ours": ours}
@@ -257,8 +279,11 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--captions", type=int, default=100_000)
     parser.add_argument("--memory-child", type=Path)
-    parser.add_argument("--end-to-end-only", action="store_true",
-                        help="only the end-to-end score figures, at 100,000 rows and at --rows")
+    parser.add_argument(
+        "--end-to-end-only",
+        action="store_true",
+        help="only the end-to-end score figures, at 100,000 rows and at --rows",
+    )
     args = parser.parse_args()
     if args.memory_child:
         memory_child(args.memory_child)
@@ -280,12 +305,18 @@ def main() -> None:
         cmm = get("cmm")
         table, load_s = timed("CMM first load (parse + item table)", cmm.load, cmm_file)
         cache = folder / "cache"
-        first, _ = timed("CMM load through the catalog cache (miss: load + index + store)",
-                         load_paths, [cmm_file], cache_dir=cache)
+        first, _ = timed(
+            "CMM load through the catalog cache (miss: load + index + store)",
+            load_paths,
+            [cmm_file],
+            cache_dir=cache,
+        )
         first.saved_entry()  # the entry is written behind the load: wait, so the next one restores it
         _, reopen_s = timed(
             "CMM re-open from the catalog cache (hash + memory-mapped Arrow + index)",
-            load_paths, [cmm_file], cache_dir=cache,
+            load_paths,
+            [cmm_file],
+            cache_dir=cache,
         )
         _, cached_score_s = timed(
             "CMM cached file, re-open + every metric (in process)",
@@ -298,7 +329,9 @@ def main() -> None:
         print(f"{'  speed-up of column scoring over the loop':58s} {loop_s / best:8.1f} x")
         child = subprocess.run(
             [sys.executable, __file__, "--memory-child", str(cmm_file)],
-            capture_output=True, text=True, check=True,
+            capture_output=True,
+            text=True,
+            check=True,
         )
         peak = json.loads(child.stdout.strip().splitlines()[-1])["peak_mb"]
         print(f"{'CMM peak memory, load + score in a fresh process':58s} {peak:8.0f} MB")
@@ -311,11 +344,15 @@ def main() -> None:
         _, dvb_score = timed("DetailVerifyBench score (official)", dvb.score, dvb_table)
         print(f"{'DetailVerifyBench load + score':58s} {dvb_load + dvb_score:8.3f} s")
         print()
-        print("targets: load <= 6 s, re-open <= 1 s, score <= 0.3 s and >= 10x loop, peak <= 1500 MB,"
-              " 100k captions <= 20 s")
-        print(f"measured: load {load_s:.2f} s, re-open {reopen_s:.2f} s, cached file re-open + score "
-              f"{cached_score_s:.2f} s (issue 13 target <= 0.5 s), score {best:.3f} s "
-              f"({loop_s / best:.0f}x), peak {peak:.0f} MB, captions {dvb_load + dvb_score:.1f} s")
+        print(
+            "targets: load <= 6 s, re-open <= 1 s, score <= 0.3 s and >= 10x loop, peak <= 1500 MB,"
+            " 100k captions <= 20 s"
+        )
+        print(
+            f"measured: load {load_s:.2f} s, re-open {reopen_s:.2f} s, cached file re-open + score "
+            f"{cached_score_s:.2f} s (issue 13 target <= 0.5 s), score {best:.3f} s "
+            f"({loop_s / best:.0f}x), peak {peak:.0f} MB, captions {dvb_load + dvb_score:.1f} s"
+        )
 
 
 if __name__ == "__main__":

@@ -38,8 +38,14 @@ from analysis.store import (  # noqa: E402
     relabel,
 )
 
-SUBS = ["overrely_visual_ignore_audio", "overrely_audio_ignore_visual", "overrely_language_ignore_visual",
-        "visual-language", "audio-language", "visual-audio-language"]
+SUBS = [
+    "overrely_visual_ignore_audio",
+    "overrely_audio_ignore_visual",
+    "overrely_language_ignore_visual",
+    "visual-language",
+    "audio-language",
+    "visual-audio-language",
+]
 PREDS = ["Yes, there is one.", "No.", "yes", "No, I did not.", "Nothing like that.", "Sure, yes", "NO"]
 
 WRITER = """
@@ -67,13 +73,23 @@ def write_cmm(path: Path, rows: int) -> None:
     rng = random.Random(0)
     with path.open("w", encoding="utf-8") as out:
         for i in range(rows):
-            out.write(json.dumps({
-                "category": "c", "sub_category": SUBS[i % 6], "modality": "visual",
-                "granularity": ("object-level", "event-level")[i % 2], "correlation_type": "x",
-                "video_path": f"./raw_files/{i}.mp4", "audio_path": None,
-                "question": f"Did you see thing {i}?",
-                "answer": ("yes", "no")[i % 2], "pred": PREDS[rng.randrange(len(PREDS))],
-            }) + "\n")
+            out.write(
+                json.dumps(
+                    {
+                        "category": "c",
+                        "sub_category": SUBS[i % 6],
+                        "modality": "visual",
+                        "granularity": ("object-level", "event-level")[i % 2],
+                        "correlation_type": "x",
+                        "video_path": f"./raw_files/{i}.mp4",
+                        "audio_path": None,
+                        "question": f"Did you see thing {i}?",
+                        "answer": ("yes", "no")[i % 2],
+                        "pred": PREDS[rng.randrange(len(PREDS))],
+                    }
+                )
+                + "\n"
+            )
 
 
 def relabel_to_metrics(items: int, tmp: Path) -> None:
@@ -102,8 +118,9 @@ def relabel_to_metrics(items: int, tmp: Path) -> None:
         for key, value in zip(timings, (t1 - start, t2 - t1, t3 - t2, t4 - t3, t4 - start), strict=True):
             value *= 1000
             timings[key].append(value)
-    print(f"relabel -> recomputed metrics, CMM, {items:,} items, {len(labels)} corrections "
-          "(ms, median of 15):")
+    print(
+        f"relabel -> recomputed metrics, CMM, {items:,} items, {len(labels)} corrections (ms, median of 15):"
+    )
     print("  " + "  ".join(f"{k} {statistics.median(v):.1f}" for k, v in timings.items()))
     print(f"  worst total {max(timings['total']):.1f} ms (target <= 100)")
     changes = metric_changes(official, report)
@@ -116,8 +133,12 @@ def concurrency(label: str, target: str, schema: str | None, writers: int, label
     go = tmp / f"go-{uuid.uuid4().hex}"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-c", WRITER, target, schema or ""]
-    children = [subprocess.Popen([*command, f"w{k}", str(labels), str(go)], stdout=subprocess.PIPE, text=True,
-                                 env=env) for k in range(writers)]
+    children = [
+        subprocess.Popen(
+            [*command, f"w{k}", str(labels), str(go)], stdout=subprocess.PIPE, text=True, env=env
+        )
+        for k in range(writers)
+    ]
     while not all(Path(f"{go}.w{k}").exists() for k in range(writers)):  # every writer imported, connected
         time.sleep(0.05)
     start = time.perf_counter()
@@ -130,9 +151,11 @@ def concurrency(label: str, target: str, schema: str | None, writers: int, label
     lost = expected - events["event_id"].nunique()
     doubled = len(events) - events["event_id"].nunique()
     p50, p99 = latencies[len(latencies) // 2], latencies[int(len(latencies) * 0.99)]
-    print(f"{label}: {writers} writers x {labels} = {expected:,} labels: stored {len(events):,}, "
-          f"lost {lost}, doubled {doubled}, {elapsed:.2f} s, {expected / elapsed:,.0f} labels/s; "
-          f"latency p50 {p50:.1f} ms, p99 {p99:.1f} ms")
+    print(
+        f"{label}: {writers} writers x {labels} = {expected:,} labels: stored {len(events):,}, "
+        f"lost {lost}, doubled {doubled}, {elapsed:.2f} s, {expected / elapsed:,.0f} labels/s; "
+        f"latency p50 {p50:.1f} ms, p99 {p99:.1f} ms"
+    )
     store.close()
 
 

@@ -136,8 +136,12 @@ class Gate:
         wait = self.throttle.wait_s(*keys)
         if wait > 0:
             seconds = math.ceil(wait)
-            await _reply(send, 429, f"Too many failed sign-ins: try again in {seconds} s.",
-                         headers=[(b"retry-after", str(seconds).encode())])
+            await _reply(
+                send,
+                429,
+                f"Too many failed sign-ins: try again in {seconds} s.",
+                headers=[(b"retry-after", str(seconds).encode())],
+            )
             return
         status: list[int] = []
 
@@ -183,16 +187,27 @@ def _replay(body: bytes, then: Receive) -> Receive:
     return receive
 
 
-async def _reply(send: Send, status: int, detail: str,
-                 headers: list[tuple[bytes, bytes]] | None = None) -> None:
+async def _reply(
+    send: Send, status: int, detail: str, headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
     body = json.dumps({"detail": detail}).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"content-length", str(len(body)).encode()), *(headers or [])]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *(headers or []),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
 def launch_kwargs(throttle: SignInThrottle | None = None) -> dict[str, Any]:
     """What ``launch`` needs for the gate: the middleware and the upload cap."""
-    return {"app_kwargs": {"middleware": [Middleware(Gate, throttle=throttle or SignInThrottle())]},
-            "max_file_size": MAX_UPLOAD}
+    return {
+        "app_kwargs": {"middleware": [Middleware(Gate, throttle=throttle or SignInThrottle())]},
+        "max_file_size": MAX_UPLOAD,
+    }

@@ -31,8 +31,9 @@ def _names(*entries: str) -> frozenset[str]:
     return frozenset(n.strip() for e in entries for n in e.split(",") if n.strip())
 
 
-def roles_from(env: Mapping[str, str] | None = None, *, adjudicators: Sequence[str] = (),
-               blind: Sequence[str] = ()) -> Roles:
+def roles_from(
+    env: Mapping[str, str] | None = None, *, adjudicators: Sequence[str] = (), blind: Sequence[str] = ()
+) -> Roles:
     """Roles from ``$HALLUSCOPE_ADJUDICATORS`` / ``$HALLUSCOPE_BLIND`` and the serve options."""
     env = os.environ if env is None else env
     return Roles(_names(env.get(ADJUDICATORS_ENV, ""), *adjudicators), _names(env.get(BLIND_ENV, ""), *blind))
@@ -57,14 +58,18 @@ def parse_auth(entries: Sequence[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def auth_from(env: Mapping[str, str] | None = None, extra: Sequence[str] = (),
-              auth_file: Path | None = None) -> list[tuple[str, str]]:
+def auth_from(
+    env: Mapping[str, str] | None = None, extra: Sequence[str] = (), auth_file: Path | None = None
+) -> list[tuple[str, str]]:
     """Users from ``$HALLUSCOPE_AUTH``, ``--auth`` options and an ``--auth-file`` (one per line)."""
     env = os.environ if env is None else env
     entries = [env.get(AUTH_ENV, ""), *extra]
     if auth_file is not None:
-        entries += [line for line in auth_file.read_text(encoding="utf-8").splitlines()
-                    if line.strip() and not line.lstrip().startswith("#")]
+        entries += [
+            line
+            for line in auth_file.read_text(encoding="utf-8").splitlines()
+            if line.strip() and not line.lstrip().startswith("#")
+        ]
     return parse_auth(entries)
 
 

@@ -145,5 +145,7 @@ def legend_markdown() -> str:
     """The on-screen legend of the shortcuts."""
     keys = " · ".join(f"`{k}` {what}" for k, what in KEYS)
     review = " · ".join(f"`{k}` {what}" for k, what in REVIEW_KEYS)
-    return (f"**Keys** {keys} (ignored while typing in a field)\n\n"
-            f"**Reviewing** {review} (`n` is *no* while the review panel is shown; `j`/`k` move)")
+    return (
+        f"**Keys** {keys} (ignored while typing in a field)\n\n"
+        f"**Reviewing** {review} (`n` is *no* while the review panel is shown; `j`/`k` move)"
+    )

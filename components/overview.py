@@ -25,8 +25,11 @@ from analysis.load.catalog import Catalog
 from analysis.query import ALL
 
 SEP = " · "
-CSS = BOARD_CSS + """
+CSS = (
+    BOARD_CSS
+    + """
 """
+)
 
 
 @dataclass
@@ -44,8 +47,9 @@ def build_overview() -> OverviewWidgets:
     """The boards, then the picker that opens one model's failures in the Items tab."""
     boards = gr.HTML("", elem_id="leaderboards")
     with gr.Row(equal_height=True, elem_id="open-failures-row"):
-        target = gr.Dropdown([], label="Open a model's failures (board · model)", elem_id="failures-of",
-                             scale=4)
+        target = gr.Dropdown(
+            [], label="Open a model's failures (board · model)", elem_id="failures-of", scale=4
+        )
         open_failures = gr.Button("Show its wrong answers", elem_id="open-failures", scale=1)
     chart = gr.Plot(label="Official metric per board", elem_id="chart-official", show_label=False)
     csv = gr.DownloadButton("Numbers of the boards and chart (CSV)", elem_id="boards-csv", size="sm")
@@ -100,9 +104,12 @@ def show(
         csv = where / f"{benchmark}-leaderboards.csv"
         csv.write_text(board_csv(boards), encoding="utf-8")
     title = f"{benchmark}: official metric per board" if benchmark else "Official metric"
-    return (boards_html(boards), gr.update(choices=choices, value=choices[0] if choices else None),
-            board_chart(boards, title),
-            gr.update(value=None if csv is None else str(csv), interactive=csv is not None))
+    return (
+        boards_html(boards),
+        gr.update(choices=choices, value=choices[0] if choices else None),
+        board_chart(boards, title),
+        gr.update(value=None if csv is None else str(csv), interactive=csv is not None),
+    )
 
 
 def failure_filters(
@@ -116,8 +123,12 @@ def failure_filters(
     if board is None:
         raise gr.Error(f"No board {title!r} for {benchmark}.")
     task = board.task or (board.scope[1] if board.scope is not None and board.scope[0] == "task" else ALL)
-    return (gr.update(value=[model]), gr.update(value=task), gr.update(value=True),
-            gr.Tabs(selected="items-tab"))
+    return (
+        gr.update(value=[model]),
+        gr.update(value=task),
+        gr.update(value=True),
+        gr.Tabs(selected="items-tab"),
+    )
 
 
 BLIND_NOTE = "<p><em>Leaderboards are hidden while you review blind: they are metrics over gold.</em></p>"
@@ -144,16 +155,24 @@ def wire(
     out = [ov.boards, ov.target, ov.chart, ov.csv]
     folder = Path(tempfile.mkdtemp(prefix="halluscope-boards-"))
 
-    def boards(request: gr.Request, profile: gr.OAuthProfile | None,
-               benchmark: str | None) -> tuple[Any, ...]:
+    def boards(
+        request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None
+    ) -> tuple[Any, ...]:
         if hidden is not None and hidden(request, profile):
-            return (BLIND_NOTE, gr.update(choices=[], value=None), None,
-                    gr.update(value=None, interactive=False))
+            return (
+                BLIND_NOTE,
+                gr.update(choices=[], value=None),
+                None,
+                gr.update(value=None, interactive=False),
+            )
         return show(boards_of, benchmark, corrected, folder)
 
     demo.load(boards, f.benchmark, out, api_name="overview", **free)
     f.benchmark.change(boards, f.benchmark, out, api_visibility="private", **free)
     ov.open_failures.click(
-        lambda b, t: failure_filters(boards_of, b, t), [f.benchmark, ov.target],
-        [f.models, f.task, f.wrong_only, tabs], api_visibility="private", **free,
+        lambda b, t: failure_filters(boards_of, b, t),
+        [f.benchmark, ov.target],
+        [f.models, f.task, f.wrong_only, tabs],
+        api_visibility="private",
+        **free,
     ).success(refresh, f.inputs(), refresh_out, api_visibility="private", **free)

@@ -50,8 +50,7 @@ def build(catalog: Catalog) -> ProblemsWidgets:
         elem_id="findings",
     )
     with gr.Row(equal_height=True):
-        item = gr.Dropdown([], value=None, label="Item named by a finding", scale=4,
-                           elem_id="finding-item")
+        item = gr.Dropdown([], value=None, label="Item named by a finding", scale=4, elem_id="finding-item")
         open_item = gr.Button("Open it in Items", scale=1, interactive=False, elem_id="open-finding")
     return ProblemsWidgets(line, table, item, open_item)
 
@@ -71,9 +70,14 @@ def relative(text: str, roots: Sequence[Path]) -> str:
 def findings_frame(catalog: Catalog, benchmark: str | None = None) -> pd.DataFrame:
     """The audit findings of ``benchmark`` (every benchmark when None), one row each."""
     records = [
-        {"benchmark": b, "severity": x.severity, "check": x.check,
-         "where": relative(x.where, catalog.media_roots.get(b, ())),
-         "detail": relative(x.detail, catalog.media_roots.get(b, ())), "items": len(x.item_ids)}
+        {
+            "benchmark": b,
+            "severity": x.severity,
+            "check": x.check,
+            "where": relative(x.where, catalog.media_roots.get(b, ())),
+            "detail": relative(x.detail, catalog.media_roots.get(b, ())),
+            "items": len(x.item_ids),
+        }
         for b, x in _findings(catalog, benchmark)
     ]
     return pd.DataFrame.from_records(records, columns=FINDING_COLUMNS)
@@ -91,18 +95,28 @@ def item_choices(catalog: Catalog, benchmark: str | None) -> list[tuple[str, str
 def show(catalog: Catalog, benchmark: str | None, blind: bool) -> tuple[Any, ...]:
     """Line, table, item choices and button state for a reviewer (blind: nothing quoting gold)."""
     if blind:
-        return (BLIND_LINE, pd.DataFrame(columns=FINDING_COLUMNS),
-                gr.update(choices=[], value=None), gr.update(interactive=False))
+        return (
+            BLIND_LINE,
+            pd.DataFrame(columns=FINDING_COLUMNS),
+            gr.update(choices=[], value=None),
+            gr.update(interactive=False),
+        )
     frame = findings_frame(catalog, benchmark)
     choices = item_choices(catalog, benchmark)
     where = f" in {benchmark}" if benchmark else ""
     if frame.empty:
         line = f"No audit finding{where}."
     else:
-        line = (f"{len(frame)} audit finding(s){where}. Open an item they name below, or tick "
-                "*Flagged by the audit* to browse them all.")
-    return (line, frame, gr.update(choices=choices, value=choices[0][1] if choices else None),
-            gr.update(interactive=bool(choices)))
+        line = (
+            f"{len(frame)} audit finding(s){where}. Open an item they name below, or tick "
+            "*Flagged by the audit* to browse them all."
+        )
+    return (
+        line,
+        frame,
+        gr.update(choices=choices, value=choices[0][1] if choices else None),
+        gr.update(interactive=bool(choices)),
+    )
 
 
 def open_item(item_id: str | None) -> tuple[Any, Any]:

@@ -86,8 +86,9 @@ def restore(catalog: Catalog, params: Mapping[str, str]) -> tuple[Filters, str |
     task = params.get("task") if params.get("task") in offered["task"] else ALL
     category = params.get("category") if params.get("category") in offered["category"] else ALL
     flags = {attr: params.get(key) == "1" for key, attr in FLAGS}
-    filters = Filters(benchmark=bench, models=models, task=task, category=category,
-                      search=params.get("q") or "", **flags)
+    filters = Filters(
+        benchmark=bench, models=models, task=task, category=category, search=params.get("q") or "", **flags
+    )
     return filters, item
 
 
@@ -103,14 +104,18 @@ def restore_updates(catalog: Catalog, request: gr.Request | None) -> tuple[Any, 
     params = dict(request.query_params) if request is not None else {}
     filters, item = restore(catalog, params)
     offered = choices(catalog.table, filters.benchmark)
-    wants_items = item is not None or any(k in params for k in ("models", "task", "category", "q",
-                                                                   "wrong", "dependent", "flagged"))
+    wants_items = item is not None or any(
+        k in params for k in ("models", "task", "category", "q", "wrong", "dependent", "flagged")
+    )
     return (
         gr.update(value=filters.benchmark),
         gr.update(choices=offered["model"], value=list(filters.models)),
         gr.update(choices=[ALL, *offered["task"]], value=filters.task or ALL),
         gr.update(choices=[ALL, *offered["category"]], value=filters.category or ALL),
-        filters.wrong_only, filters.parser_dependent, filters.flagged_only, filters.search,
+        filters.wrong_only,
+        filters.parser_dependent,
+        filters.flagged_only,
+        filters.search,
         item or "",
         gr.Tabs(selected="items-tab") if wants_items else gr.skip(),
     )

@@ -76,8 +76,13 @@ def agreeing_value(item: dict[str, Any]) -> str | None:
     if kind.name not in ("yesno", "letter", "letters", "order"):
         return None
     try:
-        return normalize("gold", str(item["parsed"]), benchmark=item["benchmark"], task=item["task"] or "",
-                         original=item["gold"])
+        return normalize(
+            "gold",
+            str(item["parsed"]),
+            benchmark=item["benchmark"],
+            task=item["task"] or "",
+            original=item["gold"],
+        )
     except InvalidLabel:
         return None
 
@@ -111,8 +116,16 @@ def corrections(items: list[dict[str, Any]], chosen: list[int], k: int = 0) -> l
         if value is None:
             continue
         seen.add(item["item_id"])
-        rows.append({"item_id": item["item_id"], "field": "gold", "value": value, "reason": "test fix",
-                     "task": item["task"], "gold": item["gold"]})
+        rows.append(
+            {
+                "item_id": item["item_id"],
+                "field": "gold",
+                "value": value,
+                "reason": "test fix",
+                "task": item["task"],
+                "gold": item["gold"],
+            }
+        )
     return rows
 
 

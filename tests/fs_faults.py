@@ -18,8 +18,9 @@ import pytest
 
 def _mount(folder: Path, options: str) -> bool:
     folder.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)],
-                          capture_output=True, check=False)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], capture_output=True, check=False
+    )
     return done.returncode == 0
 
 

@@ -33,8 +33,9 @@ def launched(demo: Any, **launch: Any) -> Iterator[str]:
     os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ResourceWarning)  # Gradio's unclosed loops: see app_data
-        _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1",
-                                server_port=free_port(), quiet=True, **launch)
+        _, url, _ = demo.launch(
+            prevent_thread_lock=True, server_name="127.0.0.1", server_port=free_port(), quiet=True, **launch
+        )
     try:
         yield url.rstrip("/")
     finally:
@@ -42,21 +43,39 @@ def launched(demo: Any, **launch: Any) -> Iterator[str]:
         release_gradio_loops()
 
 
-def click(client: httpx.Client, url: str, elem_id: str, data: list[Any] | None = None,
-          *, trigger: str = "click", timeout: float = 60.0) -> dict[str, Any]:
+def click(
+    client: httpx.Client,
+    url: str,
+    elem_id: str,
+    data: list[Any] | None = None,
+    *,
+    trigger: str = "click",
+    timeout: float = 60.0,
+) -> dict[str, Any]:
     """Run the first event ``elem_id``'s ``trigger`` starts; returns the queue's completion message."""
     config = client.get(f"{url}/config").json()
     ids = [c["id"] for c in config["components"] if c.get("props", {}).get("elem_id") == elem_id]
     assert ids, f"no component with elem_id {elem_id!r}"
-    fn = next(i for i, d in enumerate(config["dependencies"])
-              if any(t[0] == ids[0] and t[1] == trigger for t in d["targets"]))
+    fn = next(
+        i
+        for i, d in enumerate(config["dependencies"])
+        if any(t[0] == ids[0] and t[1] == trigger for t in d["targets"])
+    )
     session = uuid.uuid4().hex
-    joined = client.post(f"{url}/gradio_api/queue/join",
-                         json={"data": data or [], "fn_index": fn, "trigger_id": ids[0],
-                               "session_hash": session, "event_data": None})
+    joined = client.post(
+        f"{url}/gradio_api/queue/join",
+        json={
+            "data": data or [],
+            "fn_index": fn,
+            "trigger_id": ids[0],
+            "session_hash": session,
+            "event_data": None,
+        },
+    )
     joined.raise_for_status()
-    with client.stream("GET", f"{url}/gradio_api/queue/data", params={"session_hash": session},
-                       timeout=timeout) as stream:
+    with client.stream(
+        "GET", f"{url}/gradio_api/queue/data", params={"session_hash": session}, timeout=timeout
+    ) as stream:
         for line in stream.iter_lines():
             if not line.startswith("data:"):
                 continue

@@ -19,7 +19,7 @@ from analysis.store import Identity, ItemRef, Store, open_store
 
 BACKENDS = ["sqlite", "postgresql"]
 PG_ENV = "HALLUSCOPE_TEST_PG_URL"
-PG_SKIP = f"{PG_ENV} is not set: start PostgreSQL with `eval \"$(bash scripts/pg.sh start)\"`"
+PG_SKIP = f'{PG_ENV} is not set: start PostgreSQL with `eval "$(bash scripts/pg.sh start)"`'
 
 ALICE, BOB, CAROL = Identity("alice"), Identity("bob"), Identity("carol")
 

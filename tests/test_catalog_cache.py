@@ -108,12 +108,20 @@ def test_the_entry_is_written_behind_the_load_and_finished_before_the_process_ex
     path = tmp_path / "m.jsonl"
     path.write_text(_rows(200, "Yes"))
     cache = tmp_path / "cache"
-    script = ("import sys; from pathlib import Path; from analysis.load.catalog import load_paths; "
-              "c = load_paths([Path(sys.argv[1])], cache_dir=Path(sys.argv[2])); "
-              "print(c.saving is not None, c.cache_entry)")
+    script = (
+        "import sys; from pathlib import Path; from analysis.load.catalog import load_paths; "
+        "c = load_paths([Path(sys.argv[1])], cache_dir=Path(sys.argv[2])); "
+        "print(c.saving is not None, c.cache_entry)"
+    )
     root = Path(__file__).resolve().parents[1]
-    out = subprocess.run([sys.executable, "-c", script, str(path), str(cache)], capture_output=True,
-                         text=True, check=True, cwd=root, env={**os.environ, "PYTHONPATH": str(root)})
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(path), str(cache)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
     assert out.stdout.split() == ["True", "None"]
     assert out.stderr == ""  # no progress was asked for; an error in the write's thread would show
     [entry] = cache.glob("catalog-*.arrow")

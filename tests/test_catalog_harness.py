@@ -45,8 +45,10 @@ def served(paths: list[Path], cache: Path | None) -> tuple[list[tuple[Any, ...]]
     catalog = load_paths(paths, cache_dir=cache)
     model = catalog.table["model"].astype("string")
     answered = catalog.table[(model.notna() & (model != "")).to_numpy(dtype=bool)]  # not gold-only rows
-    rows = [tuple(None if pd.isna(v) else v for v in row)
-            for row in answered[list(COLUMNS)].astype(object).itertuples(index=False, name=None)]
+    rows = [
+        tuple(None if pd.isna(v) else v for v in row)
+        for row in answered[list(COLUMNS)].astype(object).itertuples(index=False, name=None)
+    ]
     return rows, catalog.errors, set(answered["benchmark"].astype(str))
 
 
@@ -59,8 +61,9 @@ def lmms_avh(path: Path) -> Path:
 
 
 @pytest.mark.parametrize("cached", [False, True])
-def test_an_lmms_eval_file_named_for_its_benchmark(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                   cached: bool) -> None:
+def test_an_lmms_eval_file_named_for_its_benchmark(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], cached: bool
+) -> None:
     path = lmms_avh(tmp_path / "2026-01-01_samples_avhbench_custom.jsonl")
     rows, errors, benches = served([path, AVH_GOLD], tmp_path / "cache" if cached else None)
     assert errors == [] and benches == {"avhbench"}
@@ -100,8 +103,9 @@ def test_a_cmm_lmms_eval_file_joins_the_rows_file(tmp_path: Path, capsys: pytest
 
 
 @pytest.mark.parametrize("suffix", ["xlsx", "tsv", "json"])
-def test_vlmevalkit_files_load_with_their_own_gold(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                   suffix: str) -> None:
+def test_vlmevalkit_files_load_with_their_own_gold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str
+) -> None:
     # an xlsx workbook was refused as "not valid UTF-8 text", a tsv as "not a JSON file"
     path = write_avh_vlmevalkit(tmp_path, suffix)
     rows, errors, benches = served([path], None)
@@ -114,8 +118,11 @@ def test_vlmevalkit_files_load_with_their_own_gold(tmp_path: Path, capsys: pytes
 def test_a_cmm_workbook_is_told_apart_from_an_avhbench_one(tmp_path: Path) -> None:
     rows = cmm_rows()
     header = ["index", *[k for k in rows[0] if k != "pred"], "prediction"]
-    path = write_xlsx(tmp_path / "Model_CMM.xlsx", header,
-                      [[i, *[r[k] for k in header[1:-1]], r["pred"]] for i, r in enumerate(rows)])
+    path = write_xlsx(
+        tmp_path / "Model_CMM.xlsx",
+        header,
+        [[i, *[r[k] for k in header[1:-1]], r["pred"]] for i, r in enumerate(rows)],
+    )
     found = detect(path)
     assert (found.benchmark, found.role) == ("cmm", "predictions")
 
@@ -148,8 +155,9 @@ def test_a_restart_with_a_file_told_by_its_name_starts_no_workers(tmp_path: Path
 
 
 @pytest.mark.parametrize("task", ["bqa", "mcq", "tsh", "sth"])
-def test_the_vidhalluc_fork_s_files_carry_their_gold(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                     task: str) -> None:
+def test_the_vidhalluc_fork_s_files_carry_their_gold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], task: str
+) -> None:
     # served beside the annotation files they were made from: those go to no fork file
     header, rows = vid_rows(task)
     path = write_tsv(tmp_path / f"Model_VideoHalluc_{task.upper()}.tsv", header, rows)

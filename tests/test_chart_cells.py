@@ -25,16 +25,20 @@ def catalog() -> Catalog:
 def _views(cat: Catalog) -> list[Filters]:
     views = [Filters(), Filters(wrong_only=True), Filters(search="the")]
     for bench in cat.benchmarks():
-        views += [Filters(benchmark=bench), Filters(benchmark=bench, wrong_only=True),
-                  Filters(benchmark=bench, parser_dependent=True)]
+        views += [
+            Filters(benchmark=bench),
+            Filters(benchmark=bench, wrong_only=True),
+            Filters(benchmark=bench, parser_dependent=True),
+        ]
         models = sorted(cat.table.loc[cat.table["benchmark"] == bench, "model"].astype(str).unique())
         views.append(Filters(benchmark=bench, models=tuple(models[:1])))
     return views
 
 
 def _close(a: pd.DataFrame, b: pd.DataFrame) -> None:
-    pd.testing.assert_frame_equal(a.reset_index(drop=True), b.reset_index(drop=True), check_dtype=False,
-                                  rtol=1e-12, atol=1e-12)
+    pd.testing.assert_frame_equal(
+        a.reset_index(drop=True), b.reset_index(drop=True), check_dtype=False, rtol=1e-12, atol=1e-12
+    )
 
 
 def test_every_chart_data_agrees_on_every_view(catalog: Catalog) -> None:
@@ -53,29 +57,34 @@ def test_every_chart_data_agrees_on_every_view(catalog: Catalog) -> None:
 def test_figures_are_the_same(catalog: Catalog) -> None:
     rows = filter_rows(catalog.table, Filters(benchmark=ALL))
     assert [f.to_dict() for f in charts.draw_all(catalog.chart_view(rows))] == [
-        f.to_dict() for f in charts.draw_all(catalog.chart_rows(rows))]
+        f.to_dict() for f in charts.draw_all(catalog.chart_rows(rows))
+    ]
 
 
 def test_cells_are_few_and_labelled_rows_stay_rows() -> None:
     n = 10_000
     rng = np.random.default_rng(3)
-    table = pd.DataFrame({
-        "benchmark": pd.Categorical(rng.choice(["cmm", "detailverifybench"], n)),
-        "model": pd.Categorical(rng.choice(["a", "b", "c"], n)),
-        "task": pd.Categorical([""] * n),
-        "category": pd.Categorical(rng.choice(["x", "y"], n)),
-        "_side": rng.choice(["counterfactual", "commonsense", ""], n).astype(object),
-        "scored": rng.random(n) < 0.9,
-        "correct": pd.array(rng.choice([True, False, None], n), dtype="boolean"),
-        "gold": pd.array(["yes"] * n, dtype="string"),
-        "raw_answer": pd.array(["Yes."] * n, dtype="string"),
-        "_binary": np.ones(n, dtype=bool),
-        "_pred_code": rng.choice([-1, 0, 1], n).astype(np.int8),
-        "_gold_yes": rng.random(n) < 0.5,
-        "_cs_error": np.zeros(n, dtype=bool),
-        "_token_f1": rng.random(n),
-        "_labels": pd.Series([[{"type": "t"}] if i % 1000 == 0 else None for i in range(n)], dtype=object),
-    })
+    table = pd.DataFrame(
+        {
+            "benchmark": pd.Categorical(rng.choice(["cmm", "detailverifybench"], n)),
+            "model": pd.Categorical(rng.choice(["a", "b", "c"], n)),
+            "task": pd.Categorical([""] * n),
+            "category": pd.Categorical(rng.choice(["x", "y"], n)),
+            "_side": rng.choice(["counterfactual", "commonsense", ""], n).astype(object),
+            "scored": rng.random(n) < 0.9,
+            "correct": pd.array(rng.choice([True, False, None], n), dtype="boolean"),
+            "gold": pd.array(["yes"] * n, dtype="string"),
+            "raw_answer": pd.array(["Yes."] * n, dtype="string"),
+            "_binary": np.ones(n, dtype=bool),
+            "_pred_code": rng.choice([-1, 0, 1], n).astype(np.int8),
+            "_gold_yes": rng.random(n) < 0.5,
+            "_cs_error": np.zeros(n, dtype=bool),
+            "_token_f1": rng.random(n),
+            "_labels": pd.Series(
+                [[{"type": "t"}] if i % 1000 == 0 else None for i in range(n)], dtype=object
+            ),
+        }
+    )
     cells = ChartCells(table)
     # benchmark, model, category, scored, correct, _pred_code, _gold_yes, _side
     assert cells.size <= 2 * 3 * 2 * 2 * 3 * 3 * 2 * 3

@@ -10,26 +10,60 @@ import pytest
 from analysis.cli.main import main
 
 CMM_ROW = {
-    "category": "inter-modality_spurious_correlation", "sub_category": "visual-language",
-    "modality": "visual", "granularity": "object-level", "correlation_type": "global_frequency",
-    "video_path": "./raw_files/a/1.mp4", "audio_path": None,
-    "question": "Did you see river in the video? Answer with yes or no.", "answer": "yes", "pred": "Yes.",
+    "category": "inter-modality_spurious_correlation",
+    "sub_category": "visual-language",
+    "modality": "visual",
+    "granularity": "object-level",
+    "correlation_type": "global_frequency",
+    "video_path": "./raw_files/a/1.mp4",
+    "audio_path": None,
+    "question": "Did you see river in the video? Answer with yes or no.",
+    "answer": "yes",
+    "pred": "Yes.",
 }
 CDH_ROW = {
-    "ts": 1, "run": "r", "model_name": "m", "pair_id": "Pair 1", "category": "Counting Anomalies",
-    "subcategory": "Body Parts", "task": "qa", "side": "counterfactual", "image_path": "x.png",
-    "status": "ok", "latency_ms": 1, "question": "q?", "prompt": "q?", "gt": "no", "cf_gt": "no",
-    "cs_gt": "yes", "pred": "no", "correct": True, "commonsense_error": False, "raw": "No.",
+    "ts": 1,
+    "run": "r",
+    "model_name": "m",
+    "pair_id": "Pair 1",
+    "category": "Counting Anomalies",
+    "subcategory": "Body Parts",
+    "task": "qa",
+    "side": "counterfactual",
+    "image_path": "x.png",
+    "status": "ok",
+    "latency_ms": 1,
+    "question": "q?",
+    "prompt": "q?",
+    "gt": "no",
+    "cf_gt": "no",
+    "cs_gt": "yes",
+    "pred": "no",
+    "correct": True,
+    "commonsense_error": False,
+    "raw": "No.",
 }
-AVH_ROW = {"video_id": "00191", "task": "Video-driven Audio Hallucination",
-           "text": "Is the man making sound in the audio?", "label": "Yes", "pred": "Yes"}
+AVH_ROW = {
+    "video_id": "00191",
+    "task": "Video-driven Audio Hallucination",
+    "text": "Is the man making sound in the audio?",
+    "label": "Yes",
+    "pred": "Yes",
+}
 DVB_ROW = {
-    "id": 1, "image_path": "./test/Chart/a.png", "original_caption": "A red bar.",
+    "id": 1,
+    "image_path": "./test/Chart/a.png",
+    "original_caption": "A red bar.",
     "hallucinated_caption": "A red bar.",
     "gt_hallucinated_caption_with_tags": "A <HALLUCINATION>red</HALLUCINATION> bar.",
-    "hallucinated_caption_with_tags": "A <HALLUCINATION>red</HALLUCINATION> bar.", "data_source": "s",
-    "is_use_original": False, "validation_passed": True, "validation_message": "", "attempt": 1,
-    "seed": 42, "raw_output": "<result>x</result>",
+    "hallucinated_caption_with_tags": "A <HALLUCINATION>red</HALLUCINATION> bar.",
+    "data_source": "s",
+    "is_use_original": False,
+    "validation_passed": True,
+    "validation_message": "",
+    "attempt": 1,
+    "seed": 42,
+    "raw_output": "<result>x</result>",
 }
 
 
@@ -55,33 +89,81 @@ def assert_one_line_error(err: str, *needles: str) -> None:
 BAD_INPUTS = [
     ("cmm", "trunc.jsonl", jsonl([CMM_ROW]) + '{"pred": "ye', [], ["trunc.jsonl", "line 2"]),
     ("cmm", "types.jsonl", jsonl([CMM_ROW, {**CMM_ROW, "pred": 5}]), [], ["types.jsonl", "line 2", "'pred'"]),
-    ("cmm", "missing.jsonl", jsonl([{k: v for k, v in CMM_ROW.items() if k != "answer"}]), [],
-     ["missing.jsonl", "line 1", "'answer'"]),
+    (
+        "cmm",
+        "missing.jsonl",
+        jsonl([{k: v for k, v in CMM_ROW.items() if k != "answer"}]),
+        [],
+        ["missing.jsonl", "line 1", "'answer'"],
+    ),
     ("cmm", "empty.jsonl", "", [], ["empty.jsonl", "empty"]),
-    ("cmm", "latin1.jsonl", jsonl([CMM_ROW]).encode() + b'{"pred": "caf\xe9"}\n', [],
-     ["latin1.jsonl", "line 2", "UTF-8"]),
-    ("cdh-bench", "types.jsonl", jsonl([CDH_ROW, {**CDH_ROW, "status": ["ok"]}]), [],
-     ["types.jsonl", "line 2", "'status'"]),
-    ("cdh-bench", "missing.jsonl", jsonl([{k: v for k, v in CDH_ROW.items() if k != "side"}]), [],
-     ["missing.jsonl", "line 1", "'side'"]),
-    ("avhbench", "types.json", json.dumps([AVH_ROW, {**AVH_ROW, "text": 3}]), [],
-     ["types.json", "record 2", "'text'"]),
-    ("detailverifybench", "types.json", json.dumps([DVB_ROW, {**DVB_ROW, "validation_passed": "yes"}]), [],
-     ["types.json", "'validation_passed'"]),
+    (
+        "cmm",
+        "latin1.jsonl",
+        jsonl([CMM_ROW]).encode() + b'{"pred": "caf\xe9"}\n',
+        [],
+        ["latin1.jsonl", "line 2", "UTF-8"],
+    ),
+    (
+        "cdh-bench",
+        "types.jsonl",
+        jsonl([CDH_ROW, {**CDH_ROW, "status": ["ok"]}]),
+        [],
+        ["types.jsonl", "line 2", "'status'"],
+    ),
+    (
+        "cdh-bench",
+        "missing.jsonl",
+        jsonl([{k: v for k, v in CDH_ROW.items() if k != "side"}]),
+        [],
+        ["missing.jsonl", "line 1", "'side'"],
+    ),
+    (
+        "avhbench",
+        "types.json",
+        json.dumps([AVH_ROW, {**AVH_ROW, "text": 3}]),
+        [],
+        ["types.json", "record 2", "'text'"],
+    ),
+    (
+        "detailverifybench",
+        "types.json",
+        json.dumps([DVB_ROW, {**DVB_ROW, "validation_passed": "yes"}]),
+        [],
+        ["types.json", "'validation_passed'"],
+    ),
     ("detailverifybench", "trunc.json", json.dumps([DVB_ROW])[:-30], [], ["trunc.json", "line 1"]),
-    ("vidhalluc", "tsh.json", json.dumps({"0": {"video": "v", "Question": "Action A. x\nAction B. y\n",
-                                                 "Correct Answer": "AB", "Model Answer": 7}}),
-     ["--task", "tsh"], ["tsh.json", "'0'", "'Model Answer'"]),
-    ("vidhalluc", "sth.json", json.dumps({"v1": 5}), ["--task", "sth", "--gold", "GOLD"],
-     ["sth.json", "v1"]),
+    (
+        "vidhalluc",
+        "tsh.json",
+        json.dumps(
+            {
+                "0": {
+                    "video": "v",
+                    "Question": "Action A. x\nAction B. y\n",
+                    "Correct Answer": "AB",
+                    "Model Answer": 7,
+                }
+            }
+        ),
+        ["--task", "tsh"],
+        ["tsh.json", "'0'", "'Model Answer'"],
+    ),
+    ("vidhalluc", "sth.json", json.dumps({"v1": 5}), ["--task", "sth", "--gold", "GOLD"], ["sth.json", "v1"]),
 ]
 
 
-@pytest.mark.parametrize(("bench", "name", "content", "extra", "needles"), BAD_INPUTS,
-                         ids=[f"{b}-{n}" for b, n, *_ in BAD_INPUTS])
+@pytest.mark.parametrize(
+    ("bench", "name", "content", "extra", "needles"), BAD_INPUTS, ids=[f"{b}-{n}" for b, n, *_ in BAD_INPUTS]
+)
 def test_bad_input_exits_2_with_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], bench: str, name: str,
-    content: str | bytes, extra: list[str], needles: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    bench: str,
+    name: str,
+    content: str | bytes,
+    extra: list[str],
+    needles: list[str],
 ) -> None:
     path = tmp_path / name
     path.write_bytes(content.encode() if isinstance(content, str) else content)
@@ -149,8 +231,9 @@ def test_json_output_is_one_object_and_text_output_is_a_table(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "final_output.json"
-    path.write_text(jsonl([CMM_ROW, {**CMM_ROW, "question": "Did you see a cat?", "answer": "no",
-                                     "pred": "nothing"}]))
+    path.write_text(
+        jsonl([CMM_ROW, {**CMM_ROW, "question": "Did you see a cat?", "answer": "no", "pred": "nothing"}])
+    )
     code, out, err = run(["score", "cmm", str(path), "--json"], capsys)
     assert code == 0 and err == ""
     report = json.loads(out)
@@ -163,8 +246,12 @@ def test_json_output_is_one_object_and_text_output_is_a_table(
 def test_console_script_runs_without_traceback(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text("{")
-    proc = subprocess.run([sys.executable, "-m", "analysis.cli", "score", "cmm", str(path)],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "analysis.cli", "score", "cmm", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 2
     assert_one_line_error(proc.stderr, "bad.jsonl", "line 1")
 
@@ -192,8 +279,9 @@ def test_items_piped_into_head_gives_the_first_bytes_and_no_noise() -> None:
     sample = "samples/cmm/predictions/balanced.jsonl"
     full = subprocess.run(_cli("items", "cmm", sample, "--json"), capture_output=True, check=True).stdout
     assert len(full) > 200
-    with subprocess.Popen(_cli("items", "cmm", sample, "--json"), stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE) as writer:
+    with subprocess.Popen(
+        _cli("items", "cmm", sample, "--json"), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as writer:
         assert writer.stdout is not None and writer.stderr is not None
         with subprocess.Popen(["head", "-c", "200"], stdin=writer.stdout, stdout=subprocess.PIPE) as head:
             writer.stdout.close()  # only `head` reads the pipe now

@@ -12,8 +12,14 @@ from analysis.cli.main import main
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
 RUNS = [
     ["cmm", str(SAMPLES / "cmm/predictions/balanced.jsonl")],
-    ["vidhalluc", str(SAMPLES / "vidhalluc/predictions/bqa/balanced.json"), "--task", "bqa",
-     "--gold", str(SAMPLES / "vidhalluc/ach_binaryqa.json")],
+    [
+        "vidhalluc",
+        str(SAMPLES / "vidhalluc/predictions/bqa/balanced.json"),
+        "--task",
+        "bqa",
+        "--gold",
+        str(SAMPLES / "vidhalluc/ach_binaryqa.json"),
+    ],
     ["cdh-bench", str(SAMPLES / "cdh-bench/predictions/yes-biased.jsonl")],
 ]
 
@@ -52,12 +58,15 @@ def test_same_seed_reproduces_exactly_and_the_text_form_shows_intervals(
     assert code == 0 and "95% intervals: percentile bootstrap over 12 clip clusters" in text
 
 
-@pytest.mark.parametrize(("extra", "message"), [
-    (["--seed", "3"], "--n-boot and --seed need --ci"),
-    (["--ci", "--n-boot", "0"], "--n-boot must be between 1"),
-    (["--ci", "--seed", "-1"], "--seed must be 0 or more"),
-    (["--ci", "--n-boot", "many"], "invalid int value"),
-])
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--seed", "3"], "--n-boot and --seed need --ci"),
+        (["--ci", "--n-boot", "0"], "--n-boot must be between 1"),
+        (["--ci", "--seed", "-1"], "--seed must be 0 or more"),
+        (["--ci", "--n-boot", "many"], "invalid int value"),
+    ],
+)
 def test_bad_ci_options_are_one_line_and_exit_2(
     capsys: pytest.CaptureFixture[str], extra: list[str], message: str
 ) -> None:

@@ -18,10 +18,20 @@ import pytest
 from analysis.cli.main import main
 
 AVH_ROWS = [
-    {"video_id": "00191", "task": "Video-driven Audio Hallucination",
-     "text": "Is the man making sound in the audio?", "label": "Yes", "pred": "Yes"},
-    {"video_id": "00192", "task": "Video-driven Audio Hallucination",
-     "text": "Is a dog barking in the audio?", "label": "No", "pred": "No"},
+    {
+        "video_id": "00191",
+        "task": "Video-driven Audio Hallucination",
+        "text": "Is the man making sound in the audio?",
+        "label": "Yes",
+        "pred": "Yes",
+    },
+    {
+        "video_id": "00192",
+        "task": "Video-driven Audio Hallucination",
+        "text": "Is a dog barking in the audio?",
+        "label": "No",
+        "pred": "No",
+    },
 ]
 
 
@@ -31,8 +41,9 @@ def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
     return code, out, err
 
 
-def test_an_unreadable_file_exits_2_naming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_unreadable_file_exits_2_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "preds.json"
     path.write_text(json.dumps(AVH_ROWS), encoding="utf-8")
     real_open = stdio.open
@@ -53,7 +64,8 @@ def test_an_unreadable_file_exits_2_naming_it(tmp_path: Path, monkeypatch: pytes
 
 @pytest.mark.parametrize("layout", ["json", "jsonl"])
 def test_a_key_given_twice_in_a_record_exits_2_naming_file_record_and_key(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], layout: str) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], layout: str
+) -> None:
     first = json.dumps(AVH_ROWS[0])
     # record 1 says "label" twice; a parser keeping the last value scores it against "Yes"
     second = json.dumps(AVH_ROWS[1])[:-1] + ', "label": "Yes"}'
@@ -62,26 +74,33 @@ def test_a_key_given_twice_in_a_record_exits_2_naming_file_record_and_key(
     code, out, err = run(["score", "avhbench", str(path), "--json"], capsys)
     assert (code, out) == (2, "")
     record = "record 1" if layout == "json" else "line 2"
-    assert err == f"halluscope: {path}: {record}: field 'label': key given twice in one record " \
-                  "(which value is meant is ambiguous)\n"
+    assert (
+        err == f"halluscope: {path}: {record}: field 'label': key given twice in one record "
+        "(which value is meant is ambiguous)\n"
+    )
 
 
 def test_a_key_given_twice_deep_inside_a_keyed_file_names_the_top_key(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     gold = tmp_path / "sth.json"
-    gold.write_text('{"a": {"Scene change": "No", "Locations": "None"},\n'
-                    ' "b": {"Scene change": "Yes", "Scene change": "No", "Locations": "None"}}',
-                    encoding="utf-8")
+    gold.write_text(
+        '{"a": {"Scene change": "No", "Locations": "None"},\n'
+        ' "b": {"Scene change": "Yes", "Scene change": "No", "Locations": "None"}}',
+        encoding="utf-8",
+    )
     pred = tmp_path / "p.json"
     pred.write_text('{"a": "Scene change: No", "b": "Scene change: No"}', encoding="utf-8")
-    code, _, err = run(["score", "vidhalluc", str(pred), "--gold", str(gold), "--task", "sth", "--json"],
-                       capsys)
+    code, _, err = run(
+        ["score", "vidhalluc", str(pred), "--gold", str(gold), "--task", "sth", "--json"], capsys
+    )
     assert code == 2
     assert f"{gold}: key 'b': field 'Scene change': key given twice" in err
 
 
-def test_distinct_keys_at_different_depths_are_not_duplicates(tmp_path: Path,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_distinct_keys_at_different_depths_are_not_duplicates(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     rows = [{**row, "extra": {"label": "x", "pred": {"label": "y"}}} for row in AVH_ROWS]
     path = tmp_path / "preds.json"
     path.write_text(json.dumps(rows), encoding="utf-8")
@@ -94,11 +113,17 @@ def test_sth_with_nothing_to_score_gives_mcc_0(tmp_path: Path, capsys: pytest.Ca
     gold.write_text(json.dumps({"a": {"Scene change": "No", "Locations": "None"}}), encoding="utf-8")
     pred = tmp_path / "p.json"
     pred.write_text(json.dumps({"zzz": "Scene change: No"}), encoding="utf-8")  # no id in both files
-    code, out, _ = run(["score", "vidhalluc", str(pred), "--gold", str(gold), "--task", "sth", "--json"],
-                       capsys)
+    code, out, _ = run(
+        ["score", "vidhalluc", str(pred), "--gold", str(gold), "--task", "sth", "--json"], capsys
+    )
     assert code == 0
     report = json.loads(out)
     assert report["n_scored"] == 0
     # MCC 0 (cli.md), classification ((0 + 1) / 2)^2 = 0.25, description 0 (no both-yes), score 0.15
-    assert report["overall"] == {"mcc": 0.0, "classification_score": 0.25, "description_score": 0.0,
-                                 "score": 0.15, "n": 0}
+    assert report["overall"] == {
+        "mcc": 0.0,
+        "classification_score": 0.25,
+        "description_score": 0.0,
+        "score": 0.15,
+        "n": 0,
+    }

@@ -34,15 +34,23 @@ def test_every_benchmark_and_task_is_covered() -> None:
     assert len(expected) == 8  # five benchmarks, VidHalluc's four tasks
 
 
-@pytest.mark.parametrize(("name", "task", "pred", "gold", "golds"), RUNS,
-                         ids=[f"{n}-{t}" if t else n for n, t, *_ in RUNS])
-def test_items_import_score_export_score(name: str, task: str | None, pred: Path, gold: Path | None,
-                                         golds: list[Path], tmp_path: Path,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("name", "task", "pred", "gold", "golds"), RUNS, ids=[f"{n}-{t}" if t else n for n, t, *_ in RUNS]
+)
+def test_items_import_score_export_score(
+    name: str,
+    task: str | None,
+    pred: Path,
+    gold: Path | None,
+    golds: list[Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     opts = [*(["--gold", gold] if gold else []), *(["--task", task] if task else [])]
     items = [json.loads(line) for line in run(["items", name, pred, *opts, "--json"], capsys).splitlines()]
     assert items and {"item_id", "benchmark", "model", "task", "gold", "parsed", "correct", "scored"} <= set(
-        items[0])
+        items[0]
+    )
     rows = corrections(items, wrong_first(items, 3))
     assert len(rows) == 3
     fixes = write_jsonl(tmp_path / "fixes.jsonl", rows)
@@ -53,18 +61,32 @@ def test_items_import_score_export_score(name: str, task: str | None, pred: Path
     assert again.startswith("imported 0 new event(s)")
 
     # items --db: the same objects, each ending with the gold that score --corrected uses
-    listed = [json.loads(line) for line in
-              run(["items", name, pred, *opts, "--db", db, "--json"], capsys).splitlines()]
+    listed = [
+        json.loads(line)
+        for line in run(["items", name, pred, *opts, "--db", db, "--json"], capsys).splitlines()
+    ]
     assert [{k: v for k, v in r.items() if k != "corrected_gold"} for r in listed] == items
     assert all(list(r)[-1] == "corrected_gold" for r in listed)
     changed = [r for r in listed if r["corrected_gold"] != r["gold"]]
     assert {r["item_id"] for r in changed} == {r["item_id"] for r in rows}
     # printed in the form a correction takes: importing them back is the labels' current value
-    back = write_jsonl(tmp_path / "back.jsonl", [
-        {"item_id": r["item_id"], "field": "gold", "value": r["corrected_gold"], "reason": "same",
-         "task": r["task"], "gold": r["gold"]} for r in changed])
+    back = write_jsonl(
+        tmp_path / "back.jsonl",
+        [
+            {
+                "item_id": r["item_id"],
+                "field": "gold",
+                "value": r["corrected_gold"],
+                "reason": "same",
+                "task": r["task"],
+                "gold": r["gold"],
+            }
+            for r in changed
+        ],
+    )
     assert run(["import", name, back, "--db", db, "--reviewer", "alice"], capsys).startswith(
-        "imported 0 new event(s)")
+        "imported 0 new event(s)"
+    )
 
     official = json.loads(run(["score", name, pred, *opts, "--json"], capsys))
     corrected = json.loads(run(["score", name, pred, *opts, "--db", db, "--corrected", "--json"], capsys))
@@ -103,7 +125,8 @@ def test_import_is_atomic_and_names_the_bad_row(tmp_path: Path, capsys: pytest.C
 
 
 def test_items_with_a_database_that_does_not_exist_is_refused(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     name, _task, pred, _gold, _ = next(r for r in RUNS if r[0] == "cmm")
     missing = tmp_path / "nope.db"
     assert main(["items", name, str(pred), "--db", str(missing), "--json"]) == 2
@@ -128,15 +151,17 @@ def _store_with_two_events(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     return db
 
 
-def test_export_without_format_follows_the_extension(tmp_path: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_export_without_format_follows_the_extension(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     import pandas as pd
 
     db = _store_with_two_events(tmp_path, capsys)
     for name in ("e.jsonl", "e.csv", "e.parquet", "forced.jsonl"):
         fmt = ["--format", "csv"] if name == "forced.jsonl" else []
         assert run(["export", "cmm", "--db", db, "--out", tmp_path / name, *fmt], capsys).startswith(
-            "wrote 2 event(s)")
+            "wrote 2 event(s)"
+        )
     rows = [json.loads(line) for line in (tmp_path / "e.jsonl").read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 2 and rows[0]["field"] == "gold"
     assert (tmp_path / "e.csv").read_text(encoding="utf-8").startswith("event_id,benchmark,item_id,")
@@ -146,7 +171,8 @@ def test_export_without_format_follows_the_extension(tmp_path: Path,
 
 
 def test_export_to_an_unknown_extension_without_format_is_refused(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     db = _store_with_two_events(tmp_path, capsys)
     for name in ("e.txt", "noext"):
         assert main(["export", "cmm", "--db", str(db), "--out", str(tmp_path / name)]) == 2

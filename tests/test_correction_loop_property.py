@@ -34,8 +34,9 @@ def _items(name: str, pred: Path, gold: Path | None, task: str | None) -> list[d
     return [json.loads(line) for line in item_lines(bench, load_files(bench, [pred], gold=gold, task=task))]
 
 
-@pytest.mark.parametrize(("name", "task", "pred", "gold", "golds"), RUNS,
-                         ids=[f"{n}-{t}" if t else n for n, t, *_ in RUNS])
+@pytest.mark.parametrize(
+    ("name", "task", "pred", "gold", "golds"), RUNS, ids=[f"{n}-{t}" if t else n for n, t, *_ in RUNS]
+)
 def test_corrected_metrics_equal_score_on_the_native_copies(
     name: str, task: str | None, pred: Path, gold: Path | None, golds: list[Path]
 ) -> None:
@@ -52,8 +53,10 @@ def test_corrected_metrics_equal_score_on_the_native_copies(
         with tempfile.TemporaryDirectory() as folder:
             store = open_store(Path(folder) / "labels.db")
             try:
-                writes = [(ItemRef(name, r["item_id"], r["task"] or "", r["gold"]), "gold", r["value"], "p")
-                          for r in rows]
+                writes = [
+                    (ItemRef(name, r["item_id"], r["task"] or "", r["gold"]), "gold", r["value"], "p")
+                    for r in rows
+                ]
                 write_label_rows(store, writes, ALICE, scope="final")
                 labels = current_labels(store, name)
             finally:

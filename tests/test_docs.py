@@ -41,7 +41,7 @@ def _section(text: str, command: str) -> str:
     match = heading.search(text)
     if match is None:
         return ""
-    rest = text[match.end():]
+    rest = text[match.end() :]
     end = re.search(r"^## ", rest, re.M)
     return rest[: end.start()] if end else rest
 
@@ -109,8 +109,11 @@ def test_every_benchmark_has_a_page(name: str) -> None:
 def test_benchmark_page_names_its_parsers_and_tasks(name: str) -> None:
     bench = REGISTRY[name]
     text = (DOCS / "benchmarks" / f"{name}.md").read_text(encoding="utf-8")
-    missing = [word for word in (*bench.PARSERS, *bench.TASKS)
-               if not re.search(rf"`(--parser |--task )?{re.escape(word)}`", text)]
+    missing = [
+        word
+        for word in (*bench.PARSERS, *bench.TASKS)
+        if not re.search(rf"`(--parser |--task )?{re.escape(word)}`", text)
+    ]
     assert not missing, f"docs/benchmarks/{name}.md does not name {missing}"
 
 
@@ -187,7 +190,7 @@ def test_cited_docs_exist() -> None:
 def test_the_readme_serve_synopsis_lists_every_serve_option() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     start = readme.index("halluscope serve FILE...")
-    synopsis = readme[start: readme.index("```", start)]
+    synopsis = readme[start : readme.index("```", start)]
     options = [a for a in _arguments(_subcommands()["serve"]) if a.startswith("--")]
     missing = [o for o in options if not re.search(rf"\[{re.escape(o)}\b", synopsis)]
     assert not missing, f"README's serve synopsis lacks {missing}"

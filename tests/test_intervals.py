@@ -57,8 +57,10 @@ def _score_and_stats(
     bench = get(name)
     if name == "vidhalluc":
         extra: dict[str, Any] = {"embedder": HashEmbedder()}
-        return (bench.score(table, task=task, parser=parser, **extra),  # type: ignore[call-arg]
-                bench.cluster_stats(table, task=task, parser=parser, **extra))  # type: ignore[call-arg]
+        return (
+            bench.score(table, task=task, parser=parser, **extra),  # type: ignore[call-arg]
+            bench.cluster_stats(table, task=task, parser=parser, **extra),
+        )  # type: ignore[call-arg]
     return bench.score(table, task=task, parser=parser), bench.cluster_stats(table, task=task, parser=parser)
 
 
@@ -77,8 +79,9 @@ def _tasks(name: str, task: str | None) -> list[str | None]:
     return [None, "qa", "mc"] if name == "cdh-bench" else [task]
 
 
-@pytest.mark.parametrize(("name", "task", "model", "table"), TABLES,
-                         ids=[f"{n}-{t or ''}-{m}" for n, t, m, _ in TABLES])
+@pytest.mark.parametrize(
+    ("name", "task", "model", "table"), TABLES, ids=[f"{n}-{t or ''}-{m}" for n, t, m, _ in TABLES]
+)
 def test_summed_statistics_give_exactly_the_score_of_every_sample(
     name: str, task: str | None, model: str, table: pd.DataFrame
 ) -> None:
@@ -153,7 +156,7 @@ def test_an_empty_table_gives_the_score_of_an_empty_table() -> None:
     from analysis.table.columns import empty_table
 
     for name, bench in REGISTRY.items():
-        for task in (bench.TASKS if bench.TASK_REQUIRED else [None]):
+        for task in bench.TASKS if bench.TASK_REQUIRED else [None]:
             kwargs: dict[str, Any] = {"embedder": None} if name == "vidhalluc" else {}
             report = bench.score(empty_table(), task=task, **kwargs)
             stats = bench.cluster_stats(empty_table(), task=task, **kwargs)  # type: ignore[call-arg]
@@ -230,13 +233,19 @@ def test_a_group_no_replicate_can_leave_empty_has_an_interval_without_empty_draw
 
     n = 60
     correct = np.arange(n) % 3 != 0
-    columns = dict(zip(_cmm_score.STAT_NAMES, [np.ones(n), correct, correct, np.ones(n), np.zeros(n),
-                                               correct, np.zeros(n)], strict=True))
+    columns = dict(
+        zip(
+            _cmm_score.STAT_NAMES,
+            [np.ones(n), correct, correct, np.ones(n), np.zeros(n), correct, np.zeros(n)],
+            strict=True,
+        )
+    )
     small = np.zeros(n, dtype=bool)
     small[1:3] = True  # a group of 2 items (1 and 2), both right: often drawn 0 times
     keys, values = tally(np.arange(n), columns, [(None, np.ones(n, dtype=bool)), (("g", "small"), small)])
-    stats = ClusterStats("item", keys, _cmm_score.STAT_NAMES, (None, ("g", "small")), values,
-                         _cmm_score.metrics_of)
+    stats = ClusterStats(
+        "item", keys, _cmm_score.STAT_NAMES, (None, ("g", "small")), values, _cmm_score.metrics_of
+    )
     ci = intervals(stats, n_boot=1000, seed=0)
     # CMM's convention makes an empty ratio 0; a replicate without the group must not count as 0
     assert ci["groups"]["g"]["small"]["accuracy"] == [1.0, 1.0]

@@ -104,8 +104,22 @@ def test_no_module_is_named_like_a_standard_library_one() -> None:
     assert clashes == []
 
 
-LAYERS = ("errors", "stats", "files", "table", "plot", "benchmarks", "store", "query", "boards", "charts",
-          "load", "review", "report", "cli")
+LAYERS = (
+    "errors",
+    "stats",
+    "files",
+    "table",
+    "plot",
+    "benchmarks",
+    "store",
+    "query",
+    "boards",
+    "charts",
+    "load",
+    "review",
+    "report",
+    "cli",
+)
 """The subpackages of ``analysis/``, lowest first (docs/architecture.md): a module imports only from
 its own layer and the layers below it; ``components/`` and ``app.py`` sit above them all."""
 
@@ -135,8 +149,10 @@ def test_no_import_goes_up_a_layer() -> None:
 
 
 def test_the_layer_check_finds_an_upward_import() -> None:
-    graph = {"analysis.stats.metrics": {"analysis.load.catalog"},
-             "analysis.cli.main": {"analysis.stats.metrics"}}
+    graph = {
+        "analysis.stats.metrics": {"analysis.load.catalog"},
+        "analysis.cli.main": {"analysis.stats.metrics"},
+    }
     assert _upward(graph) == ["analysis.stats.metrics -> analysis.load.catalog"]
 
 
@@ -149,8 +165,9 @@ def test_docs_architecture_lists_the_layers_in_order() -> None:
 def _benchmark_words() -> dict[str, tuple[str, ...]]:
     from analysis.benchmarks import REGISTRY
 
-    return {name: tuple(dict.fromkeys([name, bench.TITLE, *bench.VOCABULARY]))
-            for name, bench in REGISTRY.items()}
+    return {
+        name: tuple(dict.fromkeys([name, bench.TITLE, *bench.VOCABULARY])) for name, bench in REGISTRY.items()
+    }
 
 
 def _registry_list_lines(path: Path) -> set[int]:
@@ -191,7 +208,12 @@ def test_the_name_check_finds_a_planted_mention(tmp_path: Path, monkeypatch: pyt
     original = planted.read_text(encoding="utf-8")
     words = {"toy": ("toy-bench", "Toy Bench", "zorblax")}
     assert _mentions(words) == []
-    monkeypatch.setattr(Path, "read_text", lambda self, encoding=None: (
-        original + "\n# counts Zorblax\n" if self == planted else Path.read_bytes(self).decode()))
+    monkeypatch.setattr(
+        Path,
+        "read_text",
+        lambda self, encoding=None: (
+            original + "\n# counts Zorblax\n" if self == planted else Path.read_bytes(self).decode()
+        ),
+    )
     line = original.count("\n") + 2
     assert [m.split(" ")[0] for m in _mentions(words)] == [f"analysis/stats/metrics.py:{line}"]

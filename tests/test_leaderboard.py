@@ -29,8 +29,17 @@ def catalog():  # type: ignore[no-untyped-def]
 def _cli(
     capsys: pytest.CaptureFixture[str], bench: str, pred: dict[str, str | None], task: str | None
 ) -> dict:
-    args = ["score", bench, str(SAMPLES / str(pred["path"])), "--json", "--ci",
-            "--n-boot", str(N_BOOT), "--seed", str(SEED)]
+    args = [
+        "score",
+        bench,
+        str(SAMPLES / str(pred["path"])),
+        "--json",
+        "--ci",
+        "--n-boot",
+        str(N_BOOT),
+        "--seed",
+        str(SEED),
+    ]
     if pred.get("gold"):
         args += ["--gold", str(SAMPLES / str(pred["gold"]))]
     if task:
@@ -49,8 +58,11 @@ def test_every_board_shows_the_cli_numbers_and_intervals(  # type: ignore[no-unt
         assert boards, name
         for lb in boards:
             for e in lb.entries:
-                pred = next(p for p in entry["predictions"]
-                            if p["model"] == e.model and (p["task"] or None) == lb.board.task)
+                pred = next(
+                    p
+                    for p in entry["predictions"]
+                    if p["model"] == e.model and (p["task"] or None) == lb.board.task
+                )
                 report = _cli(capsys, name, pred, lb.board.task)
                 scope = lb.board.scope
                 values = report["overall"] if scope is None else report["groups"][scope[0]][scope[1]]
@@ -79,8 +91,10 @@ def test_board_frame_marks_significant_pairs(catalog) -> None:  # type: ignore[n
     tests = pair_tests_frame(qa)
     assert len(tests) == 3 and set(tests["significant"]) <= {"yes", "no"}
     for beaten in first["better than (cf_acc)"].split(", "):
-        row = tests[((tests["model A"] == first["model"]) & (tests["model B"] == beaten))
-                    | ((tests["model B"] == first["model"]) & (tests["model A"] == beaten))]
+        row = tests[
+            ((tests["model A"] == first["model"]) & (tests["model B"] == beaten))
+            | ((tests["model B"] == first["model"]) & (tests["model A"] == beaten))
+        ]
         assert row["significant"].tolist() == ["yes"]
 
 
@@ -141,8 +155,15 @@ def _stats(correct: np.ndarray, ids: list[str]) -> ClusterStats:
     pred = np.where(correct, 1, 0)
     columns = binary_counts(pred, np.ones(correct.size, dtype=bool), correct)
     keys, values = tally(np.array(ids, dtype=object), columns, [(None, np.ones(correct.size, dtype=bool))])
-    return ClusterStats("item", keys, tuple(columns), (None,), values, binary_metrics_of,
-                        verdicts={(None, "accuracy"): pd.Series(correct, index=ids)})
+    return ClusterStats(
+        "item",
+        keys,
+        tuple(columns),
+        (None,),
+        values,
+        binary_metrics_of,
+        verdicts={(None, "accuracy"): pd.Series(correct, index=ids)},
+    )
 
 
 def test_paired_bootstrap_uses_the_same_draw_for_both_models() -> None:
@@ -151,14 +172,16 @@ def test_paired_bootstrap_uses_the_same_draw_for_both_models() -> None:
     base = rng.random(200) < 0.5
     better = base.copy()
     better[np.flatnonzero(~base)[:15]] = True  # B is A plus 15 more right answers, nothing lost
-    (test,) = compare_models({"a": _stats(base, ids), "b": _stats(better, ids)}, "accuracy",
-                             n_boot=1000, seed=0)
+    (test,) = compare_models(
+        {"a": _stats(base, ids), "b": _stats(better, ids)}, "accuracy", n_boot=1000, seed=0
+    )
     assert test.difference == pytest.approx(-15 / 200)
     assert test.interval is not None and test.interval[1] < 0  # paired: every replicate has b >= a
     assert test.test == "mcnemar" and test.discordant == (0, 15) and test.significant
     # unpaired, 15 / 200 on two accuracies near 0.5 would not be significant: sd ~ 0.05 each
-    (bootstrap,) = compare_models({"a": _stats(base, ids), "b": _stats(better, ids)}, "f1",
-                                  n_boot=1000, seed=0)
+    (bootstrap,) = compare_models(
+        {"a": _stats(base, ids), "b": _stats(better, ids)}, "f1", n_boot=1000, seed=0
+    )
     assert bootstrap.test == "bootstrap" and bootstrap.significant
 
 

@@ -55,5 +55,3 @@ def test_mcc_hand_case_and_undefined() -> None:
     # MCC = (1*2 - 1*0) / sqrt((1+1)(1+0)(2+1)(2+0)) = 2/sqrt(12)
     assert mcc([1, 1, 0, 0], [1, 0, 0, 0]) == pytest.approx(2 / 12**0.5)
     assert mcc([1, 1, 1], [1, 0, 1]) == 0.0  # constant prediction: undefined -> 0
-
-

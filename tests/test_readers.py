@@ -244,9 +244,16 @@ def test_a_repeated_key_is_never_called_surely_unique(record: dict[str, object],
     assert not surely_unique_keys(text.encode(), value)
 
 
-@given(st.lists(st.dictionaries(st.text("abc_", min_size=1, max_size=5),
-                                st.text("xyz .é", max_size=8) | st.integers(-10**9, 10**9), max_size=5),
-                max_size=5))
+@given(
+    st.lists(
+        st.dictionaries(
+            st.text("abc_", min_size=1, max_size=5),
+            st.text("xyz .é", max_size=8) | st.integers(-(10**9), 10**9),
+            max_size=5,
+        ),
+        max_size=5,
+    )
+)
 def test_plain_records_take_the_fast_path(records: list[dict[str, object]]) -> None:
     # the usual file: keys and texts without quotes or colons, however spaced: no second parse
     compact = json.dumps(records, separators=(",", ":"))
@@ -269,8 +276,9 @@ def test_a_repeated_key_among_long_texts_is_never_called_surely_unique(
 
 
 def test_long_texts_without_a_repeat_take_the_fast_path() -> None:
-    records = [{"caption": "words " * 200, "id": i, "labels": [{"type": "object", "text": "x"}]}
-               for i in range(50)]
+    records = [
+        {"caption": "words " * 200, "id": i, "labels": [{"type": "object", "text": "x"}]} for i in range(50)
+    ]
     text = json.dumps(records).encode()
     assert len(text) >= WALK_BYTES_PER_KEY * key_ends(text)
     assert surely_unique_keys(text, records)

@@ -18,16 +18,29 @@ CONTRACT: dict[tuple[str, str | None], tuple[set[str], set[str]]] = {
         {"accuracy", "precision", "recall", "f1", "yes_ratio", "pa", "hr", "n", "unparsed"},
         {"task"},
     ),
-    ("cmm", None): ({"accuracy", "precision", "recall", "f1", "yes_ratio", "pa", "hr", "n"},
-                    {"sub_category", "granularity"}),
+    ("cmm", None): (
+        {"accuracy", "precision", "recall", "f1", "yes_ratio", "pa", "hr", "n"},
+        {"sub_category", "granularity"},
+    ),
     ("vidhalluc", "bqa"): ({"accuracy", "n"}, set()),
     ("vidhalluc", "mcq"): ({"accuracy", "n"}, set()),
     ("vidhalluc", "tsh"): ({"accuracy", "n"}, set()),
     ("vidhalluc", "sth"): ({"mcc", "classification_score", "description_score", "score", "n"}, set()),
     ("cdh-bench", None): (set(), {"task", "task/category"}),
     ("detailverifybench", None): (
-        {"token_precision", "token_recall", "token_f1", "token_iou", "sentence_precision",
-         "sentence_recall", "sentence_f1", "response_precision", "response_recall", "response_f1", "n"},
+        {
+            "token_precision",
+            "token_recall",
+            "token_f1",
+            "token_iou",
+            "sentence_precision",
+            "sentence_recall",
+            "sentence_f1",
+            "response_precision",
+            "response_recall",
+            "response_f1",
+            "n",
+        },
         {"domain"},
     ),
 }
@@ -127,6 +140,7 @@ def test_score_refuses_an_unknown_parser_by_name(name: str) -> None:
 
 # --- the protocol: every part, for every benchmark (a missing part is an error, never a skip) ---
 
+
 def _protocol_parts() -> tuple[list[str], list[str]]:
     from analysis.benchmarks.base import Benchmark
 
@@ -139,8 +153,17 @@ def test_the_protocol_lists_every_part() -> None:
     attributes, methods = _protocol_parts()
     expected = {"DETECT_RANK", "TAKES_GOLD", "NEEDS_GOLD", "TRY_EACH_GOLD", "CHARTS", "DERIVED"}
     assert expected <= set(attributes)
-    assert {"load", "load_gold", "score", "audit", "recognise", "gold_kind", "rescore",
-            "write_corrected", "derive"} <= set(methods)
+    assert {
+        "load",
+        "load_gold",
+        "score",
+        "audit",
+        "recognise",
+        "gold_kind",
+        "rescore",
+        "write_corrected",
+        "derive",
+    } <= set(methods)
 
 
 @pytest.mark.parametrize("name", list(REGISTRY))
@@ -208,8 +231,10 @@ def test_gold_kinds_are_known_for_every_sample_item(
     if role != "gold":
         return
     table = bench.load_gold([file])
-    found = [bench.gold_kind(str(t), None if g is None or g is pd.NA else str(g))
-             for t, g in zip(table["task"], table["gold"], strict=True)]
+    found = [
+        bench.gold_kind(str(t), None if g is None or g is pd.NA else str(g))
+        for t, g in zip(table["task"], table["gold"], strict=True)
+    ]
     assert found and all(isinstance(k, GoldKind) for k in found)
     kinds = {k.name for k in found}
     assert kinds != {"text"} or name == "avhbench"  # only AVHBench's captioning references are free text
@@ -243,8 +268,11 @@ def test_an_uncorrected_copy_reads_back_as_the_original(
 
 def _predictions_with_gold() -> list[tuple[str, str | None, Path | None]]:
     data = json.loads((ROOT / "samples" / "manifest.json").read_text(encoding="utf-8"))
-    return [(p["path"], p.get("task"), ROOT / "samples" / p["gold"] if p.get("gold") else None)
-            for entry in data["benchmarks"].values() for p in entry["predictions"]]
+    return [
+        (p["path"], p.get("task"), ROOT / "samples" / p["gold"] if p.get("gold") else None)
+        for entry in data["benchmarks"].values()
+        for p in entry["predictions"]
+    ]
 
 
 @pytest.mark.parametrize("name", list(REGISTRY))

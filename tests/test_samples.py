@@ -387,9 +387,23 @@ def test_detailverifybench_samples_show_label_type_recall_with_their_gold(model:
     _need_samples()
     folder = SAMPLES / "detailverifybench"
     pred, gold = folder / "predictions" / f"{model}.json", folder / "real_test.jsonl"
-    proc = subprocess.run([sys.executable, "-m", "analysis.cli", "score", "detailverifybench", str(pred),
-                           "--gold", str(gold), "--json"],
-                          capture_output=True, text=True, check=False, cwd=ROOT)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "analysis.cli",
+            "score",
+            "detailverifybench",
+            str(pred),
+            "--gold",
+            str(gold),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
     assert proc.returncode == 0, proc.stderr
     label_types = json.loads(proc.stdout)["groups"]["label_type"]
     assert label_types and sum(v["n_tokens"] for v in label_types.values()) > 0

@@ -58,9 +58,16 @@ def _pandas_stack(tables: list[pd.DataFrame]) -> pd.DataFrame:
 
 
 def test_concat_equals_pandas_concat_and_leaves_text_in_one_chunk() -> None:
-    a = make_table({"item_id": ["a", "b"], "model": "zeta", "gold": ["x", None], "correct": [True, None],
-                    "category": ["c2", "c1"]})
-    b = make_table({"item_id": ["c"], "model": "alpha", "gold": ["é\n\"q\""], "scored": [True]})
+    a = make_table(
+        {
+            "item_id": ["a", "b"],
+            "model": "zeta",
+            "gold": ["x", None],
+            "correct": [True, None],
+            "category": ["c2", "c1"],
+        }
+    )
+    b = make_table({"item_id": ["c"], "model": "alpha", "gold": ['é\n"q"'], "scored": [True]})
     same = make_table({"item_id": ["d"], "model": "zeta", "category": ["c2"]})
     for tables in ([a, b], [a, same], [b, empty_table(), a]):
         both = concat_tables(tables)

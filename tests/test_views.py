@@ -118,8 +118,9 @@ def test_split_spans_rejoins_to_the_text(text: str, spans: list[tuple[int, int]]
 
 def test_readings_are_shown_in_their_gold_kinds_words() -> None:
     # a tagged gold's reading is a flag per token; a count answer elsewhere stays as it is
-    labels = reading_labels(["detailverifybench", "cdh-bench", "cmm"], ["", "qa", ""],
-                            ["000110000000001", "10", None])
+    labels = reading_labels(
+        ["detailverifybench", "cdh-bench", "cmm"], ["", "qa", ""], ["000110000000001", "10", None]
+    )
     assert labels == ["3 of 15 tokens flagged", "10", ""]
 
 

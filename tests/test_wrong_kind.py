@@ -23,8 +23,11 @@ GOLD_AS_PREDICTIONS = [
     (["cdh-bench", "cdh-bench/benchmark.jsonl"], "cdh-bench gold", "results.jsonl"),
     (["cmm", "cmm/all_data_final_reorg.json"], "cmm gold", "pred"),
     (["avhbench", "avhbench/QA.json"], "avhbench gold", "pred"),
-    (["detailverifybench", "detailverifybench/real_test.jsonl"], "detailverifybench gold",
-     "tested_model_output"),
+    (
+        ["detailverifybench", "detailverifybench/real_test.jsonl"],
+        "detailverifybench gold",
+        "tested_model_output",
+    ),
     (["vidhalluc", "vidhalluc/tsh.json", "--task", "tsh"], "vidhalluc gold", "Model Answer"),
     (["vidhalluc", "vidhalluc/ach_mcq.json", "--task", "mcq"], "vidhalluc gold", "Model Answer"),
 ]
@@ -82,8 +85,10 @@ def test_serve_lists_a_folder_and_a_missing_path_and_loads_the_rest(tmp_path: Pa
     # Before: IsADirectoryError from detection stopped the whole app.
     good = SAMPLES / "cmm/predictions/balanced.jsonl"
     catalog = load_paths([SAMPLES / "cmm", tmp_path / "nope.json", good])
-    assert catalog.errors == [f"{SAMPLES / 'cmm'}: is a folder, expected a file",
-                              f"{tmp_path / 'nope.json'}: no such file"]
+    assert catalog.errors == [
+        f"{SAMPLES / 'cmm'}: is a folder, expected a file",
+        f"{tmp_path / 'nope.json'}: no such file",
+    ]
     assert set(catalog.table["model"].astype(str)) == {"balanced"} and len(catalog.table) > 0
 
 

@@ -65,14 +65,17 @@ class _Registry(Mapping[str, Benchmark]):
 def _checked(module: object) -> Benchmark:
     if not isinstance(module, Benchmark):
         missing = [m for m in _protocol_members() if not hasattr(module, m)]
-        raise TypeError(f"{getattr(module, '__name__', module)} is not a benchmark package: it lacks "
-                        f"{', '.join(missing)} (see analysis/benchmarks/base.py)")
+        raise TypeError(
+            f"{getattr(module, '__name__', module)} is not a benchmark package: it lacks "
+            f"{', '.join(missing)} (see analysis/benchmarks/base.py)"
+        )
     return module
 
 
 def _protocol_members() -> list[str]:
     return sorted(m for m in Benchmark.__dict__ if not m.startswith("_")) + sorted(
-        a for a in Benchmark.__annotations__ if not a.startswith("_"))
+        a for a in Benchmark.__annotations__ if not a.startswith("_")
+    )
 
 
 REGISTRY: _Registry = _Registry(PACKAGES)
@@ -102,11 +105,16 @@ def get(name: str) -> Benchmark:
         return REGISTRY[key]
     close = difflib.get_close_matches(key, list(REGISTRY), n=1, cutoff=0.5)
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    raise UnknownBenchmark(
-        f"unknown benchmark {name!r}{hint} (known: {', '.join(REGISTRY)})"
-    )
+    raise UnknownBenchmark(f"unknown benchmark {name!r}{hint} (known: {', '.join(REGISTRY)})")
 
 
 __all__ = [
-    "PACKAGES", "REGISTRY", "Benchmark", "Finding", "ScoreReport", "UnknownBenchmark", "get", "register",
+    "PACKAGES",
+    "REGISTRY",
+    "Benchmark",
+    "Finding",
+    "ScoreReport",
+    "UnknownBenchmark",
+    "get",
+    "register",
 ]

@@ -103,8 +103,12 @@ class Finding:
 
     def fix_row(self, fix: Fix) -> dict[str, str]:
         """One suggested correction as a ``halluscope import`` row (the reason names the check)."""
-        return {"item_id": fix.item_id, "field": fix.field, "value": fix.value,
-                "reason": f"audit {self.check}: {self.detail}"}
+        return {
+            "item_id": fix.item_id,
+            "field": fix.field,
+            "value": fix.value,
+            "reason": f"audit {self.check}: {self.detail}",
+        }
 
 
 SpanKind = Literal["hit", "miss", "false alarm", "not compared"]
@@ -237,8 +241,19 @@ class Chart:
 
 
 ANSWER_COLUMNS: tuple[str, ...] = (
-    "task", "question_index", "question", "options", "clip_id", "gold", "item_id", "model",
-    "raw_answer", "parsed", "correct", "alt_parsed", "alt_correct",
+    "task",
+    "question_index",
+    "question",
+    "options",
+    "clip_id",
+    "gold",
+    "item_id",
+    "model",
+    "raw_answer",
+    "parsed",
+    "correct",
+    "alt_parsed",
+    "alt_correct",
 )
 """Columns of :attr:`PairView.answers` (``model`` empty for a question no model answered)."""
 

@@ -20,8 +20,9 @@ import pandas as pd
 from analysis import benchmarks
 
 
-def rescore_with_gold(table: pd.DataFrame, new_gold: pd.Series | list[Any],
-                      *, gold_labels: Mapping[str, str] | None = None) -> pd.DataFrame:
+def rescore_with_gold(
+    table: pd.DataFrame, new_gold: pd.Series | list[Any], *, gold_labels: Mapping[str, str] | None = None
+) -> pd.DataFrame:
     """A copy of ``table`` with ``gold`` = ``new_gold`` (table spelling) and verdicts recomputed.
 
     ``gold_labels`` (item id -> corrected gold) lets a benchmark look up items that are not rows

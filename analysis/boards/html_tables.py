@@ -37,23 +37,31 @@ def board_html(lb: Leaderboard) -> str:
     rows = []
     for rank, e in enumerate(lb.entries, start=1):
         cells = "".join(
-            _metric_cell(e.values.get(m), e.intervals.get(m),
-                         None if e.corrected is None else fmt(e.corrected.get(m)))
-            for m in metrics)
+            _metric_cell(
+                e.values.get(m), e.intervals.get(m), None if e.corrected is None else fmt(e.corrected.get(m))
+            )
+            for m in metrics
+        )
         beaten = lb.beats(e.model)
-        beats = (f"<span class='hs-sig'>{escape(', '.join(beaten))}</span>" if beaten else "–")
-        rows.append(f"<tr><td>{rank}</td><td class='hs-model'>{escape(e.model)}</td><td>{e.n:,}</td>"
-                    f"{cells}<td class='hs-beats'>{beats}</td></tr>")
+        beats = f"<span class='hs-sig'>{escape(', '.join(beaten))}</span>" if beaten else "–"
+        rows.append(
+            f"<tr><td>{rank}</td><td class='hs-model'>{escape(e.model)}</td><td>{e.n:,}</td>"
+            f"{cells}<td class='hs-beats'>{beats}</td></tr>"
+        )
     tests = {t.test for t in lb.tests}
     how = " and ".join(sorted(tests)) or "no test (one model)"
-    note = (f"Ranked by {escape(ranked)}. Under each number: its {lb.level:.0%} interval, cluster bootstrap "
-            f"over {escape(lb.cluster)}s ({lb.n_boot:,} replicates, seed {lb.seed}). "
-            f"<i>Better than</i>: a difference in {escape(ranked)} significant on the same items "
-            f"({escape(how)}, Holm-corrected over {len(lb.tests)} pair(s), p &lt; {1 - lb.level:.2f}).")
-    return (f"<div class='hs-board'><h3>{escape(lb.board.title)}</h3>"
-            f"<p class='hs-board-note'>{note}</p>"
-            f"<table><thead><tr><th>#</th><th class='hs-model'>model</th><th>n</th>{head}"
-            f"<th class='hs-beats'>better than</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
+    note = (
+        f"Ranked by {escape(ranked)}. Under each number: its {lb.level:.0%} interval, cluster bootstrap "
+        f"over {escape(lb.cluster)}s ({lb.n_boot:,} replicates, seed {lb.seed}). "
+        f"<i>Better than</i>: a difference in {escape(ranked)} significant on the same items "
+        f"({escape(how)}, Holm-corrected over {len(lb.tests)} pair(s), p &lt; {1 - lb.level:.2f})."
+    )
+    return (
+        f"<div class='hs-board'><h3>{escape(lb.board.title)}</h3>"
+        f"<p class='hs-board-note'>{note}</p>"
+        f"<table><thead><tr><th>#</th><th class='hs-model'>model</th><th>n</th>{head}"
+        f"<th class='hs-beats'>better than</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
 
 
 def boards_html(boards: list[Leaderboard]) -> str:

@@ -130,15 +130,23 @@ def build_board(
         unit = st.unit
         ci = _scope_ci(intervals(st, n_boot=n_boot, seed=seed), board.scope)
         fixed = _corrected(bench, board, corrected, model, score)
-        entries.append(Entry(model, _n(values), {m: values.get(m) for m in board.metrics},
-                             {m: ci.get(m) for m in board.metrics}, fixed))
+        entries.append(
+            Entry(
+                model,
+                _n(values),
+                {m: values.get(m) for m in board.metrics},
+                {m: ci.get(m) for m in board.metrics},
+                fixed,
+            )
+        )
         stats[model] = st
     if not entries:
         return None
     first = ranking_metric(board, entries)
     entries.sort(key=lambda e: (e.values.get(first) is None, -(e.values.get(first) or 0.0)))
-    tests = compare_models({e.model: stats[e.model] for e in entries}, first, board.scope,
-                           n_boot=n_boot, seed=seed)
+    tests = compare_models(
+        {e.model: stats[e.model] for e in entries}, first, board.scope, n_boot=n_boot, seed=seed
+    )
     return Leaderboard(bench.NAME, board, unit, entries, tests, n_boot, seed)
 
 
@@ -183,8 +191,9 @@ def with_corrected(boards: list[Leaderboard], corrected: pd.DataFrame) -> list[L
     for lb in boards:
         bench = benchmarks.get(lb.benchmark)
         rows = corrected[(corrected["benchmark"].astype(str) == bench.NAME).to_numpy(dtype=bool)]
-        entries = [replace(e, corrected=_corrected(bench, lb.board, rows, e.model, bench.score))
-                   for e in lb.entries]
+        entries = [
+            replace(e, corrected=_corrected(bench, lb.board, rows, e.model, bench.score)) for e in lb.entries
+        ]
         out.append(replace(lb, entries=entries))
     return out
 
@@ -224,11 +233,20 @@ def board_frame(lb: Leaderboard) -> pd.DataFrame:
 
 def pair_tests_frame(lb: Leaderboard) -> pd.DataFrame:
     """The pairwise tests of a board, one row per pair."""
-    return pd.DataFrame.from_records([
-        {"model A": t.a, "model B": t.b, "metric": t.metric, "A - B": fmt(t.difference),
-         "95% CI": fmt_interval(t.interval), "test": t.test,
-         "p": "–" if t.p is None else f"{t.p:.3g}",
-         "p (Holm)": "–" if t.p_holm is None else f"{t.p_holm:.3g}",
-         "significant": "yes" if t.significant else "no"}
-        for t in lb.tests
-    ], columns=["model A", "model B", "metric", "A - B", "95% CI", "test", "p", "p (Holm)", "significant"])
+    return pd.DataFrame.from_records(
+        [
+            {
+                "model A": t.a,
+                "model B": t.b,
+                "metric": t.metric,
+                "A - B": fmt(t.difference),
+                "95% CI": fmt_interval(t.interval),
+                "test": t.test,
+                "p": "–" if t.p is None else f"{t.p:.3g}",
+                "p (Holm)": "–" if t.p_holm is None else f"{t.p_holm:.3g}",
+                "significant": "yes" if t.significant else "no",
+            }
+            for t in lb.tests
+        ],
+        columns=["model A", "model B", "metric", "A - B", "95% CI", "test", "p", "p (Holm)", "significant"],
+    )

@@ -17,8 +17,21 @@ import plotly.graph_objects as go
 from analysis.boards.leaderboard import Leaderboard
 from analysis.plot.figures import color, empty, figure, wrap
 
-COLUMNS = ["benchmark", "board", "task", "model", "metric", "value", "ci_low", "ci_high", "n",
-           "cluster", "n_boot", "seed", "corrected"]
+COLUMNS = [
+    "benchmark",
+    "board",
+    "task",
+    "model",
+    "metric",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n",
+    "cluster",
+    "n_boot",
+    "seed",
+    "corrected",
+]
 
 
 def board_data(boards: list[Leaderboard]) -> pd.DataFrame:
@@ -28,14 +41,23 @@ def board_data(boards: list[Leaderboard]) -> pd.DataFrame:
         for e in lb.entries:
             for metric in lb.board.metrics:
                 interval = e.intervals.get(metric)
-                records.append({
-                    "benchmark": lb.benchmark, "board": lb.board.title, "task": lb.board.task or "",
-                    "model": e.model, "metric": metric, "value": e.values.get(metric),
-                    "ci_low": None if interval is None else interval[0],
-                    "ci_high": None if interval is None else interval[1],
-                    "n": e.n, "cluster": lb.cluster, "n_boot": lb.n_boot, "seed": lb.seed,
-                    "corrected": None if e.corrected is None else e.corrected.get(metric),
-                })
+                records.append(
+                    {
+                        "benchmark": lb.benchmark,
+                        "board": lb.board.title,
+                        "task": lb.board.task or "",
+                        "model": e.model,
+                        "metric": metric,
+                        "value": e.values.get(metric),
+                        "ci_low": None if interval is None else interval[0],
+                        "ci_high": None if interval is None else interval[1],
+                        "n": e.n,
+                        "cluster": lb.cluster,
+                        "n_boot": lb.n_boot,
+                        "seed": lb.seed,
+                        "corrected": None if e.corrected is None else e.corrected.get(metric),
+                    }
+                )
     return pd.DataFrame.from_records(records, columns=COLUMNS)
 
 
@@ -56,17 +78,28 @@ def _bar(lb: Leaderboard, panel: int, legend: set[str], order: dict[str, int]) -
         y = [value]
         shown = "–" if interval is None else f"[{interval[0]:.3f}, {interval[1]:.3f}]"
         trace: dict[str, Any] = {
-            "type": "bar", "x": [wrap(e.model, 12)], "y": y, "name": e.model,
-            "marker": {"color": color(index)}, "legendgroup": e.model,
+            "type": "bar",
+            "x": [wrap(e.model, 12)],
+            "y": y,
+            "name": e.model,
+            "marker": {"color": color(index)},
+            "legendgroup": e.model,
             "showlegend": e.model not in legend,
             "customdata": [[metric, e.n, shown]],
             "hovertemplate": "%{fullData.name}<br>%{customdata[0]} %{y:.3f}<br>95% CI %{customdata[2]}"
-                             "<br>n %{customdata[1]}<extra></extra>",
-            "xaxis": "x" if panel == 1 else f"x{panel}", "yaxis": "y" if panel == 1 else f"y{panel}",
+            "<br>n %{customdata[1]}<extra></extra>",
+            "xaxis": "x" if panel == 1 else f"x{panel}",
+            "yaxis": "y" if panel == 1 else f"y{panel}",
         }
         if value is not None and interval is not None:
-            trace["error_y"] = {"type": "data", "symmetric": False, "array": [interval[1] - value],
-                                "arrayminus": [value - interval[0]], "color": "#444", "thickness": 1.2}
+            trace["error_y"] = {
+                "type": "data",
+                "symmetric": False,
+                "array": [interval[1] - value],
+                "arrayminus": [value - interval[0]],
+                "color": "#444",
+                "thickness": 1.2,
+            }
         legend.add(e.model)
         traces.append(trace)
     return traces

@@ -87,8 +87,10 @@ class ChartCells:
         keep = cell >= 0
         counts = np.bincount(cell[keep], minlength=self._size)
         present = np.flatnonzero(counts)
-        sums = {name: np.bincount(cell[keep], weights=values[rows][keep], minlength=self._size)[present]
-                for name, values in self._sums.items()}
+        sums = {
+            name: np.bincount(cell[keep], weights=values[rows][keep], minlength=self._size)[present]
+            for name, values in self._sums.items()
+        }
         frame = self._cells.iloc[present].reset_index(drop=True)
         frame = frame.assign(_n=counts[present].astype(np.int64), **sums)
         labelled = rows[self._labelled[rows]]

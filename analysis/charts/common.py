@@ -143,9 +143,16 @@ def yes_bias(table: pd.DataFrame) -> go.Figure:
     traces: list[dict[str, Any]] = []
     for index, model, part in by_model(data):
         traces.append(
-            model_bar(model, index, part["label"].tolist(), part["yes_ratio"].tolist(),
-                      part[["n"]].to_numpy().tolist(), "%{x}<br>predicted yes %{y:.3f}<br>n %{customdata[0]}",
-                      panel=1, grouped=True)
+            model_bar(
+                model,
+                index,
+                part["label"].tolist(),
+                part["yes_ratio"].tolist(),
+                part[["n"]].to_numpy().tolist(),
+                "%{x}<br>predicted yes %{y:.3f}<br>n %{customdata[0]}",
+                panel=1,
+                grouped=True,
+            )
         )
         traces.append(
             {
@@ -217,8 +224,13 @@ def accuracy_data(table: pd.DataFrame) -> pd.DataFrame:
     correct = rows["correct"].to_numpy(dtype=bool)
     w = row_weights(rows)
     records = [
-        {"model": m, "group": _label(g, by), "by": by, "n": int(w[idx].sum()),
-         "accuracy": ratio(int(w[idx][correct[idx]].sum()), int(w[idx].sum()))}
+        {
+            "model": m,
+            "group": _label(g, by),
+            "by": by,
+            "n": int(w[idx].sum()),
+            "accuracy": ratio(int(w[idx][correct[idx]].sum()), int(w[idx].sum())),
+        }
         for m, g, idx in _groups(rows, by)
     ]
     return pd.DataFrame.from_records(records, columns=["model", "group", "by", "n", "accuracy"])
@@ -233,8 +245,14 @@ def accuracy_by_category(table: pd.DataFrame) -> go.Figure:
     if data.empty:
         return empty(title, "No scored items with a verdict in this view")
     traces = [
-        model_bar(model, index, [wrap(g) for g in part["group"]], part["accuracy"].tolist(),
-                  part[["n"]].to_numpy().tolist(), "%{x}<br>accuracy %{y:.3f}<br>n %{customdata[0]}")
+        model_bar(
+            model,
+            index,
+            [wrap(g) for g in part["group"]],
+            part["accuracy"].tolist(),
+            part[["n"]].to_numpy().tolist(),
+            "%{x}<br>accuracy %{y:.3f}<br>n %{customdata[0]}",
+        )
         for index, model, part in by_model(data)
     ]
     return figure(title, traces, [""], axes={"y": {"range": [0, 1.05], "title": {"text": "accuracy"}}})

@@ -23,16 +23,37 @@ from analysis.files.harness import sniff
 from analysis.load.detect import detect
 from analysis.table.columns import concat_tables
 
-FIELDS = ("item_id", "benchmark", "model", "task", "category", "gold", "raw_answer", "parsed", "correct",
-          "scored", "skip_reason", "source", "pair_id", "side", "question")
+FIELDS = (
+    "item_id",
+    "benchmark",
+    "model",
+    "task",
+    "category",
+    "gold",
+    "raw_answer",
+    "parsed",
+    "correct",
+    "scored",
+    "skip_reason",
+    "source",
+    "pair_id",
+    "side",
+    "question",
+)
 """The keys of every printed object, in order."""
 CORRECTED_KEY = "corrected_gold"
 """The key ``items --db`` adds after them."""
 
 
-def load_files(bench: Benchmark, files: Sequence[Path], *, gold: Path | None = None,
-               task: str | None = None, fmt: str | None = None,
-               mapping: Mapping[str, str] | None = None) -> pd.DataFrame:
+def load_files(
+    bench: Benchmark,
+    files: Sequence[Path],
+    *,
+    gold: Path | None = None,
+    task: str | None = None,
+    fmt: str | None = None,
+    mapping: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
     """Every file as the app reads it: a gold file as gold, a prediction file as one model's run.
 
     A general harness's file (``fmt``, or told by content: :mod:`analysis.files.harness`) and a file

@@ -86,19 +86,41 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--task", help="task, where the benchmark has several")
     score.add_argument("--parser", help="answer parser (default: the benchmark's first, official if any)")
     score.add_argument("--json", action="store_true", help="print one JSON object")
-    score.add_argument("--ci", action="store_true",
-                       help="add 95%% cluster-bootstrap intervals of every metric (key \"ci\")")
-    score.add_argument("--n-boot", type=int, default=None, metavar="N",
-                       help=f"bootstrap replicates with --ci (default {N_BOOT})")
-    score.add_argument("--seed", type=int, default=None, metavar="S",
-                       help=f"random seed with --ci (default {SEED}); the same seed gives the same intervals")
-    score.add_argument("--format", choices=FORMATS, default=None,
-                       help="the file's format where content cannot tell (default: by content)")
-    score.add_argument("--map", default=None, metavar="TARGET=SOURCE,...",
-                       help="rename fields before reading, e.g. prediction=text,question=prompt")
+    score.add_argument(
+        "--ci", action="store_true", help='add 95%% cluster-bootstrap intervals of every metric (key "ci")'
+    )
+    score.add_argument(
+        "--n-boot",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"bootstrap replicates with --ci (default {N_BOOT})",
+    )
+    score.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="S",
+        help=f"random seed with --ci (default {SEED}); the same seed gives the same intervals",
+    )
+    score.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help="the file's format where content cannot tell (default: by content)",
+    )
+    score.add_argument(
+        "--map",
+        default=None,
+        metavar="TARGET=SOURCE,...",
+        help="rename fields before reading, e.g. prediction=text,question=prompt",
+    )
     score.add_argument("--db", help="label database (SQLite file or postgresql://...), with --corrected")
-    score.add_argument("--corrected", action="store_true",
-                       help="score against the store's current corrected gold (needs --db)")
+    score.add_argument(
+        "--corrected",
+        action="store_true",
+        help="score against the store's current corrected gold (needs --db)",
+    )
 
     items = sub.add_parser("items", help="print the item table as JSON Lines, one object per (item, model)")
     items.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
@@ -106,18 +128,28 @@ def build_parser() -> argparse.ArgumentParser:
     items.add_argument("--gold", type=Path, help="gold file, where the benchmark needs one")
     items.add_argument("--task", help="task, where the benchmark has several")
     items.add_argument("--json", action="store_true", help="JSON Lines (the only output format)")
-    items.add_argument("--format", choices=FORMATS, default=None,
-                       help="the files' format where content cannot tell (default: by content)")
-    items.add_argument("--map", default=None, metavar="TARGET=SOURCE,...",
-                       help="rename fields before reading, e.g. prediction=text,question=prompt")
-    items.add_argument("--db", help="label database (SQLite file or postgresql://...): adds each item's "
-                       "corrected_gold")
+    items.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help="the files' format where content cannot tell (default: by content)",
+    )
+    items.add_argument(
+        "--map",
+        default=None,
+        metavar="TARGET=SOURCE,...",
+        help="rename fields before reading, e.g. prediction=text,question=prompt",
+    )
+    items.add_argument(
+        "--db", help="label database (SQLite file or postgresql://...): adds each item's corrected_gold"
+    )
 
     imp = sub.add_parser("import", help="record corrections (CSV or JSONL: item_id, field, value, reason)")
     imp.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
     imp.add_argument("corrections", type=Path)
-    imp.add_argument("--db", help="label database: a SQLite file or postgresql://... "
-                     "(default DATA_DIR/halluscope.db)")
+    imp.add_argument(
+        "--db", help="label database: a SQLite file or postgresql://... (default DATA_DIR/halluscope.db)"
+    )
     imp.add_argument("--reviewer", required=True, help="who the corrections are recorded for")
 
     audit = sub.add_parser("audit", help="find data problems in gold files")
@@ -125,52 +157,107 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("gold", type=Path, nargs="+")
     audit.add_argument("--media-root", type=Path, help="folder the media paths resolve against")
     audit.add_argument("--json", action="store_true", help="print one JSON object")
-    audit.add_argument("--fixes", type=Path, metavar="FILE",
-                       help="write the suggested corrections as JSONL rows for `halluscope import`")
+    audit.add_argument(
+        "--fixes",
+        type=Path,
+        metavar="FILE",
+        help="write the suggested corrections as JSONL rows for `halluscope import`",
+    )
 
     export = sub.add_parser("export", help="export corrections, or corrected gold in native files")
     export.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
-    export.add_argument("--db", help="label database: a SQLite file or postgresql://... "
-                        "(default DATA_DIR/halluscope.db)")
-    export.add_argument("--format", choices=("csv", "jsonl", "parquet", "native"), default=None,
-                        help="default: from the extension of --out (.csv, .jsonl, .parquet)")
+    export.add_argument(
+        "--db", help="label database: a SQLite file or postgresql://... (default DATA_DIR/halluscope.db)"
+    )
+    export.add_argument(
+        "--format",
+        choices=("csv", "jsonl", "parquet", "native"),
+        default=None,
+        help="default: from the extension of --out (.csv, .jsonl, .parquet)",
+    )
     export.add_argument("--out", type=Path, required=True, help="output file, or folder for --format native")
     export.add_argument("--gold", type=Path, nargs="+", help="native: the original files to write corrected")
 
     report = sub.add_parser("report", help="write a self-contained HTML report, or leaderboard tables")
     report.add_argument("files", type=Path, nargs="+", help="gold and prediction files of any benchmarks")
     report.add_argument("--gold", type=Path, action="append", default=[], help="a file to take as gold")
-    report.add_argument("--media-root", action="append", default=[], metavar="BENCH=DIR",
-                        help="folder a benchmark's media paths resolve against (for the media audit)")
-    report.add_argument("--out", type=Path, default=None,
-                        help="file to write (required for html; latex and markdown print without it)")
+    report.add_argument(
+        "--media-root",
+        action="append",
+        default=[],
+        metavar="BENCH=DIR",
+        help="folder a benchmark's media paths resolve against (for the media audit)",
+    )
+    report.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="file to write (required for html; latex and markdown print without it)",
+    )
     report.add_argument("--format", choices=REPORT_FORMATS, default="html")
-    report.add_argument("--db", default=None, metavar="URL",
-                        help="label store whose gold corrections the report shows beside official")
-    report.add_argument("--n-boot", type=int, default=None, metavar="N",
-                        help=f"bootstrap replicates of the intervals (default {N_BOOT})")
+    report.add_argument(
+        "--db",
+        default=None,
+        metavar="URL",
+        help="label store whose gold corrections the report shows beside official",
+    )
+    report.add_argument(
+        "--n-boot",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"bootstrap replicates of the intervals (default {N_BOOT})",
+    )
     report.add_argument("--seed", type=int, default=None, metavar="S", help=f"random seed (default {SEED})")
 
     serve = sub.add_parser("serve", help="open the reviewer app on result files of any benchmarks")
     serve.add_argument("files", type=Path, nargs="*", help="gold and prediction files (none: the samples)")
     serve.add_argument("--gold", type=Path, action="append", default=[], help="a file to take as gold")
-    serve.add_argument("--media-root", action="append", default=[], metavar="BENCH=DIR",
-                       help="folder a benchmark's media paths resolve against (repeatable)")
+    serve.add_argument(
+        "--media-root",
+        action="append",
+        default=[],
+        metavar="BENCH=DIR",
+        help="folder a benchmark's media paths resolve against (repeatable)",
+    )
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=7860)
-    serve.add_argument("--db", default=None, metavar="URL",
-                       help="label store: SQLite path or postgresql:// URL (default DATA_DIR/halluscope.db)")
-    serve.add_argument("--data-dir", type=Path, default=None,
-                       help="folder DATA_DIR of the store (default $HALLUSCOPE_DATA_DIR, else per-user)")
-    serve.add_argument("--auth", action="append", default=[], metavar="USER:PASS",
-                       help="a reviewer who may sign in (repeatable; also $HALLUSCOPE_AUTH)")
+    serve.add_argument(
+        "--db",
+        default=None,
+        metavar="URL",
+        help="label store: SQLite path or postgresql:// URL (default DATA_DIR/halluscope.db)",
+    )
+    serve.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="folder DATA_DIR of the store (default $HALLUSCOPE_DATA_DIR, else per-user)",
+    )
+    serve.add_argument(
+        "--auth",
+        action="append",
+        default=[],
+        metavar="USER:PASS",
+        help="a reviewer who may sign in (repeatable; also $HALLUSCOPE_AUTH)",
+    )
     serve.add_argument("--auth-file", type=Path, default=None, help="a file of USER:PASS lines")
-    serve.add_argument("--adjudicator", action="append", default=[], metavar="NAME",
-                       help="a signed-in user who may settle disagreements (repeatable; also "
-                            "$HALLUSCOPE_ADJUDICATORS, comma-separated; on Spaces the HF username)")
-    serve.add_argument("--blind", action="append", default=[], metavar="NAME",
-                       help="a reviewer who reviews blind: no gold, verdict, metric or other reviewer's "
-                            "vote reaches them (repeatable; also $HALLUSCOPE_BLIND)")
+    serve.add_argument(
+        "--adjudicator",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a signed-in user who may settle disagreements (repeatable; also "
+        "$HALLUSCOPE_ADJUDICATORS, comma-separated; on Spaces the HF username)",
+    )
+    serve.add_argument(
+        "--blind",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a reviewer who reviews blind: no gold, verdict, metric or other reviewer's "
+        "vote reaches them (repeatable; also $HALLUSCOPE_BLIND)",
+    )
     return parser
 
 
@@ -193,9 +280,7 @@ def run_score(args: argparse.Namespace) -> dict[str, Any]:
     task = _check_task(bench, args.task)
     parser = args.parser or bench.PARSERS[0]
     if parser not in bench.PARSERS:
-        raise UsageError(
-            f"unknown parser {parser!r} for {bench.NAME} (known: {', '.join(bench.PARSERS)})"
-        )
+        raise UsageError(f"unknown parser {parser!r} for {bench.NAME} (known: {', '.join(bench.PARSERS)})")
     n_boot, seed = _check_ci(args)
     expect(args.predictions, bench, "predictions", task)
     if args.gold is not None and bench.TAKES_GOLD:  # the others refuse --gold itself
@@ -210,8 +295,9 @@ def run_score(args: argparse.Namespace) -> dict[str, Any]:
         quick: ScoreReport | None = fast(args.predictions, gold=args.gold, task=task, parser=parser)
         if quick is not None:
             return dict(quick)
-    table = without_gc_pauses(bench.load)(args.predictions, gold=args.gold, task=task, fmt=args.format,
-                                          mapping=mapping)
+    table = without_gc_pauses(bench.load)(
+        args.predictions, gold=args.gold, task=task, fmt=args.format, mapping=mapping
+    )
     if args.corrected or args.db:
         if not (args.corrected and args.db):
             raise UsageError("--corrected and --db go together")
@@ -309,8 +395,10 @@ def format_report(report: ScoreReport | dict[str, Any]) -> str:
     ci: dict[str, Any] | None = report.get("ci")  # type: ignore[assignment]
     if ci:
         lines.append("")
-        lines.append(f"{ci['level']:.0%} intervals: {ci['method']} bootstrap over {ci['n_clusters']} "
-                     f"{ci['cluster']} clusters, {ci['n_boot']} replicates, seed {ci['seed']}")
+        lines.append(
+            f"{ci['level']:.0%} intervals: {ci['method']} bootstrap over {ci['n_clusters']} "
+            f"{ci['cluster']} clusters, {ci['n_boot']} replicates, seed {ci['seed']}"
+        )
         if ci["overall"]:
             lines.append(_metric_table({"overall": ci["overall"]}, ""))
         for group, rows in ci["groups"].items():
@@ -388,8 +476,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.fixes is not None:
                 write_fixes(args.fixes, findings)
             if args.json:
-                _out(json.dumps({"benchmark": get(args.benchmark).NAME,
-                                 "findings": [f.as_dict() for f in findings]}))
+                _out(
+                    json.dumps(
+                        {"benchmark": get(args.benchmark).NAME, "findings": [f.as_dict() for f in findings]}
+                    )
+                )
             else:
                 _out(format_findings(findings))
         elif args.command == "items":
@@ -397,8 +488,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             bench = get(args.benchmark)
             task = _check_task(bench, args.task) if args.task is not None else None
-            table = load_files(bench, args.files, gold=args.gold, task=task, fmt=args.format,
-                               mapping=parse_map(args.map))
+            table = load_files(
+                bench, args.files, gold=args.gold, task=task, fmt=args.format, mapping=parse_map(args.map)
+            )
             corrected = None
             if args.db:
                 from analysis.cli.store_commands import (
@@ -423,8 +515,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             from analysis.load.catalog import SAMPLE_MANIFEST, start_loading
 
             roots = media_roots(args.media_root)
-            wait = start_loading(args.files or [SAMPLE_MANIFEST], gold=args.gold, media_roots=roots,
-                                 cache_dir=default_cache_dir())
+            wait = start_loading(
+                args.files or [SAMPLE_MANIFEST],
+                gold=args.gold,
+                media_roots=roots,
+                cache_dir=default_cache_dir(),
+            )
             server()(args, wait)  # found while the files load: only the app needs Gradio
         _flush()
         return 0
@@ -443,8 +539,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         if exc.filename is None:  # not about a file the user named: an internal error below
             return _internal(exc)
-        print(f"halluscope: {InputError(exc.filename, f'cannot be read ({exc.strerror})').line()}",
-              file=sys.stderr)
+        print(
+            f"halluscope: {InputError(exc.filename, f'cannot be read ({exc.strerror})').line()}",
+            file=sys.stderr,
+        )
         return 2
     except Exception as exc:  # the user gets one line, never a traceback
         return _internal(exc)

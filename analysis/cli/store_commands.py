@@ -61,8 +61,9 @@ def corrected_table(db: str | None, bench: Benchmark, table: pd.DataFrame) -> pd
     return fixed
 
 
-def corrected_report(args: argparse.Namespace, bench: Benchmark, table: pd.DataFrame, task: str | None,
-                     parser: str) -> ScoreReport:
+def corrected_report(
+    args: argparse.Namespace, bench: Benchmark, table: pd.DataFrame, task: str | None, parser: str
+) -> ScoreReport:
     """``score --db DB --corrected``: the report against the store's current corrected gold."""
     return bench.score(corrected_table(args.db, bench, table), task=task, parser=parser)
 
@@ -80,14 +81,17 @@ def read_correction_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
         missing = {"item_id", "field", "value"} - set(reader.fieldnames or ())
         if missing:
             raise InputError(path, f"missing columns: {', '.join(sorted(missing))}", record="line 1")
-        return [(f"line {n}", {k: (v if v != "" else None) for k, v in row.items() if k is not None})
-                for n, row in enumerate(reader, start=2)]
+        return [
+            (f"line {n}", {k: (v if v != "" else None) for k, v in row.items() if k is not None})
+            for n, row in enumerate(reader, start=2)
+        ]
     records = read_jsonl(path)
     return [(records.where(i), dict(r)) for i, r in enumerate(records.items)]
 
 
-def planned_writes(bench: Benchmark, path: Path, rows: list[tuple[str, dict[str, Any]]]
-                   ) -> list[tuple[ItemRef, str, Any, str]]:
+def planned_writes(
+    bench: Benchmark, path: Path, rows: list[tuple[str, dict[str, Any]]]
+) -> list[tuple[ItemRef, str, Any, str]]:
     """Every row checked before anything is written: ``(item, field, value, reason)``."""
     from analysis.store.values import normalize
 
@@ -140,9 +144,11 @@ def export_format(out: Path, fmt: str | None) -> str:
     try:
         return guess_format(out, None)
     except InputError:
-        raise UsageError(f"--out {out}: cannot tell the format from the extension "
-                         f"{out.suffix or '(none)'}: name a .csv, .jsonl or .parquet file, "
-                         "or give --format") from None
+        raise UsageError(
+            f"--out {out}: cannot tell the format from the extension "
+            f"{out.suffix or '(none)'}: name a .csv, .jsonl or .parquet file, "
+            "or give --format"
+        ) from None
 
 
 def run_export(args: argparse.Namespace) -> str:

@@ -136,8 +136,12 @@ def read(path: Path, *, fmt: str | None = None, mapping: Mapping[str, str] | Non
     if kind in ("vlmevalkit", "llava"):
         for index, item in enumerate(records.items):
             if ANSWER not in item:
-                raise records.error(index, f"missing: a {kind} file carries the model's answer here "
-                                           "(use --map prediction=FIELD if it is elsewhere)", ANSWER)
+                raise records.error(
+                    index,
+                    f"missing: a {kind} file carries the model's answer here "
+                    "(use --map prediction=FIELD if it is elsewhere)",
+                    ANSWER,
+                )
     failed = [failed_inference(item.get(ANSWER)) for item in records.items]
     return Harnessed(kind, records, failed)
 

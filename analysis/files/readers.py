@@ -187,8 +187,12 @@ def check_unique_keys(
         _STRICT.decode(text)
     except _DuplicateKey as exc:
         where = record if record is not None else _locate_duplicate(text)
-        raise InputError(path, "key given twice in one record (which value is meant is ambiguous)",
-                         record=where, field=exc.key) from None
+        raise InputError(
+            path,
+            "key given twice in one record (which value is meant is ambiguous)",
+            record=where,
+            field=exc.key,
+        ) from None
     except ValueError:  # orjson accepted what the stdlib refuses (never seen): orjson's reading stands
         return
 
@@ -196,7 +200,7 @@ def check_unique_keys(
 def _locate_duplicate(text: str) -> str | None:
     """The list index or top-level key whose value repeats a key (on the error path only)."""
     decoder, at = json.JSONDecoder(), len(text) - len(text.lstrip())
-    opener = text[at:at + 1]
+    opener = text[at : at + 1]
     if opener not in ("[", "{"):
         return None
     at += 1
@@ -311,9 +315,7 @@ def read_jsonl(path: Path) -> Records:
     labels: list[str] = []
     for number, value in iter_jsonl(path, check_keys=False):
         if not isinstance(value, dict):
-            raise InputError(
-                path, f"expected a JSON object, got {type_name(value)}", record=f"line {number}"
-            )
+            raise InputError(path, f"expected a JSON object, got {type_name(value)}", record=f"line {number}")
         items.append(value)
         labels.append(f"line {number}")
     if not surely_unique_keys(path.read_bytes(), items):  # then line by line, to name the record
@@ -408,9 +410,7 @@ def require(
     if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
         raise records.error(index, f"expected {_kinds(kinds)}, got {type_name(value)}", key)
     if isinstance(value, str) and len(value) > MAX_TEXT_CHARS:
-        raise records.error(
-            index, f"is {len(value):,} characters, over the {MAX_TEXT_CHARS:,} limit", key
-        )
+        raise records.error(index, f"is {len(value):,} characters, over the {MAX_TEXT_CHARS:,} limit", key)
     return value
 
 
@@ -438,8 +438,14 @@ def require_column(
 
 
 def _kinds(kinds: Iterable[type]) -> str:
-    names = {str: "a string", int: "a number", float: "a number", bool: "a boolean",
-             list: "a list", dict: "an object"}
+    names = {
+        str: "a string",
+        int: "a number",
+        float: "a number",
+        bool: "a boolean",
+        list: "a list",
+        dict: "an object",
+    }
     return " or ".join(dict.fromkeys(names.get(k, k.__name__) for k in kinds))
 
 

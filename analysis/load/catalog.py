@@ -37,8 +37,18 @@ from analysis.load.sources import SAMPLE_MANIFEST, Source, manifest_sources, may
 from analysis.query import Filters, ItemDetail, filter_rows, item_detail, prepare, search_text
 from analysis.table.groups import group_indices
 
-__all__ = ["SAMPLE_MANIFEST", "Catalog", "Loaded", "Progress", "Source", "load_manifest", "load_paths",
-           "load_sources", "print_progress", "start_loading"]
+__all__ = [
+    "SAMPLE_MANIFEST",
+    "Catalog",
+    "Loaded",
+    "Progress",
+    "Source",
+    "load_manifest",
+    "load_paths",
+    "load_sources",
+    "print_progress",
+    "start_loading",
+]
 
 
 _VIEWS_KEPT = 8
@@ -83,8 +93,15 @@ class Catalog(Loaded):
     @classmethod
     def of(cls, loaded: Loaded) -> Catalog:
         """Index ``loaded`` (the table is not copied)."""
-        return cls(loaded.table, loaded.findings, loaded.errors, loaded.media_roots, loaded.files,
-                   loaded.cache_entry, loaded.saving)
+        return cls(
+            loaded.table,
+            loaded.findings,
+            loaded.errors,
+            loaded.media_roots,
+            loaded.files,
+            loaded.cache_entry,
+            loaded.saving,
+        )
 
     def __post_init__(self) -> None:
         # One sort instead of 100,000 small arrays: an item's rows are a slice of ``_item_order``.
@@ -97,8 +114,9 @@ class Catalog(Loaded):
         keys = self.table[["benchmark", "pair_id"]].iloc[paired]  # two columns, not the whole table
         by_pair = group_indices(keys, list(keys.columns))
         self._rows_by_pair = {(k[0], k[1]): paired[v] for k, v in by_pair.items()}
-        self._resolvers = {b: MediaResolver(r, benchmarks.get(b).MEDIA_ALIASES)
-                           for b, r in self.media_roots.items()}
+        self._resolvers = {
+            b: MediaResolver(r, benchmarks.get(b).MEDIA_ALIASES) for b, r in self.media_roots.items()
+        }
         self._views: dict[Filters, npt.NDArray[np.intp]] = {}
         self._views_lock = threading.Lock()
         present = [c for c in chart_columns() if c in self.table]
@@ -210,8 +228,13 @@ def _manifest(path: Path, cache_dir: Path | None, progress: Progress | None) -> 
     return _sources(sources, roots, cache_dir=cache_dir, progress=progress)
 
 
-def _paths(paths: Sequence[Path], gold: Sequence[Path], media_roots: Mapping[str, Sequence[Path]] | None,
-           cache_dir: Path | None, progress: Progress | None) -> Loaded:
+def _paths(
+    paths: Sequence[Path],
+    gold: Sequence[Path],
+    media_roots: Mapping[str, Sequence[Path]] | None,
+    cache_dir: Path | None,
+    progress: Progress | None,
+) -> Loaded:
     """:func:`load_paths` without the index (the loading process of :func:`start_loading` needs none)."""
     roots = {k: list(v) for k, v in (media_roots or {}).items()}
     digests = catalog_cache.Digests()
@@ -223,8 +246,14 @@ def _paths(paths: Sequence[Path], gold: Sequence[Path], media_roots: Mapping[str
         told = tell_apart(paths, gold, cache_dir, digests, ready=ready)
         if told.manifest is not None:
             return _merge_manifest(_manifest(told.manifest, cache_dir, progress), paths, gold, roots)
-        loaded = _sources(told.sources, roots, cache_dir=cache_dir, progress=progress, digests=digests,
-                          pool=pool[0] if pool else None)
+        loaded = _sources(
+            told.sources,
+            roots,
+            cache_dir=cache_dir,
+            progress=progress,
+            digests=digests,
+            pool=pool[0] if pool else None,
+        )
     finally:
         for started in pool:
             started.shutdown(wait=False)  # its workers exit on their own while the table is put to use
@@ -232,8 +261,9 @@ def _paths(paths: Sequence[Path], gold: Sequence[Path], media_roots: Mapping[str
     return loaded
 
 
-def _merge_manifest(loaded: Loaded, paths: Sequence[Path], gold: Sequence[Path],
-                    roots: dict[str, list[Path]]) -> Loaded:
+def _merge_manifest(
+    loaded: Loaded, paths: Sequence[Path], gold: Sequence[Path], roots: dict[str, list[Path]]
+) -> Loaded:
     if len(paths) + len(gold) > 1:
         loaded.errors.append("a manifest was given with other files: only the manifest was loaded")
     for bench_id, extra in roots.items():
@@ -377,7 +407,7 @@ def _index(stacked: pd.DataFrame) -> pd.DataFrame:
         text = pool.submit(search_text, stacked)
         derived = derive_columns(stacked.copy(deep=False))  # reads only the item table's columns
         table = prepare(stacked, text=text.result())
-    for name in derived.columns[len(stacked.columns):]:
+    for name in derived.columns[len(stacked.columns) :]:
         column = derived[name]
         keep_array = column.dtype == object or isinstance(column.dtype, pd.StringDtype)  # lists, text
         table[name] = column.array if keep_array else column.to_numpy()

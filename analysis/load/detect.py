@@ -68,7 +68,8 @@ def _lmms_eval_samples(path: Path) -> Detected:
     if len(named) == 1:
         return Detected(named[0], None, "predictions", by_name=True)
     raise NoBenchmarkNamed(
-        path, "an lmms-eval samples file: its records (doc_id, resps) do not say which benchmark they "
+        path,
+        "an lmms-eval samples file: its records (doc_id, resps) do not say which benchmark they "
         f"answer; give it with the gold of one benchmark only, or put the benchmark in its name "
         f"({' or '.join(readers_of)}, e.g. {path.stem}_{readers_of[0]}{path.suffix})",
     )

@@ -109,8 +109,9 @@ def _stack(parts: Sequence[Part]) -> pd.DataFrame:
     first = names[0] if names else None
     if first is None or any(n != first for n in names):
         return concat_tables([_frame(p) for p in parts])
-    return stack_columns(first, lambda name: [read_column(p, name) if isinstance(p, Path) else p[name]
-                                                 for p in parts])
+    return stack_columns(
+        first, lambda name: [read_column(p, name) if isinstance(p, Path) else p[name] for p in parts]
+    )
 
 
 def _columns(part: Part) -> list[str] | None:
@@ -164,8 +165,10 @@ def _load_in_workers(
                 parts[index] = attempt(errors, source.path, _load_predictions, source, gold_by_bench)
             else:
                 parts[index] = loaded
-            say(f"[{done}/{len(predictions)}] {source.benchmark} {source.path.name}: {rows:,} rows, "
-                f"{took:.1f} s")
+            say(
+                f"[{done}/{len(predictions)}] {source.benchmark} {source.path.name}: {rows:,} rows, "
+                f"{took:.1f} s"
+            )
     finally:
         if started is None:
             pool.shutdown(wait=False, cancel_futures=True)

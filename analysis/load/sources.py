@@ -87,8 +87,14 @@ class Told:
     """A manifest among the files: it is loaded instead of them."""
 
 
-def tell_apart(paths: Sequence[Path], gold: Sequence[Path], cache_dir: Path | None,
-               digests: catalog_cache.Digests, *, ready: Callable[[], None] | None = None) -> Told:
+def tell_apart(
+    paths: Sequence[Path],
+    gold: Sequence[Path],
+    cache_dir: Path | None,
+    digests: catalog_cache.Digests,
+    *,
+    ready: Callable[[], None] | None = None,
+) -> Told:
     """Each file's benchmark, task and role, from its content (remembered in ``cache_dir``).
 
     ``gold`` marks files as gold whatever they look like. A file that cannot be told apart is one
@@ -120,15 +126,19 @@ def tell_apart(paths: Sequence[Path], gold: Sequence[Path], cache_dir: Path | No
     return told
 
 
-def with_the_only_gold(unnamed: list[NoBenchmarkNamed], sources: list[Source], errors: list[str]
-                        ) -> list[Source]:
+def with_the_only_gold(
+    unnamed: list[NoBenchmarkNamed], sources: list[Source], errors: list[str]
+) -> list[Source]:
     """lmms-eval samples files as predictions of the one benchmark whose gold they came with.
 
     Their ``doc_id`` joins that gold's rows. With the gold of no such benchmark, or of several,
     each stays an error that says how to name its benchmark.
     """
-    readers = {s.benchmark for s in sources if s.role == "gold"
-               and "lmms-eval" in benchmarks.get(s.benchmark).HARNESS_FORMATS}
+    readers = {
+        s.benchmark
+        for s in sources
+        if s.role == "gold" and "lmms-eval" in benchmarks.get(s.benchmark).HARNESS_FORMATS
+    }
     if len(readers) != 1:
         errors.extend(exc.line() for exc in unnamed)
         return []
@@ -144,8 +154,11 @@ def may_warm(paths: Sequence[Path], cache_dir: Path | None, digests: catalog_cac
     before (most likely a restart from the cache, where workers would only take the cores from
     it), and never for a load without a cache folder, which loads in this process.
     """
-    return cache_dir is not None and len(paths) > 1 and not catalog_cache.all_detected_before(
-        paths, cache_dir, digests)
+    return (
+        cache_dir is not None
+        and len(paths) > 1
+        and not catalog_cache.all_detected_before(paths, cache_dir, digests)
+    )
 
 
 def describe(found: Detected) -> str:

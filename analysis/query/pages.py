@@ -63,8 +63,21 @@ def page_of(rows: npt.NDArray[np.intp], row: int, size: int = PAGE_SIZE) -> int:
 def display_frame(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> pd.DataFrame:
     """The shown table for ``rows``: short texts, a verdict mark, and the ids to read back."""
     # The shown columns only: taking rows of every column costs far more than a page needs.
-    sub = table[["benchmark", "item_id", "model", "task", "category", "question", "raw_answer", "parsed",
-                 "gold", "correct", "_flagged"]].iloc[rows]
+    sub = table[
+        [
+            "benchmark",
+            "item_id",
+            "model",
+            "task",
+            "category",
+            "question",
+            "raw_answer",
+            "parsed",
+            "gold",
+            "correct",
+            "_flagged",
+        ]
+    ].iloc[rows]
     frame = pd.DataFrame(
         {
             "row": rows.astype(np.int64),

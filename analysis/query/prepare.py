@@ -20,7 +20,9 @@ def flag_items(table: pd.DataFrame, flagged: Collection[str]) -> pd.DataFrame:
 
 
 def prepare(
-    table: pd.DataFrame, flagged: Collection[str] | None = None, *,
+    table: pd.DataFrame,
+    flagged: Collection[str] | None = None,
+    *,
     text: pd.arrays.ArrowStringArray | None = None,
 ) -> pd.DataFrame:
     """Add the derived columns filters and charts read; ``flagged`` are item ids the audit named.
@@ -54,7 +56,9 @@ def search_text(table: pd.DataFrame) -> pd.arrays.ArrowStringArray:
     a new array per operator).
     """
     text = pa.large_string()
-    parts = [pc.cast(pa.chunked_array(table[c].array._pa_array), text)
-             for c in ("question", "raw_answer", "item_id", "pair_id", "side")]
+    parts = [
+        pc.cast(pa.chunked_array(table[c].array._pa_array), text)
+        for c in ("question", "raw_answer", "item_id", "pair_id", "side")
+    ]
     joined = pc.binary_join_element_wise(*[pc.fill_null(p, "") for p in parts], pa.scalar("\n", text))
     return pd.arrays.ArrowStringArray(pc.utf8_lower(joined))

@@ -62,16 +62,24 @@ def sections(
         view = catalog.chart_rows(filter_rows(catalog.table, Filters(benchmark=bench)))
         figures = [board_chart(boards, f"{bench}: official metric per board")]
         # every chart but accuracy per row: the board chart above gives the official metric instead
-        drawn = [chart.draw(rows_of(view, owner)) for owner, chart in chart_list()
-                 if chart.name != "accuracy"]
+        drawn = [
+            chart.draw(rows_of(view, owner)) for owner, chart in chart_list() if chart.name != "accuracy"
+        ]
         figures += [fig for fig in drawn if fig.data]
         out.append(Section(bench, boards, figures, list(catalog.findings.get(bench, [])), count))
     return out
 
 
 def _figure_html(fig: go.Figure, index: int) -> str:
-    return str(fig.to_html(full_html=False, include_plotlyjs=False, config=PLOT_CONFIG,
-                           div_id=f"chart-{index}", default_width="100%"))
+    return str(
+        fig.to_html(
+            full_html=False,
+            include_plotlyjs=False,
+            config=PLOT_CONFIG,
+            div_id=f"chart-{index}",
+            default_width="100%",
+        )
+    )
 
 
 def _findings_html(findings: Sequence[Finding]) -> str:
@@ -80,9 +88,12 @@ def _findings_html(findings: Sequence[Finding]) -> str:
     rows = "".join(
         f"<tr><td>{escape(f.severity)}</td><td>{escape(f.check)}</td><td>{escape(f.where)}</td>"
         f"<td class='hs-detail'>{escape(f.detail)}</td><td>{len(f.item_ids)}</td></tr>"
-        for f in findings)
-    return (f"<p>{len(findings)} finding(s).</p><table class='hs-findings'><thead><tr><th>severity</th>"
-            f"<th>check</th><th>where</th><th>detail</th><th>items</th></tr></thead><tbody>{rows}</tbody></table>")
+        for f in findings
+    )
+    return (
+        f"<p>{len(findings)} finding(s).</p><table class='hs-findings'><thead><tr><th>severity</th>"
+        f"<th>check</th><th>where</th><th>detail</th><th>items</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
 
 
 def _corrections_html(section: Section) -> str:
@@ -90,8 +101,10 @@ def _corrections_html(section: Section) -> str:
         return "<p>No label store was given (<code>--db</code>): official gold only.</p>"
     if not section.corrections:
         return "<p>No gold corrections in the store: corrected numbers equal the official ones.</p>"
-    return (f"<p>{section.corrections} item(s) with corrected gold; the boards show each corrected "
-            "number under the official one.</p>")
+    return (
+        f"<p>{section.corrections} item(s) with corrected gold; the boards show each corrected "
+        "number under the official one.</p>"
+    )
 
 
 PAGE_CSS = """
@@ -123,7 +136,8 @@ def html(catalog: Catalog, parts: Sequence[Section], *, files: Sequence[str]) ->
             f"<h3>Leaderboards</h3>{boards_html(s.boards)}"
             f"<h3>Charts</h3>{''.join(charts_html)}"
             f"<h3>Audit findings</h3>{_findings_html(s.findings)}"
-            f"<h3>Corrections</h3>{_corrections_html(s)}</section>")
+            f"<h3>Corrections</h3>{_corrections_html(s)}</section>"
+        )
     errors = "".join(f"<li><code>{escape(e)}</code></li>" for e in catalog.errors)
     problems = f"<h2>Files that could not be loaded</h2><ul>{errors}</ul>" if errors else ""
     listed = "".join(f"<li><code>{escape(f)}</code></li>" for f in files)
@@ -134,7 +148,8 @@ def html(catalog: Catalog, parts: Sequence[Section], *, files: Sequence[str]) ->
         f"<script>{get_plotlyjs()}</script></head><body>"
         f"<h1>halluscope report</h1><p class='hs-meta'>{len(catalog.table):,} rows from "
         f"{len(files)} file(s):</p><ul class='hs-meta'>{listed}</ul>{''.join(body)}{problems}"
-        "</body></html>")
+        "</body></html>"
+    )
 
 
 def _table_rows(lb: Leaderboard) -> tuple[list[str], list[list[str]]]:
@@ -153,8 +168,10 @@ def markdown(boards: Sequence[Leaderboard]) -> str:
     out = []
     for lb in boards:
         head, rows = _table_rows(lb)
-        out.append(f"**{lb.benchmark}: {lb.board.title}** (95% interval, cluster bootstrap over "
-                   f"{lb.cluster}s, {lb.n_boot} replicates, seed {lb.seed})\n")
+        out.append(
+            f"**{lb.benchmark}: {lb.board.title}** (95% interval, cluster bootstrap over "
+            f"{lb.cluster}s, {lb.n_boot} replicates, seed {lb.seed})\n"
+        )
         out.append("| " + " | ".join(h.replace("_", " ") for h in head) + " |")
         out.append("|" + "|".join([":---", "---:", *["---:"] * (len(head) - 2)]) + "|")
         out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
@@ -162,8 +179,18 @@ def markdown(boards: Sequence[Leaderboard]) -> str:
     return "\n".join(out)
 
 
-_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-          "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_LATEX = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
 
 
 def latex_escape(text: str) -> str:

@@ -33,16 +33,22 @@ def corrected_view(table: pd.DataFrame, store: Store | None) -> pd.DataFrame:
     names = [str(n) for n in table["benchmark"].astype(str).unique()]
     if len(names) == 1:  # the usual case: one benchmark, no regrouping
         return apply_corrections(table, current_labels(store, names[0]))
-    parts = [apply_corrections(sub, current_labels(store, str(name)))
-             for name, sub in table.groupby("benchmark", sort=False, observed=True)]
+    parts = [
+        apply_corrections(sub, current_labels(store, str(name)))
+        for name, sub in table.groupby("benchmark", sort=False, observed=True)
+    ]
     return pd.concat(parts).loc[table.index]
 
 
 def uncorrected(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with the correction columns holding the official values (no label applies)."""
-    return table.assign(official_gold=table["gold"], official_correct=table["correct"], gold_corrected=False,
-                        flags=pd.Series(pd.NA, index=table.index, dtype="string"),
-                        note=pd.Series(pd.NA, index=table.index, dtype="string"))
+    return table.assign(
+        official_gold=table["gold"],
+        official_correct=table["correct"],
+        gold_corrected=False,
+        flags=pd.Series(pd.NA, index=table.index, dtype="string"),
+        note=pd.Series(pd.NA, index=table.index, dtype="string"),
+    )
 
 
 def has_gold_corrections(store: Store, benchmark: str) -> bool:

@@ -61,7 +61,7 @@ class ClusterStats:
         """The statistics of one scope, ``(n_clusters, k)``."""
         s = self.scopes.index(scope)
         k = len(self.names)
-        return self.values[:, s * k:(s + 1) * k]
+        return self.values[:, s * k : (s + 1) * k]
 
 
 def tally(
@@ -113,7 +113,7 @@ def point(stats: ClusterStats) -> dict[str, Any]:
     overall: MetricDict = {}
     groups: dict[str, dict[str, MetricDict]] = {name: {} for name in stats.groups}
     for s, scope in enumerate(stats.scopes):
-        values = as_report_values(stats.metrics(summed[None, s * k:(s + 1) * k]))
+        values = as_report_values(stats.metrics(summed[None, s * k : (s + 1) * k]))
         if scope is None:
             overall = values
         else:

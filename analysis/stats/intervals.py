@@ -107,7 +107,7 @@ def replicate_totals(values: FloatArray, n_boot: int, seed: int, block: int | No
     k = block or values.shape[1]
     parts = []
     for start in range(0, values.shape[1], k):
-        cols = d.rows[:, start:start + k]
+        cols = d.rows[:, start : start + k]
         members = np.flatnonzero(np.any(cols != 0, axis=1))
         # (rows^T w^T)^T rather than w rows: OpenBLAS is many times faster with the long
         # dimension inside, for a short-and-wide weights matrix.
@@ -121,8 +121,12 @@ def replicate_totals(values: FloatArray, n_boot: int, seed: int, block: int | No
 
 
 def _products(
-    d: Distinct, parts: list[tuple[FloatArray, npt.NDArray[np.intp]]], k: int, n_boot: int,
-    rng: np.random.Generator, width: int,
+    d: Distinct,
+    parts: list[tuple[FloatArray, npt.NDArray[np.intp]]],
+    k: int,
+    n_boot: int,
+    rng: np.random.Generator,
+    width: int,
 ) -> list[FloatArray]:
     out = []
     for w in weights(d, n_boot, rng):
@@ -130,7 +134,7 @@ def _products(
         for i, (rows_t, members) in enumerate(parts):
             if members.size:
                 drawn = w if members.size == w.shape[1] else w[:, members]
-                chunk[:, i * k:(i + 1) * k] = (rows_t @ drawn.T).T
+                chunk[:, i * k : (i + 1) * k] = (rows_t @ drawn.T).T
         out.append(chunk)
     return out
 
@@ -145,10 +149,12 @@ def scope_metrics(stats: ClusterStats, totals: FloatArray) -> dict[Scope, dict[s
     k = len(stats.names)
     out: dict[Scope, dict[str, FloatArray]] = {}
     for s, scope in enumerate(stats.scopes):
-        block = totals[:, s * k:(s + 1) * k]
+        block = totals[:, s * k : (s + 1) * k]
         empty = ~np.any(block != 0, axis=1)
-        out[scope] = {name: np.where(empty, np.nan, arr) if name not in COUNT_KEYS else arr
-                      for name, arr in stats.metrics(block).items()}
+        out[scope] = {
+            name: np.where(empty, np.nan, arr) if name not in COUNT_KEYS else arr
+            for name, arr in stats.metrics(block).items()
+        }
     return out
 
 
@@ -171,18 +177,31 @@ def intervals(
     overall: dict[str, Interval] = {}
     groups: dict[str, dict[str, dict[str, Interval]]] = {name: {} for name in stats.groups}
     for scope, metrics in reps.items():
-        shown = {name: (percentile(arr, level) if point_defined[scope][name] else None)
-                 for name, arr in metrics.items() if name not in COUNT_KEYS}
+        shown = {
+            name: (percentile(arr, level) if point_defined[scope][name] else None)
+            for name, arr in metrics.items()
+            if name not in COUNT_KEYS
+        }
         if scope is None:
             overall = shown
         else:
             groups.setdefault(scope[0], {})[scope[1]] = shown
-    return {"level": level, "n_boot": n_boot, "seed": seed, "method": METHOD, "cluster": stats.unit,
-            "n_clusters": len(stats.keys), "overall": overall, "groups": groups}
+    return {
+        "level": level,
+        "n_boot": n_boot,
+        "seed": seed,
+        "method": METHOD,
+        "cluster": stats.unit,
+        "n_clusters": len(stats.keys),
+        "overall": overall,
+        "groups": groups,
+    }
 
 
 def _defined(stats: ClusterStats) -> dict[Scope, dict[str, bool]]:
     """Whether each metric is defined on the data itself (else its interval is null too)."""
     summed = stats.values.sum(axis=0)[None, :]  # only zero or NaN matters here, not the last bit
-    return {scope: {name: not bool(np.isnan(arr[0])) for name, arr in metrics.items()}
-            for scope, metrics in scope_metrics(stats, summed).items()}
+    return {
+        scope: {name: not bool(np.isnan(arr[0])) for name, arr in metrics.items()}
+        for scope, metrics in scope_metrics(stats, summed).items()
+    }

@@ -146,7 +146,6 @@ def macro_mean(values: Any, zero: float = 0.0) -> float:
     return math.fsum(arr.tolist()) / arr.size if arr.size else zero
 
 
-
 def ratios(numerator: Any, denominator: Any, zero: float | None = None) -> FloatArray:
     """:func:`ratio` over arrays: NaN (or ``zero``) where the denominator is 0."""
     num = np.asarray(numerator, dtype=float)

@@ -53,7 +53,7 @@ def aligned(models: Sequence[ClusterStats], scope: Scope) -> tuple[FloatArray, i
     joint = np.zeros((len(order), k * len(models)))
     for i, stats in enumerate(models):
         rows = order.get_indexer(pd.Index(stats.keys))
-        joint[rows, i * k:(i + 1) * k] = stats.block(scope)
+        joint[rows, i * k : (i + 1) * k] = stats.block(scope)
     return joint, k
 
 
@@ -97,7 +97,7 @@ def compare_models(
         return []
     joint, k = aligned(models, scope)
     totals = replicate_totals(joint, n_boot, seed, block=k)
-    reps = [_metric_of(models[i], totals[:, i * k:(i + 1) * k], metric) for i in range(len(models))]
+    reps = [_metric_of(models[i], totals[:, i * k : (i + 1) * k], metric) for i in range(len(models))]
     points = [_point(s, scope, metric) for s in models]
     raw: list[tuple[int, int, float | None, Interval, str, float | None, tuple[int, int] | None]] = []
     for i, j in itertools.combinations(range(len(models)), 2):
@@ -113,9 +113,21 @@ def compare_models(
         raw.append((i, j, diff, interval, test, p, discordant))
     adjusted = holm([r[5] for r in raw])
     alpha = 1 - level
-    return [PairTest(names[i], names[j], metric, diff, interval, test, p, p_adj,
-                     p_adj is not None and p_adj < alpha, discordant)
-            for (i, j, diff, interval, test, p, discordant), p_adj in zip(raw, adjusted, strict=True)]
+    return [
+        PairTest(
+            names[i],
+            names[j],
+            metric,
+            diff,
+            interval,
+            test,
+            p,
+            p_adj,
+            p_adj is not None and p_adj < alpha,
+            discordant,
+        )
+        for (i, j, diff, interval, test, p, discordant), p_adj in zip(raw, adjusted, strict=True)
+    ]
 
 
 def _metric_of(stats: ClusterStats, block: FloatArray, metric: str) -> FloatArray:

@@ -31,8 +31,9 @@ from analysis.store.labels import current_labels, events_frame
 from analysis.store.values import InvalidLabel
 
 
-def votes_matrix(store: Store, benchmark: str, field: str = "gold",
-                 items: Collection[str] | None = None) -> pd.DataFrame:
+def votes_matrix(
+    store: Store, benchmark: str, field: str = "gold", items: Collection[str] | None = None
+) -> pd.DataFrame:
     """Current votes as a table: one row per item, one column per reviewer, None where no vote.
 
     ``items``: only these items (what one reviewer may see), else all.
@@ -93,8 +94,9 @@ def raw_agreement(matrix: pd.DataFrame) -> float | None:
     return unanimous / counted if counted else None
 
 
-def agreement_report(store: Store, benchmark: str, field: str = "gold",
-                     items: Collection[str] | None = None) -> dict[str, Any]:
+def agreement_report(
+    store: Store, benchmark: str, field: str = "gold", items: Collection[str] | None = None
+) -> dict[str, Any]:
     """Every agreement figure for one field (over ``items`` only, when given), JSON-ready."""
     matrix = votes_matrix(store, benchmark, field, items)
     return {
@@ -134,8 +136,16 @@ class OwnVote(InvalidLabel):
     """An adjudicator tried to settle a disagreement in which they hold a vote."""
 
 
-def adjudicate(store: Store, item: ItemRef | Mapping[str, Any] | pd.Series, field: str, value: Any,
-               adjudicator: Identity, reason: str, *, request_key: str | None = None) -> Event:
+def adjudicate(
+    store: Store,
+    item: ItemRef | Mapping[str, Any] | pd.Series,
+    field: str,
+    value: Any,
+    adjudicator: Identity,
+    reason: str,
+    *,
+    request_key: str | None = None,
+) -> Event:
     """Set the final corrected value after a disagreement: a ``final`` event that needs a reason.
 
     Refused (:class:`OwnVote`) when the adjudicator holds a current vote on this label: a
@@ -146,7 +156,18 @@ def adjudicate(store: Store, item: ItemRef | Mapping[str, Any] | pd.Series, fiel
     ref = as_item(item)
     votes = current_labels(store, ref.benchmark, scope="vote", reviewer=adjudicator.name)
     if ((votes["item_id"] == ref.item_id) & (votes["field"] == field)).any():
-        raise OwnVote(f"{adjudicator.name} voted on {field} of {ref.item_id}: "
-                      "another adjudicator must settle it")
-    return write_label(store, ref, field, value, adjudicator, reason, scope="final",
-                       kind="adjudicate", allow_same=True, request_key=request_key)
+        raise OwnVote(
+            f"{adjudicator.name} voted on {field} of {ref.item_id}: another adjudicator must settle it"
+        )
+    return write_label(
+        store,
+        ref,
+        field,
+        value,
+        adjudicator,
+        reason,
+        scope="final",
+        kind="adjudicate",
+        allow_same=True,
+        request_key=request_key,
+    )

@@ -22,8 +22,16 @@ from analysis.benchmarks.base import ScoreReport
 from analysis.benchmarks.rescore import rescore_with_gold
 from analysis.benchmarks.shared.corrected import table_spelling
 
-__all__ = ["CORRECTION_COLUMNS", "Run", "apply_corrections", "corrected_runs", "count_corrections", "flatten",
-           "metric_changes", "table_spelling"]
+__all__ = [
+    "CORRECTION_COLUMNS",
+    "Run",
+    "apply_corrections",
+    "corrected_runs",
+    "count_corrections",
+    "flatten",
+    "metric_changes",
+    "table_spelling",
+]
 
 CORRECTION_COLUMNS = ("official_gold", "official_correct", "gold_corrected", "flags", "note")
 """Columns :func:`apply_corrections` adds to an item table."""
@@ -34,8 +42,9 @@ def _label_map(labels: pd.DataFrame, field: str) -> dict[str, str]:
     return dict(zip(rows["item_id"].astype(str), rows["value"].astype(str), strict=True))
 
 
-def apply_corrections(table: pd.DataFrame, labels: pd.DataFrame,
-                      *, exclude_flags: Iterable[str] = ()) -> pd.DataFrame:
+def apply_corrections(
+    table: pd.DataFrame, labels: pd.DataFrame, *, exclude_flags: Iterable[str] = ()
+) -> pd.DataFrame:
     """A copy of ``table`` scored against corrected gold (see the module docstring).
 
     ``labels`` is :func:`analysis.store.events.current_labels` (columns ``item_id``, ``field``,
@@ -96,8 +105,9 @@ def flatten(report: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, 
             yield path, value
 
 
-def metric_changes(before: Mapping[str, Any], after: Mapping[str, Any],
-                   *, only_changed: bool = True) -> list[tuple[str, Any, Any]]:
+def metric_changes(
+    before: Mapping[str, Any], after: Mapping[str, Any], *, only_changed: bool = True
+) -> list[tuple[str, Any, Any]]:
     """``(metric path, before, after)`` for every metric of two reports (only those that differ).
 
     A metric present in one report only appears with None on the other side.
@@ -155,6 +165,12 @@ def corrected_runs(table: pd.DataFrame, corrected: pd.DataFrame, *, parser: str 
         wanted: list[str | None] = sorted(set(tasks[mine])) if bench.TASK_REQUIRED else [None]
         for task in wanted:
             rows = mine if task is None else mine & (tasks == task)
-            runs.append(Run(model, task, bench.score(table[rows], task=task, parser=parser),
-                            bench.score(corrected[rows], task=task, parser=parser)))
+            runs.append(
+                Run(
+                    model,
+                    task,
+                    bench.score(table[rows], task=task, parser=parser),
+                    bench.score(corrected[rows], task=task, parser=parser),
+                )
+            )
     return runs

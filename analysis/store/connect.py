@@ -57,8 +57,9 @@ def open_store(
             check_identifier(schema)
             connect_args["options"] = f"-csearch_path={schema}"
         # no pre-ping (a round trip per checkout); connections are recycled instead
-        engine = create_engine(url, pool_size=5, max_overflow=30, pool_timeout=60, pool_recycle=1800,
-                               connect_args=connect_args)
+        engine = create_engine(
+            url, pool_size=5, max_overflow=30, pool_timeout=60, pool_recycle=1800, connect_args=connect_args
+        )
         if schema is not None:
             with engine.begin() as conn:
                 conn.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))

@@ -44,13 +44,13 @@ except ImportError:  # Windows: SQLite's busy timeout alone serialises writers
     fcntl = None  # type: ignore[assignment]
 
 
-
 class EventSink(Protocol):
     """Where written events are also appended (:class:`analysis.store.mirror.Mirror`)."""
 
     def append(self, rows: Iterable[Mapping[str, Any]]) -> None:
         """Append event rows."""
         ...
+
 
 DATA_DIR_ENV = "HALLUSCOPE_DATA_DIR"
 """The environment variable naming the data folder (the default store and the mirror live there)."""
@@ -124,10 +124,12 @@ def resolve_url(target: str | Path | None, data_dir: Path | None = None) -> tupl
     if raw.startswith("postgresql+"):
         return raw, None
     if raw.startswith("sqlite:///"):
-        path = Path(raw[len("sqlite:///"):])
+        path = Path(raw[len("sqlite:///") :])
     elif "://" in raw:
-        raise StoreError(f"unsupported database URL {make_url(raw).render_as_string()!r}: "
-                         "use a file path, sqlite:///PATH or postgresql://...")
+        raise StoreError(
+            f"unsupported database URL {make_url(raw).render_as_string()!r}: "
+            "use a file path, sqlite:///PATH or postgresql://..."
+        )
     else:
         path = Path(raw)
     return f"sqlite:///{path}", path
@@ -159,13 +161,17 @@ def check_sqlite(engine: Engine, path: Path) -> None:
         reason = reason_of(exc)
         if is_read_only(exc, path):
             raise ReadOnlyStore(f"{path}: cannot be opened for writing ({reason})") from None
-        raise StoreError(f"{path}: not a usable SQLite database ({reason}); move it aside, or restore "
-                         "it from a backup or the mirror") from None
+        raise StoreError(
+            f"{path}: not a usable SQLite database ({reason}); move it aside, or restore "
+            "it from a backup or the mirror"
+        ) from None
     if found != ["ok"]:
         engine.dispose()
         shown = "; ".join(found[:3]) + (f"; and {len(found) - 3} more" if len(found) > 3 else "")
-        raise StoreError(f"{path}: fails PRAGMA integrity_check ({shown}); refusing to serve or write "
-                         "it: restore it from a backup or the mirror") from None
+        raise StoreError(
+            f"{path}: fails PRAGMA integrity_check ({shown}); refusing to serve or write "
+            "it: restore it from a backup or the mirror"
+        ) from None
 
 
 def sqlite_hooks(engine: Engine) -> None:
@@ -218,8 +224,9 @@ def _writer_turn(store: Store) -> Iterator[None]:
             try:
                 store.lock_file = open(lock_path, "a+b")  # noqa: SIM115
             except OSError as exc:
-                raise WriteRefused(f"the label store refused the write: {lock_path}: {exc.strerror}",
-                                   str(exc.strerror)) from None
+                raise WriteRefused(
+                    f"the label store refused the write: {lock_path}: {exc.strerror}", str(exc.strerror)
+                ) from None
             weakref.finalize(store, store.lock_file.close)
         fcntl.flock(store.lock_file.fileno(), fcntl.LOCK_EX)  # also released if the process dies
         try:
@@ -258,14 +265,18 @@ def assert_not_served(db_path: Path | str, media_roots: Sequence[Path | str]) ->
     for root in media_roots:
         base = Path(root).expanduser().resolve()
         if db == base or base in db.parents:
-            raise StoreError(f"database {db} is inside the media root {base}, which the app serves; "
-                             "keep it in a data folder of its own")
+            raise StoreError(
+                f"database {db} is inside the media root {base}, which the app serves; "
+                "keep it in a data folder of its own"
+            )
 
 
 def check_identifier(name: str) -> None:
     """Refuse a schema name that is not a plain SQL identifier (it is spliced into SQL)."""
-    if not name or not (name[0].isalpha() or name[0] == "_") or not all(
-        c.isalnum() or c == "_" for c in name
+    if (
+        not name
+        or not (name[0].isalpha() or name[0] == "_")
+        or not all(c.isalnum() or c == "_" for c in name)
     ):
         raise StoreError(f"invalid schema name {name!r}")
 

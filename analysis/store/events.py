@@ -93,25 +93,56 @@ def as_item(item: ItemRef | Mapping[str, Any] | pd.Series) -> ItemRef:
     if not benchmark or not item_id:
         raise InvalidLabel("an item needs its benchmark and item_id")
     gold = get("gold")
-    return ItemRef(str(benchmark), str(item_id), str(get("task") or ""),
-                   None if gold is None or pd.isna(gold) else str(gold))
+    return ItemRef(
+        str(benchmark),
+        str(item_id),
+        str(get("task") or ""),
+        None if gold is None or pd.isna(gold) else str(gold),
+    )
 
 
-def relabel(store: Store, item: ItemRef | Mapping[str, Any] | pd.Series, field: str, new: Any,
-            reviewer: Identity, reason: str = "", *, event_id: str | None = None,
-            request_key: str | None = None, require_reason: bool = False) -> Event:
+def relabel(
+    store: Store,
+    item: ItemRef | Mapping[str, Any] | pd.Series,
+    field: str,
+    new: Any,
+    reviewer: Identity,
+    reason: str = "",
+    *,
+    event_id: str | None = None,
+    request_key: str | None = None,
+    require_reason: bool = False,
+) -> Event:
     """Set the corrected value of ``field`` for ``item`` (``None`` clears it); returns the event.
 
     ``require_reason``: a change (not a write of the current value) without a reason is refused.
     """
-    return write_label(store, as_item(item), field, new, reviewer, reason, scope="final",
-                       kind="set", event_id=event_id, request_key=request_key,
-                       require_reason=require_reason)
+    return write_label(
+        store,
+        as_item(item),
+        field,
+        new,
+        reviewer,
+        reason,
+        scope="final",
+        kind="set",
+        event_id=event_id,
+        request_key=request_key,
+        require_reason=require_reason,
+    )
 
 
-def undo(store: Store, item: ItemRef | Mapping[str, Any] | pd.Series, field: str, reviewer: Identity,
-         reason: str = "", *, scope: str = "final", event_id: str | None = None,
-         request_key: str | None = None) -> Event:
+def undo(
+    store: Store,
+    item: ItemRef | Mapping[str, Any] | pd.Series,
+    field: str,
+    reviewer: Identity,
+    reason: str = "",
+    *,
+    scope: str = "final",
+    event_id: str | None = None,
+    request_key: str | None = None,
+) -> Event:
     """Undo the latest event not yet undone on this label, as a new event restoring its old value.
 
     In the ``vote`` scope a reviewer undoes only their own votes.
@@ -127,9 +158,21 @@ def undo(store: Store, item: ItemRef | Mapping[str, Any] | pd.Series, field: str
     return _write(store, ref, field, who, reason, scope, "undo", event_id, decide, request_key)
 
 
-def write_label(store: Store, ref: ItemRef, field: str, new: Any, reviewer: Identity, reason: str, *,
-                scope: str, kind: str, event_id: str | None = None, allow_same: bool = False,
-                request_key: str | None = None, require_reason: bool = False) -> Event:
+def write_label(
+    store: Store,
+    ref: ItemRef,
+    field: str,
+    new: Any,
+    reviewer: Identity,
+    reason: str,
+    *,
+    scope: str,
+    kind: str,
+    event_id: str | None = None,
+    allow_same: bool = False,
+    request_key: str | None = None,
+    require_reason: bool = False,
+) -> Event:
     """Write a new value (the shared path of relabel, vote and adjudicate).
 
     A value equal to the current one is refused (:class:`NoChange`) unless ``allow_same``: an
@@ -138,9 +181,18 @@ def write_label(store: Store, ref: ItemRef, field: str, new: Any, reviewer: Iden
     who = as_identity(reviewer)
     value = normalize(field, new, benchmark=ref.benchmark, task=ref.task, original=ref.gold)
     why = reason.strip() if isinstance(reason, str) else "x"
-    return _write(store, ref, field, who, reason, scope, kind, event_id,
-                  _set_to(ref, field, value, scope, allow_same, need_reason=require_reason and not why),
-                  request_key)
+    return _write(
+        store,
+        ref,
+        field,
+        who,
+        reason,
+        scope,
+        kind,
+        event_id,
+        _set_to(ref, field, value, scope, allow_same, need_reason=require_reason and not why),
+        request_key,
+    )
 
 
 def _canonical(field: str, value: str | None, ref: ItemRef) -> str | None:
@@ -154,8 +206,18 @@ def _canonical(field: str, value: str | None, ref: ItemRef) -> str | None:
 Decide = Callable[[list[Event]], tuple[str | None, str | None, str | None]]
 
 
-def _write(store: Store, ref: ItemRef, field: str, who: Identity, reason: str, scope: str, kind: str,
-           event_id: str | None, decide: Decide, request_key: str | None = None) -> Event:
+def _write(
+    store: Store,
+    ref: ItemRef,
+    field: str,
+    who: Identity,
+    reason: str,
+    scope: str,
+    kind: str,
+    event_id: str | None,
+    decide: Decide,
+    request_key: str | None = None,
+) -> Event:
     if scope not in SCOPES:
         raise InvalidLabel(f"unknown scope {scope!r}")
     if not isinstance(reason, str) or len(reason) > MAX_REASON:
@@ -164,8 +226,20 @@ def _write(store: Store, ref: ItemRef, field: str, who: Identity, reason: str, s
     key = _check_request_key(request_key)
     try:
         with write_tx(store) as conn:
-            return _insert(conn, store, ref, field, who, reason, scope, kind, eid, decide, key,
-                           known_id=event_id is not None)
+            return _insert(
+                conn,
+                store,
+                ref,
+                field,
+                who,
+                reason,
+                scope,
+                kind,
+                eid,
+                decide,
+                key,
+                known_id=event_id is not None,
+            )
     except IntegrityError:
         # the same key or event id committed by a concurrent attempt (PostgreSQL: both missed it)
         with read_tx(store) as conn:
@@ -190,9 +264,15 @@ def _retried(conn: Connection, event_id: str | None, who: Identity, key: str | N
 
 def _same_write(event: Event, ref: ItemRef, field: str, kind: str) -> Event:
     if (event.benchmark, event.item_key, event.field, event.kind) != (
-            ref.benchmark, ref.item_id, field, kind):
-        raise InvalidLabel(f"request key {event.request_key!r} was already used for another write "
-                           f"({event.kind} of {event.field} on {event.item_key})")
+        ref.benchmark,
+        ref.item_id,
+        field,
+        kind,
+    ):
+        raise InvalidLabel(
+            f"request key {event.request_key!r} was already used for another write "
+            f"({event.kind} of {event.field} on {event.item_key})"
+        )
     return event
 
 
@@ -204,9 +284,21 @@ def _check_request_key(key: str | None) -> str | None:
     return key
 
 
-def _insert(conn: Connection, store: Store, ref: ItemRef, field: str, who: Identity, reason: str,
-            scope: str, kind: str, eid: str, decide: Decide, request_key: str | None = None, *,
-            known_id: bool = False) -> Event:
+def _insert(
+    conn: Connection,
+    store: Store,
+    ref: ItemRef,
+    field: str,
+    who: Identity,
+    reason: str,
+    scope: str,
+    kind: str,
+    eid: str,
+    decide: Decide,
+    request_key: str | None = None,
+    *,
+    known_id: bool = False,
+) -> Event:
     """Lock the label, read its history, decide and insert the event (inside a write transaction).
 
     A retried write (``known_id``: the caller chose the event id, or a ``request_key``) is looked
@@ -222,9 +314,21 @@ def _insert(conn: Connection, store: Store, ref: ItemRef, field: str, who: Ident
     history = _history(conn, ref.benchmark, ref.item_id, field, scope, owner, latest_only=kind != "undo")
     new, old, undo_of = decide(history)
     event = Event(
-        eid, ref.benchmark, ref.item_id, field, old, new, who.name, reason.strip(),
-        _time_after(history[-1].created_at if history else None), _scoring_version(ref.benchmark),
-        scope, kind, undo_of, "local", request_key,
+        eid,
+        ref.benchmark,
+        ref.item_id,
+        field,
+        old,
+        new,
+        who.name,
+        reason.strip(),
+        _time_after(history[-1].created_at if history else None),
+        _scoring_version(ref.benchmark),
+        scope,
+        kind,
+        undo_of,
+        "local",
+        request_key,
     )
     result = conn.execute(insert(label_events).values(**event.as_row()))
     key = result.inserted_primary_key
@@ -234,20 +338,41 @@ def _insert(conn: Connection, store: Store, ref: ItemRef, field: str, who: Ident
     return event
 
 
-def write_labels(store: Store, writes: Sequence[tuple[ItemRef, str, Any]], reviewer: Identity,
-                 reason: str = "", *, scope: str, kind: str = "set", allow_same: bool = False) -> list[Event]:
+def write_labels(
+    store: Store,
+    writes: Sequence[tuple[ItemRef, str, Any]],
+    reviewer: Identity,
+    reason: str = "",
+    *,
+    scope: str,
+    kind: str = "set",
+    allow_same: bool = False,
+) -> list[Event]:
     """Write several labels in one transaction: all of them are stored, or none.
 
     ``writes`` are ``(item, field, value)``. A value equal to the label's current one is skipped
     (not an error) unless ``allow_same``; returns the events written. Labels are locked in a
     fixed order (item, field) so two batches over the same labels cannot deadlock.
     """
-    return write_label_rows(store, [(ref, field, value, reason) for ref, field, value in writes], reviewer,
-                            scope=scope, kind=kind, allow_same=allow_same)
+    return write_label_rows(
+        store,
+        [(ref, field, value, reason) for ref, field, value in writes],
+        reviewer,
+        scope=scope,
+        kind=kind,
+        allow_same=allow_same,
+    )
 
 
-def write_label_rows(store: Store, writes: Sequence[tuple[ItemRef, str, Any, str]], reviewer: Identity,
-                     *, scope: str, kind: str = "set", allow_same: bool = False) -> list[Event]:
+def write_label_rows(
+    store: Store,
+    writes: Sequence[tuple[ItemRef, str, Any, str]],
+    reviewer: Identity,
+    *,
+    scope: str,
+    kind: str = "set",
+    allow_same: bool = False,
+) -> list[Event]:
     """:func:`write_labels` with a reason per write (``(item, field, value, reason)``), one transaction."""
     who = as_identity(reviewer)
     if scope not in SCOPES or kind not in KINDS or kind == "undo":
@@ -255,23 +380,46 @@ def write_label_rows(store: Store, writes: Sequence[tuple[ItemRef, str, Any, str
     for *_, reason in writes:
         if not isinstance(reason, str) or len(reason) > MAX_REASON:
             raise InvalidLabel(f"reason must be text of at most {MAX_REASON:,} characters")
-    planned = sorted(((ref, field, normalize(field, value, benchmark=ref.benchmark, task=ref.task,
-                                             original=ref.gold), reason)
-                      for ref, field, value, reason in writes), key=lambda w: (w[0].item_id, w[1]))
+    planned = sorted(
+        (
+            (
+                ref,
+                field,
+                normalize(field, value, benchmark=ref.benchmark, task=ref.task, original=ref.gold),
+                reason,
+            )
+            for ref, field, value, reason in writes
+        ),
+        key=lambda w: (w[0].item_id, w[1]),
+    )
     events: list[Event] = []
     with write_tx(store) as conn:
         for ref, field, value, reason in planned:
             try:
-                events.append(_insert(conn, store, ref, field, who, reason, scope, kind, uuid.uuid4().hex,
-                                      _set_to(ref, field, value, scope, allow_same)))
+                events.append(
+                    _insert(
+                        conn,
+                        store,
+                        ref,
+                        field,
+                        who,
+                        reason,
+                        scope,
+                        kind,
+                        uuid.uuid4().hex,
+                        _set_to(ref, field, value, scope, allow_same),
+                    )
+                )
             except NoChange:
                 continue
     return events
 
 
-def _set_to(ref: ItemRef, field: str, value: str | None, scope: str, allow_same: bool,
-            *, need_reason: bool = False) -> Decide:
+def _set_to(
+    ref: ItemRef, field: str, value: str | None, scope: str, allow_same: bool, *, need_reason: bool = False
+) -> Decide:
     """The decision of a plain write: the new value, and the current one as the old value."""
+
     def decide(history: list[Event]) -> tuple[str | None, str | None, str | None]:
         official = ref.gold if field == "gold" and scope == "final" else None
         old = history[-1].new_value if history else official
@@ -295,12 +443,21 @@ def undo_target(history: Sequence[Event]) -> Event | None:
     return stack[-1] if stack else None
 
 
-def _history(conn: Connection, benchmark: str, item: str, field: str, scope: str, owner: str,
-             *, latest_only: bool = False) -> list[Event]:
+def _history(
+    conn: Connection,
+    benchmark: str,
+    item: str,
+    field: str,
+    scope: str,
+    owner: str,
+    *,
+    latest_only: bool = False,
+) -> list[Event]:
     """The label's events, oldest first (only the latest one when that is all a write needs)."""
     e = label_events
-    query = select(e).where(e.c.benchmark == benchmark, e.c.item_key == item, e.c.field == field,
-                            e.c.scope == scope)
+    query = select(e).where(
+        e.c.benchmark == benchmark, e.c.item_key == item, e.c.field == field, e.c.scope == scope
+    )
     if scope == "vote":
         query = query.where(e.c.reviewer == owner)
     if latest_only:
@@ -338,5 +495,18 @@ def _scoring_version(benchmark: str) -> str:
     return get(benchmark).VERSION
 
 
-__all__ = ["KINDS", "SCOPES", "Event", "ItemRef", "NoChange", "NothingToUndo", "as_item", "relabel",
-           "undo", "undo_target", "write_label", "write_label_rows", "write_labels"]
+__all__ = [
+    "KINDS",
+    "SCOPES",
+    "Event",
+    "ItemRef",
+    "NoChange",
+    "NothingToUndo",
+    "as_item",
+    "relabel",
+    "undo",
+    "undo_target",
+    "write_label",
+    "write_label_rows",
+    "write_labels",
+]

@@ -88,8 +88,14 @@ def guess_format(path: Path, fmt: str | None) -> Format:
     return name  # type: ignore[return-value]
 
 
-def export_corrections(store: Store, path: Path, *, fmt: str | None = None,
-                       benchmark: str | None = None, frame: pd.DataFrame | None = None) -> int:
+def export_corrections(
+    store: Store,
+    path: Path,
+    *,
+    fmt: str | None = None,
+    benchmark: str | None = None,
+    frame: pd.DataFrame | None = None,
+) -> int:
     """Write every event (of one benchmark) to ``path``; returns the number of rows.
 
     ``frame``: the events to write instead (a subset of :func:`corrections_frame`, e.g. what one
@@ -134,8 +140,10 @@ def read_corrections(path: Path, *, fmt: str | None = None) -> list[tuple[str, d
             raise InputError(path, f"not a Parquet file ({type(exc).__name__})") from None
         frame = frame.astype(object).where(frame.notna(), None)
         rows = [(f"row {i}", r) for i, r in enumerate(frame.to_dict("records"))]
-    return [(where, {("item_key" if k == "item_id" else str(k)): v for k, v in row.items()})
-            for where, row in rows]
+    return [
+        (where, {("item_key" if k == "item_id" else str(k)): v for k, v in row.items()})
+        for where, row in rows
+    ]
 
 
 def _read_csv(path: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -147,8 +155,10 @@ def _read_csv(path: Path) -> list[tuple[str, dict[str, Any]]]:
     missing = {"event_id", "item_id", "field"} - set(reader.fieldnames or ())
     if missing:
         raise InputError(path, f"missing columns: {', '.join(sorted(missing))}", record="line 1")
-    return [(f"line {n}", {k: csv_unsafe(v or "") for k, v in row.items() if k is not None})
-            for n, row in enumerate(reader, start=2)]
+    return [
+        (f"line {n}", {k: csv_unsafe(v or "") for k, v in row.items() if k is not None})
+        for n, row in enumerate(reader, start=2)
+    ]
 
 
 def import_corrections(store: Store, path: Path, importer: Identity, *, fmt: str | None = None) -> int:

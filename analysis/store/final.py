@@ -18,8 +18,18 @@ from analysis.store.export import guess_format, write_frame
 from analysis.store.labels import current_labels, events_frame
 
 FINAL_COLUMNS: tuple[str, ...] = (
-    "benchmark", "item_id", "official_gold", "corrected_gold", "reviewer", "time", "reason",
-    "votes", "adjudicated_by", "adjudication_reason", "adjudicated_at", "event_id",
+    "benchmark",
+    "item_id",
+    "official_gold",
+    "corrected_gold",
+    "reviewer",
+    "time",
+    "reason",
+    "votes",
+    "adjudicated_by",
+    "adjudication_reason",
+    "adjudicated_at",
+    "event_id",
 )
 """Columns of :func:`final_labels`. ``votes`` is a JSON object ``{reviewer: value}`` (``{}``: none);
 the ``adjudic*`` columns are empty when the gold was set by a plain relabel."""
@@ -56,11 +66,24 @@ def final_labels(store: Store, benchmark: str, table: pd.DataFrame | None = None
             continue  # corrected back to the official value: nothing to cite
         mine = votes[votes["item_id"] == key]
         adj = last_adjudication.loc[key] if key in last_adjudication.index else None
-        rows.append((benchmark, key, official.get(key), label.value, label.reviewer, label.time,
-                     label.reason, orjson.dumps(dict(zip(mine["reviewer"], mine["value"], strict=True)),
-                                                option=orjson.OPT_SORT_KEYS).decode(),
-                     None if adj is None else adj["reviewer"], None if adj is None else adj["reason"],
-                     None if adj is None else adj["created_at"], label.event_id))
+        rows.append(
+            (
+                benchmark,
+                key,
+                official.get(key),
+                label.value,
+                label.reviewer,
+                label.time,
+                label.reason,
+                orjson.dumps(
+                    dict(zip(mine["reviewer"], mine["value"], strict=True)), option=orjson.OPT_SORT_KEYS
+                ).decode(),
+                None if adj is None else adj["reviewer"],
+                None if adj is None else adj["reason"],
+                None if adj is None else adj["created_at"],
+                label.event_id,
+            )
+        )
     frame = pd.DataFrame(rows, columns=list(FINAL_COLUMNS)).astype(object)
     frame = frame.where(frame.notna(), None)
     return frame.sort_values("item_id", kind="stable").reset_index(drop=True)
@@ -70,7 +93,8 @@ def _same_gold(official: str | None, corrected: str | None) -> bool:
     return (official or "").strip().lower() == (corrected or "").strip().lower()
 
 
-def export_final_labels(store: Store, path: Path, benchmark: str, *, table: pd.DataFrame | None = None,
-                        fmt: str | None = None) -> int:
+def export_final_labels(
+    store: Store, path: Path, benchmark: str, *, table: pd.DataFrame | None = None, fmt: str | None = None
+) -> int:
     """Write :func:`final_labels` as CSV, JSONL or Parquet (by ``fmt`` or the extension); returns rows."""
     return write_frame(final_labels(store, benchmark, table), path, guess_format(path, fmt))

@@ -33,8 +33,14 @@ def events_frame(store: Store, benchmark: str | None = None, *, scope: str | Non
     return _with_none(pd.DataFrame([r._asdict() for r in rows], columns=["id", *EVENT_COLUMNS]))
 
 
-def current_labels(store: Store, benchmark: str, *, scope: str = "final", reviewer: str | None = None,
-                   include_cleared: bool = False) -> pd.DataFrame:
+def current_labels(
+    store: Store,
+    benchmark: str,
+    *,
+    scope: str = "final",
+    reviewer: str | None = None,
+    include_cleared: bool = False,
+) -> pd.DataFrame:
     """The current value of every label of ``benchmark``: columns :data:`LABEL_COLUMNS`.
 
     In the ``final`` scope one row per (item, field) and ``reviewer`` is who set it; in the
@@ -47,9 +53,11 @@ def current_labels(store: Store, benchmark: str, *, scope: str = "final", review
     if reviewer is not None:
         latest = latest.where(e.c.reviewer == reviewer)
     sub = latest.group_by(*keys).subquery()
-    query = (select(e.c.item_key, e.c.field, e.c.new_value, e.c.reviewer, e.c.created_at, e.c.reason,
-                    e.c.event_id)
-             .join(sub, e.c.id == sub.c.id).order_by(e.c.id))
+    query = (
+        select(e.c.item_key, e.c.field, e.c.new_value, e.c.reviewer, e.c.created_at, e.c.reason, e.c.event_id)
+        .join(sub, e.c.id == sub.c.id)
+        .order_by(e.c.id)
+    )
     with read_tx(store) as conn:
         rows = conn.execute(query).all()
     frame = _with_none(pd.DataFrame([tuple(r) for r in rows], columns=list(LABEL_COLUMNS)))
@@ -81,5 +89,6 @@ def replay(events: pd.DataFrame | Iterable[Mapping[str, Any]]) -> dict[LabelKey,
         owner = str(row["reviewer"]) if scope == "vote" else ""
         value = row.get("new_value")
         state[(str(row["benchmark"]), str(row["item_key"]), str(row["field"]), scope, owner)] = (
-            None if value is None or (isinstance(value, float) and pd.isna(value)) else str(value))
+            None if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
+        )
     return state

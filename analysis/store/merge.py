@@ -64,8 +64,14 @@ def check_event(row: Mapping[str, Any], source: str, where: str, origin: str) ->
     return out
 
 
-def insert_events(store: Store, rows: Iterable[tuple[str, Mapping[str, Any]]], *, source: str,
-                  origin: str, to_mirror: bool = True) -> int:
+def insert_events(
+    store: Store,
+    rows: Iterable[tuple[str, Mapping[str, Any]]],
+    *,
+    source: str,
+    origin: str,
+    to_mirror: bool = True,
+) -> int:
     """Insert events not yet in the store; returns how many were new.
 
     ``rows`` are ``(where, event)`` pairs, ``where`` naming the row in ``source`` for errors.
@@ -76,10 +82,13 @@ def insert_events(store: Store, rows: Iterable[tuple[str, Mapping[str, Any]]], *
     added = 0
     with write_tx(store) as conn:
         for start in range(0, len(checked), _CHUNK):
-            chunk = checked[start:start + _CHUNK]
+            chunk = checked[start : start + _CHUNK]
             ids = [r["event_id"] for r in chunk]
-            present = set(conn.execute(
-                select(label_events.c.event_id).where(label_events.c.event_id.in_(ids))).scalars())
+            present = set(
+                conn.execute(
+                    select(label_events.c.event_id).where(label_events.c.event_id.in_(ids))
+                ).scalars()
+            )
             fresh = list({r["event_id"]: r for r in chunk if r["event_id"] not in present}.values())
             insert_ignoring_duplicates(conn, label_events, fresh)
             if to_mirror and store.mirror is not None:

@@ -57,8 +57,9 @@ def _m1_label_events(conn: Connection) -> None:
         sqlite_autoincrement=True,
     )
     conn.execute(CreateTable(table))
-    conn.execute(CreateIndex(Index("ix_label_events_item", table.c.benchmark, table.c.item_key,
-                                   table.c.field)))
+    conn.execute(
+        CreateIndex(Index("ix_label_events_item", table.c.benchmark, table.c.item_key, table.c.field))
+    )
 
 
 def _m2_scope_kind_undo(conn: Connection) -> None:
@@ -103,7 +104,8 @@ def _m4_request_key(conn: Connection) -> None:
     # without a key, every older row) are distinct under a unique index in SQLite and PostgreSQL.
     conn.exec_driver_sql("ALTER TABLE label_events ADD COLUMN request_key VARCHAR(128)")
     conn.exec_driver_sql(
-        "CREATE UNIQUE INDEX ux_label_events_request_key ON label_events (reviewer, request_key)")
+        "CREATE UNIQUE INDEX ux_label_events_request_key ON label_events (reviewer, request_key)"
+    )
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -152,8 +154,11 @@ def migrate(store: Store, upto: str | None = None) -> list[str]:
             if present is not None:
                 continue
             migration.apply(conn)
-            conn.execute(insert(schema_migrations).values(
-                name=migration.name, applied_at=datetime.now(UTC).isoformat()))
+            conn.execute(
+                insert(schema_migrations).values(
+                    name=migration.name, applied_at=datetime.now(UTC).isoformat()
+                )
+            )
             done.append(migration.name)
     return done
 

@@ -98,22 +98,31 @@ def make_scheduler(repo_id: str, folder: Path, *, every: float = 5, token: str |
     """A CommitScheduler pushing ``folder``'s JSONL files to the dataset ``repo_id`` (network!)."""
     from huggingface_hub import CommitScheduler
 
-    return CommitScheduler(repo_id=repo_id, repo_type="dataset", folder_path=folder, every=every,
-                           path_in_repo=PATH_IN_REPO, token=token, allow_patterns=["*.jsonl"],
-                           private=True)
+    return CommitScheduler(
+        repo_id=repo_id,
+        repo_type="dataset",
+        folder_path=folder,
+        every=every,
+        path_in_repo=PATH_IN_REPO,
+        token=token,
+        allow_patterns=["*.jsonl"],
+        private=True,
+    )
 
 
 def download(repo_id: str, into: Path, *, token: str | None = None) -> Path:
     """Fetch the mirrored events of ``repo_id`` into ``into`` (network!); returns the folder."""
     from huggingface_hub import snapshot_download
 
-    snapshot_download(repo_id, repo_type="dataset", local_dir=into, token=token,
-                      allow_patterns=[f"{PATH_IN_REPO}/*.jsonl"])
+    snapshot_download(
+        repo_id, repo_type="dataset", local_dir=into, token=token, allow_patterns=[f"{PATH_IN_REPO}/*.jsonl"]
+    )
     return into
 
 
-def open_mirrored_store(data_dir: Path, *, repo_id: str | None = None, token: str | None = None,
-                        target: str | Path | None = None) -> Store:
+def open_mirrored_store(
+    data_dir: Path, *, repo_id: str | None = None, token: str | None = None, target: str | Path | None = None
+) -> Store:
     """The start-up path on Spaces: rebuild the local database from the mirror, then mirror on.
 
     ``repo_id`` defaults to ``$HALLUSCOPE_HF_DATASET``; without one nothing is pushed or

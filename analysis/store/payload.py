@@ -23,8 +23,13 @@ from analysis.store.values import FIELDS, InvalidLabel, gold_kind, option_count
 ACTIONS = ("relabel", "undo", "vote", "undo-vote", "adjudicate")
 
 
-def submit(store: Store, payload: Mapping[str, Any], identity: Identity,
-           *, row: Mapping[str, Any] | pd.Series | None = None) -> Event:
+def submit(
+    store: Store,
+    payload: Mapping[str, Any],
+    identity: Identity,
+    *,
+    row: Mapping[str, Any] | pd.Series | None = None,
+) -> Event:
     """Carry out ``payload["action"]`` (default ``relabel``) as ``identity``."""
     who = as_identity(identity)
     check_payload(payload, who)
@@ -42,8 +47,17 @@ def submit(store: Store, payload: Mapping[str, Any], identity: Identity,
     event_id = payload.get("event_id")
     key = payload.get("key") or None  # the client's idempotency key: a retry returns the first event
     if action == "relabel":  # every gold change needs a reason (a write of the current value does not)
-        return relabel(store, item, field, value, who, reason, event_id=event_id, request_key=key,
-                       require_reason=field == "gold")
+        return relabel(
+            store,
+            item,
+            field,
+            value,
+            who,
+            reason,
+            event_id=event_id,
+            request_key=key,
+            require_reason=field == "gold",
+        )
     if action == "vote":
         return vote(store, item, field, value, who, reason, event_id=event_id, request_key=key)
     if action == "adjudicate":
@@ -56,8 +70,9 @@ def check_item_write(row: Mapping[str, Any] | pd.Series, field: str, value: Any)
     """Refuse a field the item does not have, or an option letter beyond the item's options."""
     item = as_item(row)
     if field not in FIELDS:
-        raise InvalidLabel(f"{item.benchmark} item {item.item_id} has no field {field!r} "
-                           f"(its fields: {', '.join(FIELDS)})")
+        raise InvalidLabel(
+            f"{item.benchmark} item {item.item_id} has no field {field!r} (its fields: {', '.join(FIELDS)})"
+        )
     if field != "gold" or not isinstance(value, str):
         return
     kind = gold_kind(item.benchmark, item.task, item.gold)
@@ -66,8 +81,9 @@ def check_item_write(row: Mapping[str, Any] | pd.Series, field: str, value: Any)
         allowed = {chr(ord("A") + i) for i in range(n)}
         extra = sorted({c for c in value.upper() if c.isalpha()} - allowed)
         if extra:
-            raise InvalidLabel(f"{item.item_id} has options {', '.join(sorted(allowed))}, "
-                               f"not {', '.join(extra)}")
+            raise InvalidLabel(
+                f"{item.item_id} has options {', '.join(sorted(allowed))}, not {', '.join(extra)}"
+            )
 
 
 def _item(payload: Mapping[str, Any]) -> ItemRef:

@@ -24,8 +24,19 @@ from analysis.store.events import Event, ItemRef, as_item, write_label
 from analysis.store.identity import Identity, as_identity
 from analysis.store.labels import current_labels
 
-BLIND_COLUMNS = ("benchmark", "item_id", "model", "task", "category", "subcategory", "question",
-                 "options", "media", "pair_id", "side")
+BLIND_COLUMNS = (
+    "benchmark",
+    "item_id",
+    "model",
+    "task",
+    "category",
+    "subcategory",
+    "question",
+    "options",
+    "media",
+    "pair_id",
+    "side",
+)
 """Item-table columns a blind reviewer may see. Everything else (gold, parsed/correct verdicts,
 ``extra`` with gold-bearing fields, such as the other side's gold) stays hidden."""
 
@@ -47,12 +58,30 @@ def assign(item_ids: Iterable[str], reviewers: Iterable[str], k: int) -> pd.Data
     return pd.DataFrame(slots, columns=["item_id", "reviewer"])
 
 
-def vote(store: Store, item: ItemRef | Mapping[str, Any] | pd.Series, field: str, value: Any,
-         reviewer: Identity, reason: str = "", *, event_id: str | None = None,
-         request_key: str | None = None) -> Event:
+def vote(
+    store: Store,
+    item: ItemRef | Mapping[str, Any] | pd.Series,
+    field: str,
+    value: Any,
+    reviewer: Identity,
+    reason: str = "",
+    *,
+    event_id: str | None = None,
+    request_key: str | None = None,
+) -> Event:
     """Record the signed-in reviewer's own judgement of ``field`` for ``item``."""
-    return write_label(store, as_item(item), field, value, reviewer, reason, scope="vote", kind="set",
-                       event_id=event_id, request_key=request_key)
+    return write_label(
+        store,
+        as_item(item),
+        field,
+        value,
+        reviewer,
+        reason,
+        scope="vote",
+        kind="set",
+        event_id=event_id,
+        request_key=request_key,
+    )
 
 
 def my_unreviewed(store: Store, benchmark: str, assignments: pd.DataFrame, reviewer: Identity) -> list[str]:

@@ -49,8 +49,20 @@ schema_migrations = Table(
 """One row per migration applied, by name."""
 
 EVENT_COLUMNS: tuple[str, ...] = (
-    "event_id", "benchmark", "item_key", "field", "old_value", "new_value", "reviewer", "reason",
-    "created_at", "scoring_version", "scope", "kind", "undo_of", "origin",
+    "event_id",
+    "benchmark",
+    "item_key",
+    "field",
+    "old_value",
+    "new_value",
+    "reviewer",
+    "reason",
+    "created_at",
+    "scoring_version",
+    "scope",
+    "kind",
+    "undo_of",
+    "origin",
 )
 """The columns an event carries from one store to another (exports, mirror, imports), as plain
 strings (SQLAlchemy's column names are a ``str`` subclass that some JSON encoders refuse)."""

@@ -40,8 +40,6 @@ MAX_NOTE = 20_000
 MAX_REASON = 4_000
 
 
-
-
 def gold_kind(benchmark: str, task: str = "", original: str | None = None) -> GoldKind:
     """Which kind of gold value an item of ``benchmark`` / ``task`` takes (the benchmark says)."""
     try:
@@ -61,8 +59,9 @@ def option_count(options: Any) -> int:
     return len(options) if isinstance(options, (list, tuple)) else 0
 
 
-def normalize(field: str, value: Any, *, benchmark: str = "", task: str = "",
-              original: str | None = None) -> str | None:
+def normalize(
+    field: str, value: Any, *, benchmark: str = "", task: str = "", original: str | None = None
+) -> str | None:
     """The canonical spelling of ``value`` for ``field``; :class:`InvalidLabel` when it does not fit."""
     if field not in ALL_FIELDS:
         raise InvalidLabel(f"unknown field {field!r} (known: {', '.join(ALL_FIELDS)})")

@@ -71,8 +71,10 @@ def visible_events(events: pd.DataFrame, viewer: Viewer) -> pd.DataFrame:
 def shown_votes(events: pd.DataFrame, viewer: Viewer, item_id: str, field: str = "gold") -> dict[str, str]:
     """The current votes on one label that ``viewer`` may see: ``{reviewer: value}``."""
     seen = visible_events(events, viewer)
-    rows = seen[(seen["scope"] == "vote") & (seen["item_key"].astype(str) == item_id)
-                & (seen["field"] == field)]
+    rows = seen[
+        (seen["scope"] == "vote") & (seen["item_key"].astype(str) == item_id) & (seen["field"] == field)
+    ]
     latest = rows.groupby("reviewer").tail(1)
-    return {str(r): str(v) for r, v in zip(latest["reviewer"], latest["new_value"], strict=True)
-            if v is not None}
+    return {
+        str(r): str(v) for r, v in zip(latest["reviewer"], latest["new_value"], strict=True) if v is not None
+    }

@@ -64,9 +64,7 @@ COLUMNS: tuple[Column, ...] = (
         'Media references as a JSON list of {"kind": "video"|"audio"|"image", "path": ..., '
         '"role": ...}; paths as the file gives them, resolved against media roots at display time.',
     ),
-    Column(
-        "pair_id", "str", "Pair the item belongs to (a clip pair, an image pair); empty if none."
-    ),
+    Column("pair_id", "str", "Pair the item belongs to (a clip pair, an image pair); empty if none."),
     Column("side", "str", "Which side of the pair (a clip id, a named side); empty if none."),
     Column("source", "str", "File the row was read from, and the record within it (``file:line 3``)."),
     Column("extra", "str", "The record's other fields as a JSON object, kept so nothing is lost."),
@@ -148,8 +146,9 @@ def stack_column(name: str, pieces: Sequence[pd.Series]) -> pd.Series:
     """
     col = _BY_NAME.get(name)
     dtype = _pandas_dtype(col) if col is not None else None
-    if dtype == "string" or (dtype is None and all(isinstance(p.array, pd.arrays.ArrowStringArray)
-                                                   for p in pieces)):
+    if dtype == "string" or (
+        dtype is None and all(isinstance(p.array, pd.arrays.ArrowStringArray) for p in pieces)
+    ):
         chunks = []
         for piece in pieces:
             array = piece.array
@@ -157,12 +156,16 @@ def stack_column(name: str, pieces: Sequence[pd.Series]) -> pd.Series:
                 array = piece.astype(pd.StringDtype("pyarrow")).array
             chunks.extend(array._pa_array.chunks)
         size = sum(c.nbytes for c in chunks)
-        text = pa.large_string() if size >= 2**31 - 1 or any(c.type == pa.large_string() for c in chunks) \
+        text = (
+            pa.large_string()
+            if size >= 2**31 - 1 or any(c.type == pa.large_string() for c in chunks)
             else pa.string()
+        )
         joined = pa.concat_arrays([c.cast(text) for c in chunks]) if chunks else pa.array([], text)
         return pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([joined])), name=name, copy=False)
-    kinds = {str(p.dtype.categories.dtype) if isinstance(p.dtype, pd.CategoricalDtype) else None
-             for p in pieces}
+    kinds = {
+        str(p.dtype.categories.dtype) if isinstance(p.dtype, pd.CategoricalDtype) else None for p in pieces
+    }
     if dtype == "category" and len(kinds) == 1 and None not in kinds:  # categoricals of one kind of text
         return pd.Series(_stack_categorical([p.array for p in pieces]), name=name, copy=False)
     stacked = pd.concat(list(pieces), ignore_index=True)

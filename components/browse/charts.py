@@ -34,8 +34,10 @@ class ChartWidgets:
 def build_charts() -> ChartWidgets:
     """Plots, one per row so each gets the full width."""
     note = gr.Markdown("Charts follow the filters on the left (a chart with no data in the view is hidden).")
-    plots = [gr.Plot(label=chart.title, elem_id=f"chart-{chart.name}", show_label=False)
-             for _, chart in chart_list()]
+    plots = [
+        gr.Plot(label=chart.title, elem_id=f"chart-{chart.name}", show_label=False)
+        for _, chart in chart_list()
+    ]
     return ChartWidgets(note, plots)
 
 

@@ -61,8 +61,9 @@ def build_inspector() -> InspectWidgets:
     return InspectWidgets(status, media, item, spans, others, prev_item, next_item)
 
 
-def inspect_row(catalog: Catalog, row: int | None, position: str = "",
-                *, detail: ItemDetail | None = None) -> tuple[str, str, str, Any, str]:
+def inspect_row(
+    catalog: Catalog, row: int | None, position: str = "", *, detail: ItemDetail | None = None
+) -> tuple[str, str, str, Any, str]:
     """Status line, media, item, span view (tagged gold only) and other answers of ``row``.
 
     ``detail``: the item as the viewer may see it (corrected gold), instead of the catalog's.
@@ -76,8 +77,11 @@ def inspect_row(catalog: Catalog, row: int | None, position: str = "",
     kind = bench.gold_kind(str(detail.fields.get("task") or ""), original)
     media = render.media_html(detail, catalog.resolver(bench.NAME))
     item = render.item_html(detail, kind=kind, options=bench.options(detail.extra))
-    spans = (gr.update(value=spans_for(detail, kind.tagging), visible=True) if kind.tagging is not None
-             else gr.update(value="", visible=False))
+    spans = (
+        gr.update(value=spans_for(detail, kind.tagging), visible=True)
+        if kind.tagging is not None
+        else gr.update(value="", visible=False)
+    )
     return position, media, item, spans, render.others_html(detail.others)
 
 

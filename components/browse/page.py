@@ -115,19 +115,32 @@ def build_filters(catalog: Catalog) -> BrowseWidgets:
     first = benches[0] if benches else None
     start = choices(catalog.table, first)
     return BrowseWidgets(
-        benchmark=gr.Dropdown(benches, value=first, label="Benchmark", elem_id="f-benchmark",
-                              interactive=False),
-        models=gr.Dropdown(start["model"], value=[], multiselect=True, label="Models (none = all)",
-                           elem_id="f-models", interactive=False),
+        benchmark=gr.Dropdown(
+            benches, value=first, label="Benchmark", elem_id="f-benchmark", interactive=False
+        ),
+        models=gr.Dropdown(
+            start["model"],
+            value=[],
+            multiselect=True,
+            label="Models (none = all)",
+            elem_id="f-models",
+            interactive=False,
+        ),
         task=gr.Dropdown([ALL, *start["task"]], value=ALL, label="Task", elem_id="f-task", interactive=False),
-        category=gr.Dropdown([ALL, *start["category"]], value=ALL, label="Category", elem_id="f-category",
-                             interactive=False),
+        category=gr.Dropdown(
+            [ALL, *start["category"]], value=ALL, label="Category", elem_id="f-category", interactive=False
+        ),
         wrong_only=gr.Checkbox(label="Wrong only", elem_id="f-wrong", interactive=False),
-        parser_dependent=gr.Checkbox(label="Verdict depends on the parser", elem_id="f-dependent",
-                                     interactive=False),
+        parser_dependent=gr.Checkbox(
+            label="Verdict depends on the parser", elem_id="f-dependent", interactive=False
+        ),
         flagged_only=gr.Checkbox(label="Flagged by the audit", elem_id="f-flagged", interactive=False),
-        search=gr.Textbox(label="Search", placeholder="question, answer, item id… (Enter)",
-                          elem_id="f-search", interactive=False),
+        search=gr.Textbox(
+            label="Search",
+            placeholder="question, answer, item id… (Enter)",
+            elem_id="f-search",
+            interactive=False,
+        ),
     )
 
 

@@ -151,8 +151,10 @@ def gold_html(fields: dict[str, Any]) -> str:
     """The current gold; where a reviewer corrected it, marked, with the official value beside it."""
     if not fields.get("gold_corrected"):
         return _text(fields.get("gold"))
-    return (f'<span class="hs-corrected">✎ {_text(fields.get("gold"))}</span> '
-            f'<span class="hs-official">(corrected; official {_text(fields.get("official_gold"))})</span>')
+    return (
+        f'<span class="hs-corrected">✎ {_text(fields.get("gold"))}</span> '
+        f'<span class="hs-official">(corrected; official {_text(fields.get("official_gold"))})</span>'
+    )
 
 
 def _facts(detail: ItemDetail, *, parsed: bool = True, gold: bool = True) -> str:

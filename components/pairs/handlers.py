@@ -133,8 +133,18 @@ def panels(ctx: PairsContext, pair_id: str) -> list[ClipPanel]:
         info = ctx.probe(path) if path is not None else None
         status = info.status if info is not None else "missing"
         message = info.message if info is not None else f"{clip.media}: not under the media roots"
-        out.append(ClipPanel(clip.clip_id, letter, path, status, message,
-                             info.duration if info is not None else None, clip.action, clip.caption))
+        out.append(
+            ClipPanel(
+                clip.clip_id,
+                letter,
+                path,
+                status,
+                message,
+                info.duration if info is not None else None,
+                clip.action,
+                clip.caption,
+            )
+        )
     return out
 
 
@@ -157,13 +167,20 @@ def _grid(view: PairView, clips: tuple[str, ...]) -> pd.DataFrame:
     """The answer grid as shown: clip letter, compact options, one "✓/✗ answer" column per model."""
     grid = pair_spec().answer_grid(view)
     letters = dict(zip(clips, LETTERS, strict=False))
-    out = pd.DataFrame({
-        "task": grid["task"], "clip": grid["clip_id"].map(lambda c: letters.get(c, "?")),
-        "question": grid["question"], "options": grid["options"].map(_options), "gold": grid["gold"],
-    })
+    out = pd.DataFrame(
+        {
+            "task": grid["task"],
+            "clip": grid["clip_id"].map(lambda c: letters.get(c, "?")),
+            "question": grid["question"],
+            "options": grid["options"].map(_options),
+            "gold": grid["gold"],
+        }
+    )
     for model in view.models:  # a verdict mark in front of the raw answer reads faster than two columns
-        out[model] = [f"{_mark(ok)} {'' if raw is None or raw != raw else raw}".strip()
-                      for raw, ok in zip(grid[model], grid[f"{model} correct"], strict=True)]
+        out[model] = [
+            f"{_mark(ok)} {'' if raw is None or raw != raw else raw}".strip()
+            for raw, ok in zip(grid[model], grid[f"{model} correct"], strict=True)
+        ]
     return out
 
 
@@ -191,14 +208,22 @@ def decision_text(checks: PairChecks) -> str:
     return f"**Decision: undecided** — {open_checks} check(s) open"
 
 
-def set_checks(checks: PairChecks, clear: Sequence[str | None], single: Sequence[str | None],
-               differ: str | None) -> PairChecks:
+def set_checks(
+    checks: PairChecks, clear: Sequence[str | None], single: Sequence[str | None], differ: str | None
+) -> PairChecks:
     """The checks as the toggles show them ("yes" / "no" / None per toggle; extra toggles ignored)."""
     n = len(checks.clips)
+
     def value(v: str | None) -> bool | None:
         return None if v is None else v == "yes"
-    return PairChecks(checks.pair_id, checks.clips, tuple(value(v) for v in clear[:n]),
-                      tuple(value(v) for v in single[:n]), value(differ))
+
+    return PairChecks(
+        checks.pair_id,
+        checks.clips,
+        tuple(value(v) for v in clear[:n]),
+        tuple(value(v) for v in single[:n]),
+        value(differ),
+    )
 
 
 def on_key(checks: PairChecks, key: str) -> PairChecks:
@@ -237,18 +262,28 @@ def pair_list(ctx: PairsContext, me: Identity | None) -> pd.DataFrame:
     ids = ctx.pairs["pair_id"].astype(str)
     actions = ctx.pairs["actions"].map(lambda a: " | ".join(a.values())).to_numpy()
     if me is None or not ctx.access(me).sees_team:  # visitors and blind reviewers: no one's validations
-        return pd.DataFrame({"pair_id": ids.to_numpy(), "mine": "", "status": "", "decision": "", "votes": 0,
-                             "actions": actions})
+        return pd.DataFrame(
+            {
+                "pair_id": ids.to_numpy(),
+                "mine": "",
+                "status": "",
+                "decision": "",
+                "votes": 0,
+                "actions": actions,
+            }
+        )
     final = decisions(ctx.store, ids, required=ctx.k, viewer=ctx.viewer(me))  # same order as ids
     queue = set(my_queue(ctx.store, ctx.assignments(me), me))
-    return pd.DataFrame({
-        "pair_id": ids.to_numpy(),
-        "mine": ["●" if p in queue else "" for p in ids],
-        "status": final["resolution"].to_numpy(),
-        "decision": final["decision"].fillna("").to_numpy(),
-        "votes": final["n_votes"].to_numpy(),
-        "actions": actions,
-    })
+    return pd.DataFrame(
+        {
+            "pair_id": ids.to_numpy(),
+            "mine": ["●" if p in queue else "" for p in ids],
+            "status": final["resolution"].to_numpy(),
+            "decision": final["decision"].fillna("").to_numpy(),
+            "votes": final["n_votes"].to_numpy(),
+            "actions": actions,
+        }
+    )
 
 
 def team(ctx: PairsContext, me: Identity | None) -> tuple[str, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
@@ -259,23 +294,38 @@ def team(ctx: PairsContext, me: Identity | None) -> tuple[str, pd.DataFrame, pd.
     if me is not None:
         queue = my_queue(ctx.store, assignments, me)
         mine = f" · **my queue: {len(queue)} left**" + (f" (next {md_code(queue[0])})" if queue else "")
-    line = (f"**{done['done']} / {done['total']}** validations done · "
-            f"{done['pairs_done']} / {done['pairs_total']} pairs fully reviewed (k = {ctx.k}){mine}")
-    people = pd.DataFrame([(r, v["done"], v["total"]) for r, v in done["reviewers"].items()],
-                          columns=["reviewer", "done", "total"])
+    line = (
+        f"**{done['done']} / {done['total']}** validations done · "
+        f"{done['pairs_done']} / {done['pairs_total']} pairs fully reviewed (k = {ctx.k}){mine}"
+    )
+    people = pd.DataFrame(
+        [(r, v["done"], v["total"]) for r, v in done["reviewers"].items()],
+        columns=["reviewer", "done", "total"],
+    )
     seen = ctx.viewer(me)
     agree = agreement_summary(ctx.store, seen)
     for col in ("raw_agreement", "krippendorff_alpha", "kappa"):
         agree[col] = agree[col].map(lambda v: "—" if v is None else f"{v:.3f}")
-    agree = agree.rename(columns={"n_items": "items", "raw_agreement": "raw", "krippendorff_alpha": "alpha",
-                                  "kappa": "kappa (mean)", "reviewer_pairs": "rater pairs"})
+    agree = agree.rename(
+        columns={
+            "n_items": "items",
+            "raw_agreement": "raw",
+            "krippendorff_alpha": "alpha",
+            "kappa": "kappa (mean)",
+            "reviewer_pairs": "rater pairs",
+        }
+    )
     split = disagreement_queue(ctx.store, seen)
-    shown = pd.DataFrame({
-        "pair_id": split["pair_id"].astype(str),
-        "criteria": split["criteria"].map(", ".join),
-        "clips": split["clips"].map(", ".join),
-        "decisions": split["decisions"].map(lambda d: ", ".join(f"{k}: {v}" for k, v in sorted(d.items()))),
-    })
+    shown = pd.DataFrame(
+        {
+            "pair_id": split["pair_id"].astype(str),
+            "criteria": split["criteria"].map(", ".join),
+            "clips": split["clips"].map(", ".join),
+            "decisions": split["decisions"].map(
+                lambda d: ", ".join(f"{k}: {v}" for k, v in sorted(d.items()))
+            ),
+        }
+    )
     return line, people, agree, shown
 
 
@@ -312,8 +362,13 @@ def gold_sources(ctx: PairsContext) -> list[Path]:
     if ctx.gold_files:
         return [p for p in ctx.gold_files if p.is_file()]
     names = pair_spec().gold_names
-    found = [folder / name for root in ctx.catalog.media_roots.get(pair_owner(), ())
-             for folder in (root, root.parent) for name in names if (folder / name).is_file()]
+    found = [
+        folder / name
+        for root in ctx.catalog.media_roots.get(pair_owner(), ())
+        for folder in (root, root.parent)
+        for name in names
+        if (folder / name).is_file()
+    ]
     return list(dict.fromkeys(found))
 
 

@@ -43,8 +43,11 @@ def start_thumbnails(ctx: PairsContext, pair_id: str) -> dict[str, str]:
     """Queue first / middle / last frames of each readable clip: {clip id: job id}."""
     if ctx.jobs is None:
         return {}
-    return {p.clip_id: ctx.jobs.submit_thumbnails(p.path) for p in panels(ctx, pair_id)
-            if p.status == "ok" and p.path is not None}
+    return {
+        p.clip_id: ctx.jobs.submit_thumbnails(p.path)
+        for p in panels(ctx, pair_id)
+        if p.status == "ok" and p.path is not None
+    }
 
 
 def poll_thumbnails(ctx: PairsContext, jobs: dict[str, str]) -> tuple[str, bool]:
@@ -61,8 +64,10 @@ def poll_thumbnails(ctx: PairsContext, jobs: dict[str, str]) -> tuple[str, bool]
         else:
             images = f"<small>{escape(status.message or status.state)}</small>"
         rows.append(f'<div class="hs-thumbs-row"><code>{escape(clip)}</code> {images}</div>')
-    style = ("<style>.hs-thumbs-row{display:flex;align-items:center;gap:4px;margin:4px 0}"
-             ".hs-thumbs-row img{display:inline-block;height:48px;width:auto;border-radius:3px}</style>")
+    style = (
+        "<style>.hs-thumbs-row{display:flex;align-items:center;gap:4px;margin:4px 0}"
+        ".hs-thumbs-row img{display:inline-block;height:48px;width:auto;border-radius:3px}</style>"
+    )
     return style + "".join(rows), finished
 
 

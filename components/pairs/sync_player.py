@@ -50,12 +50,16 @@ def _clip_html(panel: ClipPanel) -> str:
         facts += f'<div class="hs-pair-caption">{escape(panel.caption)}</div>'
     if panel.status != "ok" or panel.path is None:
         why = escape(panel.message or panel.status)
-        body = (f'<div class="hs-pair-bad" data-status="{escape(panel.status)}">'
-                f"<b>{escape(panel.status)}</b><br><small>{why}</small></div>")
+        body = (
+            f'<div class="hs-pair-bad" data-status="{escape(panel.status)}">'
+            f"<b>{escape(panel.status)}</b><br><small>{why}</small></div>"
+        )
     else:
         src = escape(media_url(panel.path), quote=True)
-        body = (f'<video data-clip="{escape(panel.clip_id, quote=True)}" src="{src}" preload="auto" '
-                'muted playsinline></video>')
+        body = (
+            f'<video data-clip="{escape(panel.clip_id, quote=True)}" src="{src}" preload="auto" '
+            "muted playsinline></video>"
+        )
     return f'<figure class="hs-pair-clip">{body}<figcaption>{facts}</figcaption></figure>'
 
 
@@ -66,17 +70,23 @@ def player_html(panels: list[ClipPanel], similarity: dict[str, float] | None = N
     clips = "".join(_clip_html(p) for p in panels)
     playable = sum(p.status == "ok" and p.path is not None for p in panels)
     rates = "".join(f'<option value="{r}"{" selected" if r == 1.0 else ""}>{r:g}×</option>' for r in RATES)
-    controls = ("" if not playable else
-                '<div class="hs-sync-controls">'
-                '<button type="button" class="hs-sync-play" aria-label="play or pause both">▶ play</button>'
-                '<input type="range" class="hs-sync-seek" min="0" max="1000" step="1" value="0" '
-                'aria-label="seek both clips">'
-                '<span class="hs-sync-time">0.00 s</span>'
-                f'<select class="hs-sync-rate" aria-label="speed">{rates}</select></div>')
+    controls = (
+        ""
+        if not playable
+        else '<div class="hs-sync-controls">'
+        '<button type="button" class="hs-sync-play" aria-label="play or pause both">▶ play</button>'
+        '<input type="range" class="hs-sync-seek" min="0" max="1000" step="1" value="0" '
+        'aria-label="seek both clips">'
+        '<span class="hs-sync-time">0.00 s</span>'
+        f'<select class="hs-sync-rate" aria-label="speed">{rates}</select></div>'
+    )
     scores = ""
     if similarity:
-        scores = '<div class="hs-pair-sim">similarity: ' + " · ".join(
-            f"{escape(k)} <b>{v:.3f}</b>" for k, v in sorted(similarity.items())) + "</div>"
+        scores = (
+            '<div class="hs-pair-sim">similarity: '
+            + " · ".join(f"{escape(k)} <b>{v:.3f}</b>" for k, v in sorted(similarity.items()))
+            + "</div>"
+        )
     return f'<div class="hs-sync">{STYLE}<div class="hs-pair-clips">{clips}</div>{controls}{scores}</div>'
 
 

@@ -33,7 +33,8 @@ SAVE_ID = "pairs-save"
 N_KEYS = 2 * ph.MAX_CLIPS + 1
 IdentityOf = Callable[[gr.Request], "Identity | None"]
 
-KEYS_JS = """
+KEYS_JS = (
+    """
 if (!window.hsPairKeys) {
   window.hsPairKeys = true;
   const typing = __TYPING__;
@@ -53,15 +54,22 @@ if (!window.hsPairKeys) {
     if (b) { e.preventDefault(); b.click(); }
   });
 }
-""".replace("__TYPING__", TYPING_JS).replace("__ROOT__", ROOT_ID).replace("__SAVE__", SAVE_KEY).replace(
-    "__SAVE_ID__", SAVE_ID)
+""".replace("__TYPING__", TYPING_JS)
+    .replace("__ROOT__", ROOT_ID)
+    .replace("__SAVE__", SAVE_KEY)
+    .replace("__SAVE_ID__", SAVE_ID)
+)
 
 
 def _legend() -> str:
-    keys = " · ".join(f"<kbd>{k}</kbd> {c.replace('_', ' ')}{'' if i is None else ' ' + ph.LETTERS[i]}"
-                      for k, c, i in check_keys(2))
-    return (f'<div class="hs-pair-keys"><b>Keys</b> {keys} · <kbd>{SAVE_KEY}</kbd> save &amp; next '
-            "(toggles: open → yes ↔ no; a group of three clips takes 1-3, 4-6, 7)</div>")
+    keys = " · ".join(
+        f"<kbd>{k}</kbd> {c.replace('_', ' ')}{'' if i is None else ' ' + ph.LETTERS[i]}"
+        for k, c, i in check_keys(2)
+    )
+    return (
+        f'<div class="hs-pair-keys"><b>Keys</b> {keys} · <kbd>{SAVE_KEY}</kbd> save &amp; next '
+        "(toggles: open → yes ↔ no; a group of three clips takes 1-3, 4-6, 7)</div>"
+    )
 
 
 def _radio_updates(checks: PairChecks) -> list[Any]:
@@ -78,8 +86,12 @@ def _radio_updates(checks: PairChecks) -> list[Any]:
             what = f"{criterion.replace('_', ' ')} in {ph.LETTERS[i]}"
             label = f"{slots[(criterion, i)]} · {what} ({checks.clips[i]})"
             out.append(gr.update(visible=True, label=label, value=_yes_no(value)))
-    out.append(gr.update(label=f"{slots[('actions_differ', None)]} · the clips show different actions",
-                         value=_yes_no(checks.actions_differ)))
+    out.append(
+        gr.update(
+            label=f"{slots[('actions_differ', None)]} · the clips show different actions",
+            value=_yes_no(checks.actions_differ),
+        )
+    )
     return out
 
 
@@ -87,10 +99,18 @@ def _yes_no(value: bool | None) -> str | None:
     return None if value is None else ("yes" if value else "no")
 
 
-def build_pairs_tab(catalog: Catalog, store: Store, identity_of: IdentityOf, *, k: int = 2,
-                    preview_dir: Path | None = None, reviewers: tuple[str, ...] = (),
-                    gold_files: tuple[Path, ...] = (), adjudicators: frozenset[str] | None = None,
-                    blind: frozenset[str] = frozenset()) -> ph.PairsContext:
+def build_pairs_tab(
+    catalog: Catalog,
+    store: Store,
+    identity_of: IdentityOf,
+    *,
+    k: int = 2,
+    preview_dir: Path | None = None,
+    reviewers: tuple[str, ...] = (),
+    gold_files: tuple[Path, ...] = (),
+    adjudicators: frozenset[str] | None = None,
+    blind: frozenset[str] = frozenset(),
+) -> ph.PairsContext:
     """Build the pair-validation UI inside the current ``gr.Tab`` / ``gr.Blocks`` context.
 
     ``identity_of(request)`` gives the signed-in reviewer, or None: the tab is then read-only and
@@ -99,8 +119,16 @@ def build_pairs_tab(catalog: Catalog, store: Store, identity_of: IdentityOf, *, 
     thumbnails and side-by-side previews (cached there). Returns the handlers' context.
     """
     jobs = MediaJobs(preview_dir, workers=2) if preview_dir is not None else None
-    ctx = ph.PairsContext(catalog, store, k=k, reviewers=tuple(reviewers), jobs=jobs, gold_files=gold_files,
-                          adjudicators=adjudicators, blind=blind)
+    ctx = ph.PairsContext(
+        catalog,
+        store,
+        k=k,
+        reviewers=tuple(reviewers),
+        jobs=jobs,
+        gold_files=gold_files,
+        adjudicators=adjudicators,
+        blind=blind,
+    )
     w: dict[str, Any] = {}
     with gr.Column(elem_id=ROOT_ID):
         w["who"] = gr.Markdown(elem_id="pairs-who")
@@ -112,9 +140,13 @@ def build_pairs_tab(catalog: Catalog, store: Store, identity_of: IdentityOf, *, 
                 w["player"] = gr.HTML(js_on_load=PLAYER_JS, elem_id=PLAYER_ID)
                 gr.HTML(_legend(), js_on_load=KEYS_JS, elem_id="pairs-keys")
                 _build_form(w)
-                w["grid"] = gr.Dataframe(interactive=False, wrap=True, max_height=420,
-                                         elem_id="pairs-answers",
-                                         label="Questions and every model's answer per clip")
+                w["grid"] = gr.Dataframe(
+                    interactive=False,
+                    wrap=True,
+                    max_height=420,
+                    elem_id="pairs-answers",
+                    label="Questions and every model's answer per clip",
+                )
         _build_team(w)
         _build_exports(ctx, identity_of)
         w["timer"] = gr.Timer(1.0, active=False)
@@ -127,21 +159,29 @@ def _build_list(ctx: ph.PairsContext, w: dict[str, Any]) -> None:
     """The pair picker and list, the current pair's thumbnails, and the preview job."""
     ids = ctx.pairs["pair_id"].astype(str).tolist()
     w["pick"] = gr.Dropdown(ids, value=ids[0] if ids else None, label="Pair", elem_id="pairs-pick")
-    w["table"] = gr.Dataframe(interactive=False, max_height=360, elem_id="pairs-list",
-                              label="Pairs (● = in my queue; select a row to open)")
+    w["table"] = gr.Dataframe(
+        interactive=False,
+        max_height=360,
+        elem_id="pairs-list",
+        label="Pairs (● = in my queue; select a row to open)",
+    )
     w["thumbs"] = gr.HTML(elem_id="pairs-thumbs", js_on_load=None)
     with gr.Row():
         w["preview"] = gr.Button("Make side-by-side preview", size="sm", elem_id="pairs-preview")
-        w["preview_file"] = gr.DownloadButton("Download preview", visible=False, size="sm",
-                                              elem_id="pairs-preview-file")
+        w["preview_file"] = gr.DownloadButton(
+            "Download preview", visible=False, size="sm", elem_id="pairs-preview-file"
+        )
     w["preview_status"] = gr.Markdown(elem_id="pairs-preview-status")
 
 
 def _build_form(w: dict[str, Any]) -> None:
     """The checks as explicit toggles, the live decision, the note, save and adjudication."""
+
     def toggle(kind: str, i: int) -> gr.Radio:
-        return gr.Radio(["yes", "no"], label=f"{kind} {ph.LETTERS[i]}", elem_id=f"pairs-{kind}-{i}",
-                        min_width=160)
+        return gr.Radio(
+            ["yes", "no"], label=f"{kind} {ph.LETTERS[i]}", elem_id=f"pairs-{kind}-{i}", min_width=160
+        )
+
     with gr.Group(elem_id="pairs-form"):
         with gr.Row():
             clear = [toggle("clear", i) for i in range(ph.MAX_CLIPS)]
@@ -157,8 +197,9 @@ def _build_form(w: dict[str, Any]) -> None:
             w["settle"] = gr.Button("Adjudicate (final)", elem_id="pairs-adjudicate")
         w["message"] = gr.Markdown(elem_id="pairs-message")
     # clicked by the key listener (the same path as a mouse click), never shown
-    w["key_buttons"] = [gr.Button(str(n), visible="hidden", elem_id=f"pairs-key-{n}")
-                        for n in range(1, N_KEYS + 1)]
+    w["key_buttons"] = [
+        gr.Button(str(n), visible="hidden", elem_id=f"pairs-key-{n}") for n in range(1, N_KEYS + 1)
+    ]
 
 
 def _build_team(w: dict[str, Any]) -> None:
@@ -168,10 +209,14 @@ def _build_team(w: dict[str, Any]) -> None:
         w["refresh"] = gr.Button("Refresh", size="sm")
         with gr.Row():
             w["people"] = gr.Dataframe(interactive=False, label="Per reviewer", elem_id="pairs-people")
-            w["agree"] = gr.Dataframe(interactive=False, label="Agreement per criterion",
-                                      elem_id="pairs-agreement")
-        w["split"] = gr.Dataframe(interactive=False, elem_id="pairs-disagreements",
-                                  label="Disagreement queue (select a row to open and adjudicate the pair)")
+            w["agree"] = gr.Dataframe(
+                interactive=False, label="Agreement per criterion", elem_id="pairs-agreement"
+            )
+        w["split"] = gr.Dataframe(
+            interactive=False,
+            elem_id="pairs-disagreements",
+            label="Disagreement queue (select a row to open and adjudicate the pair)",
+        )
 
 
 def _build_exports(ctx: ph.PairsContext, identity_of: IdentityOf) -> None:
@@ -184,16 +229,23 @@ def _build_exports(ctx: ph.PairsContext, identity_of: IdentityOf) -> None:
         build = gr.Button("Build exports from the current validations", size="sm", elem_id="pairs-export")
         built = gr.Markdown(elem_id="pairs-export-status")
         with gr.Row():
-            files = [gr.DownloadButton(label, visible=False, size="sm", elem_id=f"pairs-export-{name}")
-                     for name, label in (("json", "Validated pairs (JSON)"), ("csv", "Validated pairs (CSV)"),
-                                         ("gold", f"Kept gold: {' + '.join(pair_spec().gold_names)} (zip)"))]
+            files = [
+                gr.DownloadButton(label, visible=False, size="sm", elem_id=f"pairs-export-{name}")
+                for name, label in (
+                    ("json", "Validated pairs (JSON)"),
+                    ("csv", "Validated pairs (CSV)"),
+                    ("gold", f"Kept gold: {' + '.join(pair_spec().gold_names)} (zip)"),
+                )
+            ]
 
     def exports(request: gr.Request) -> list[Any]:
         me = identity_of(request)
         if not ctx.access(me).sees_team:  # validations are reviewers' votes and notes
             return ["Sign in to export the validations.", *[gr.update(visible=False)] * len(files)]
-        made: list[Any] = [gr.update(value=ph.export_json(ctx, me), visible=True),
-                           gr.update(value=ph.export_csv(ctx, me), visible=True)]
+        made: list[Any] = [
+            gr.update(value=ph.export_json(ctx, me), visible=True),
+            gr.update(value=ph.export_csv(ctx, me), visible=True),
+        ]
         try:
             made.append(gr.update(value=ph.export_gold_zip(ctx, me), visible=True))
             line = "Built from the current validations."
@@ -209,10 +261,24 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
     radios, checks = w["radios"], w["checks"]
     free: dict[str, Any] = {"concurrency_limit": None, "api_visibility": "private"}
     # form events share one queue slot: a key press always sees the previous press's checks
-    form: dict[str, Any] = {"concurrency_id": "pairs-form", "concurrency_limit": 1,
-                            "api_visibility": "private"}
-    screen_out = [w["pick"], w["player"], w["info"], w["grid"], checks, *radios, w["decision"], w["note"],
-                  w["thumbs"], w["thumb_jobs"], w["timer"]]
+    form: dict[str, Any] = {
+        "concurrency_id": "pairs-form",
+        "concurrency_limit": 1,
+        "api_visibility": "private",
+    }
+    screen_out = [
+        w["pick"],
+        w["player"],
+        w["info"],
+        w["grid"],
+        checks,
+        *radios,
+        w["decision"],
+        w["note"],
+        w["thumbs"],
+        w["thumb_jobs"],
+        w["timer"],
+    ]
     team_out = [w["team_line"], w["people"], w["agree"], w["split"], w["table"]]
 
     def screen(pair_id: str | None, me: Identity | None) -> list[Any]:
@@ -223,9 +289,19 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
         models = len(shown.grid.columns) - 5
         widths = ["5%", "4%", "24%", "22%", "5%", *[f"{40 / max(models, 1):.1f}%"] * models]
         grid = gr.update(value=shown.grid, column_widths=widths)
-        return [gr.update(value=pair_id), shown.player, shown.info, grid, shown.checks,
-                *_radio_updates(shown.checks), ph.decision_text(shown.checks), shown.note,
-                "", started, gr.Timer(active=bool(started))]
+        return [
+            gr.update(value=pair_id),
+            shown.player,
+            shown.info,
+            grid,
+            shown.checks,
+            *_radio_updates(shown.checks),
+            ph.decision_text(shown.checks),
+            shown.note,
+            "",
+            started,
+            gr.Timer(active=bool(started)),
+        ]
 
     def open_pair(pair_id: str | None, request: gr.Request) -> list[Any]:
         return screen(pair_id, identity_of(request))
@@ -237,8 +313,13 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
         me = identity_of(request)
         if not ctx.access(me).sees_team:  # reviewers' data: a visitor or blind reviewer gets the list
             empty = pd.DataFrame()
-            return ["Sign in to see the team's progress and agreement.", empty, empty, empty,
-                    ph.pair_list(ctx, None)]
+            return [
+                "Sign in to see the team's progress and agreement.",
+                empty,
+                empty,
+                empty,
+                ph.pair_list(ctx, None),
+            ]
         return [*ph.team(ctx, me), ph.pair_list(ctx, me)]
 
     def whoami(request: gr.Request) -> str:
@@ -247,7 +328,7 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
 
     def toggled(state: PairChecks, *values: str | None) -> tuple[PairChecks, str]:
         n = ph.MAX_CLIPS
-        new = ph.set_checks(state, values[:n], values[n:2 * n], values[2 * n])
+        new = ph.set_checks(state, values[:n], values[n : 2 * n], values[2 * n])
         return new, ph.decision_text(new)
 
     def keyed(key: str) -> Callable[..., list[Any]]:
@@ -256,6 +337,7 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
                 return [gr.update()] * (len(radios) + 2)
             new = ph.on_key(state, key)
             return [new, *_radio_updates(new), ph.decision_text(new)]
+
         return run
 
     def saved(state: PairChecks | None, text: str, request: gr.Request) -> list[Any]:
@@ -286,8 +368,13 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
         line, path, finished = pm.poll_preview(ctx, job_id)
         strip, thumbs_done = pm.poll_thumbnails(ctx, thumbs)
         download = gr.update(value=path, visible=True) if path else gr.update()
-        return [line or gr.update(), download, strip, "" if finished else job_id,
-                gr.Timer(active=not (finished and thumbs_done))]
+        return [
+            line or gr.update(),
+            download,
+            strip,
+            "" if finished else job_id,
+            gr.Timer(active=not (finished and thumbs_done)),
+        ]
 
     def previewed(pair_id: str | None) -> list[Any]:
         try:
@@ -309,11 +396,17 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
     for n, button in enumerate(w["key_buttons"], start=1):
         button.click(keyed(str(n)), checks, [checks, *radios, w["decision"]], trigger_mode="multiple", **form)
     w["save"].click(saved, [checks, w["note"]], [w["message"], *screen_out], **form).then(
-        teams, None, team_out, **free)
+        teams, None, team_out, **free
+    )
     w["settle"].click(settled, [checks, w["reason"]], w["message"], **form).then(
-        teams, None, team_out, **free)
+        teams, None, team_out, **free
+    )
     w["refresh"].click(teams, None, team_out, **free)
     preview_out = [w["preview_status"], w["job"], w["preview_file"], w["timer"]]
     w["preview"].click(previewed, w["pick"], preview_out, **free)
-    w["timer"].tick(tick, [w["job"], w["thumb_jobs"]],
-                    [w["preview_status"], w["preview_file"], w["thumbs"], w["job"], w["timer"]], **free)
+    w["timer"].tick(
+        tick,
+        [w["job"], w["thumb_jobs"]],
+        [w["preview_status"], w["preview_file"], w["thumbs"], w["job"], w["timer"]],
+        **free,
+    )

@@ -24,7 +24,9 @@ def blind_html(ctx: ReviewContext, row: int, who: Identity | None) -> str:
     if isinstance(options, str) and options:
         listed = f'<div class="hs-options">{escape(options)}</div>'
     mine = " · ".join(f"{escape(str(k))}: {escape(str(v))}" for k, v in view["my_labels"].items())
-    return (f'<div class="hs-meta">{meta} · blind mode<br><code>{escape(str(view["item_id"]))}</code></div>'
-            f'<div class="hs-question">{escape(str(view.get("question") or ""))}</div>{listed}'
-            f'<p class="hs-none">Gold, verdicts and other reviewers\' labels are hidden. '
-            f"My votes: {mine or 'none yet'}</p>")
+    return (
+        f'<div class="hs-meta">{meta} · blind mode<br><code>{escape(str(view["item_id"]))}</code></div>'
+        f'<div class="hs-question">{escape(str(view.get("question") or ""))}</div>{listed}'
+        f'<p class="hs-none">Gold, verdicts and other reviewers\' labels are hidden. '
+        f"My votes: {mine or 'none yet'}</p>"
+    )

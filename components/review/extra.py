@@ -62,12 +62,15 @@ def metric_lines(ctx: ReviewContext, benchmark: str | None, limit: int = 12) -> 
     for run in corrected_runs(rows, fixed):
         who = run.model if run.task is None else f"{run.model} · {run.task}"
         # headline metrics only: overall and per task, not every task/category cell
-        changes = [(p.removeprefix("overall.").removeprefix("groups.task."), a, b)
-                   for p, a, b in metric_changes(run.official, run.corrected)
-                   if "/" not in p and not p.rsplit(".", 1)[-1].startswith("n")]
+        changes = [
+            (p.removeprefix("overall.").removeprefix("groups.task."), a, b)
+            for p, a, b in metric_changes(run.official, run.corrected)
+            if "/" not in p and not p.rsplit(".", 1)[-1].startswith("n")
+        ]
         for path, old, new in changes[:limit]:
-            lines.append(f"- {md_code(who)} {md_text(path)}: {_num(old)} → {_num(new)}"
-                         f" after {n} correction(s)")
+            lines.append(
+                f"- {md_code(who)} {md_text(path)}: {_num(old)} → {_num(new)} after {n} correction(s)"
+            )
     if len(lines) == 1:
         lines.append("No metric changed.")
     return "\n".join(lines)
@@ -86,8 +89,15 @@ def reviewers_of(ctx: ReviewContext, benchmark: str, who: Identity) -> list[str]
 
 
 QUEUE_COLUMNS = ("item_id", "question", "detail")
-EXPORT_LABELS = ("Event log CSV", "Event log JSONL", "Event log Parquet", "Final labels CSV",
-                 "Final labels JSONL", "Final labels Parquet", "Corrected native gold (zip)")
+EXPORT_LABELS = (
+    "Event log CSV",
+    "Event log JSONL",
+    "Event log Parquet",
+    "Final labels CSV",
+    "Final labels JSONL",
+    "Final labels Parquet",
+    "Corrected native gold (zip)",
+)
 """The Review tab's download buttons, in the order :func:`build_exports` returns the files."""
 
 
@@ -138,8 +148,9 @@ def queue_frame(ctx: ReviewContext, queue: str, benchmark: str | None, who: Iden
 
 
 def _frame(rows: pd.DataFrame, ids: list[str], detail: list[str]) -> pd.DataFrame:
-    return pd.DataFrame({"item_id": ids, "question": _questions(rows, ids), "detail": detail},
-                        columns=list(QUEUE_COLUMNS))
+    return pd.DataFrame(
+        {"item_id": ids, "question": _questions(rows, ids), "detail": detail}, columns=list(QUEUE_COLUMNS)
+    )
 
 
 def queue_update(ctx: ReviewContext, queue: str, benchmark: str | None, who: Identity | None) -> Any:
@@ -155,8 +166,10 @@ def adjudication_target(ctx: ReviewContext, row: int | None, who: Identity | Non
     if ctx.store is None or who is None:
         return "Sign in as an adjudicator to settle disagreements."
     if not ctx.access(who).adjudicator:
-        return (f"Only adjudicators settle disagreements; **{escape(who.name)}** reviews. "
-                "Adjudicators are named with `halluscope serve --adjudicator NAME`.")
+        return (
+            f"Only adjudicators settle disagreements; **{escape(who.name)}** reviews. "
+            "Adjudicators are named with `halluscope serve --adjudicator NAME`."
+        )
     if row is None or not 0 <= int(row) < len(ctx.catalog.table):
         return "No item is open: pick one from the disagreement queue."
     item = ctx.catalog.table.iloc[int(row)]
@@ -166,12 +179,15 @@ def adjudication_target(ctx: ReviewContext, row: int | None, who: Identity | Non
     votes = shown_votes(events, _viewer(ctx, who), item_id)
     listed = ", ".join(f"{escape(r)}: {escape(v)}" for r, v in votes.items()) or "no votes"
     own = " · **you voted on it: another adjudicator must settle it**" if who.name in votes else ""
-    return (f"Adjudication acts on **`{escape(item_id)}`** ({escape(str(item['benchmark']))}) · "
-            f"{escape(_short(str(item.get('question') or '')))} · votes: {listed}{own}")
+    return (
+        f"Adjudication acts on **`{escape(item_id)}`** ({escape(str(item['benchmark']))}) · "
+        f"{escape(_short(str(item.get('question') or '')))} · votes: {listed}{own}"
+    )
 
 
-def adjudicate_item(ctx: ReviewContext, row: int | None, who: Identity | None, value: str | None,
-                    reason: str | None) -> str:
+def adjudicate_item(
+    ctx: ReviewContext, row: int | None, who: Identity | None, value: str | None, reason: str | None
+) -> str:
     """Settle the current item's gold after a disagreement (adjudicators only, a reason needed)."""
     if ctx.store is None or who is None:
         raise Refused("Refused: sign in to adjudicate.")
@@ -181,12 +197,21 @@ def adjudicate_item(ctx: ReviewContext, row: int | None, who: Identity | None, v
         raise Refused("An adjudication needs a reason.")
     item = ctx.row(row)
     try:
-        event = submit(ctx.store, {"action": "adjudicate", "field": "gold", "value": value,
-                                   "reason": reason, "item_id": str(item["item_id"])}, who, row=item)
+        event = submit(
+            ctx.store,
+            {
+                "action": "adjudicate",
+                "field": "gold",
+                "value": value,
+                "reason": reason,
+                "item_id": str(item["item_id"]),
+            },
+            who,
+            row=item,
+        )
     except InvalidLabel as exc:
         raise Refused(f"Not adjudicated: {exc}") from exc
-    return (f"Adjudicated {md_code(item['item_id'])} by {md_text(who.name)}: "
-            f"gold = {md_text(event.new_value)}")
+    return f"Adjudicated {md_code(item['item_id'])} by {md_text(who.name)}: gold = {md_text(event.new_value)}"
 
 
 def agreement_markdown(ctx: ReviewContext, benchmark: str | None, who: Identity | None = None) -> str:
@@ -205,9 +230,11 @@ def agreement_markdown(ctx: ReviewContext, benchmark: str | None, who: Identity 
         items = {k.partition("\x00")[0] for k in items if k.endswith("\x00gold")}
     report = agreement_report(ctx.store, benchmark, items=items)
     scope = "" if items is None else " (over the items you voted on)"
-    lines = [f"**{benchmark}**{scope}: {report['n_items']} item(s) with votes from "
-             f"{len(report['reviewers'])} reviewer(s) · raw agreement {_num(report['raw_agreement'])}"
-             f" · Krippendorff's alpha {_num(report['krippendorff_alpha'])}"]
+    lines = [
+        f"**{benchmark}**{scope}: {report['n_items']} item(s) with votes from "
+        f"{len(report['reviewers'])} reviewer(s) · raw agreement {_num(report['raw_agreement'])}"
+        f" · Krippendorff's alpha {_num(report['krippendorff_alpha'])}"
+    ]
     for pair in report["pairs"]:
         cells = " · ".join(f"{k} {_num(v)}" for k, v in pair.items())
         lines.append(f"- {md_text(cells)}")
@@ -227,7 +254,8 @@ def build_exports(ctx: ReviewContext, benchmark: str | None, who: Identity | Non
     stem = benchmark or "all"
     events = corrections_frame(ctx.store, benchmark or None)
     log = visible_events(events.rename(columns={"item_id": "item_key"}), seen).rename(
-        columns={"item_key": "item_id"})
+        columns={"item_key": "item_id"}
+    )
     files = []
     for fmt in ("csv", "jsonl", "parquet"):
         path = out / f"events-{stem}.{fmt}"
@@ -238,8 +266,10 @@ def build_exports(ctx: ReviewContext, benchmark: str | None, who: Identity | Non
     final = final_labels(ctx.store, benchmark, ctx.catalog.table[ctx.catalog.table["benchmark"] == benchmark])
     if not seen.adjudicator:
         raw = events.rename(columns={"item_id": "item_key"})
-        final["votes"] = [orjson.dumps(shown_votes(raw, seen, i), option=orjson.OPT_SORT_KEYS).decode()
-                          for i in final["item_id"]]
+        final["votes"] = [
+            orjson.dumps(shown_votes(raw, seen, i), option=orjson.OPT_SORT_KEYS).decode()
+            for i in final["item_id"]
+        ]
     for fmt in ("csv", "jsonl", "parquet"):
         path = out / f"final-labels-{stem}.{fmt}"
         write_frame(final, path, fmt)  # type: ignore[arg-type]

@@ -87,8 +87,10 @@ class ReviewerView(ItemView):
         changed = fixed["gold_corrected"].to_numpy(dtype=bool)
         if changed.any():
             official = fixed.loc[changed, "official_gold"].fillna("").astype(str).tolist()
-            frame.loc[changed, "gold"] = [f"{MARK} {g} (official {o})"
-                                          for g, o in zip(frame.loc[changed, "gold"], official, strict=True)]
+            frame.loc[changed, "gold"] = [
+                f"{MARK} {g} (official {o})"
+                for g, o in zip(frame.loc[changed, "gold"], official, strict=True)
+            ]
         return frame
 
     def detail(self, row: int) -> ItemDetail:
@@ -101,8 +103,12 @@ class ReviewerView(ItemView):
         positions = np.unique(np.concatenate([[row], same_item, same_pair]).astype(np.intp))
         fixed = self.corrected(positions)
         local = {int(p): i for i, p in enumerate(positions)}
-        detail = item_detail(fixed, local[row], np.array([local[int(r)] for r in same_item], dtype=np.intp),
-                             np.array([local[int(r)] for r in same_pair], dtype=np.intp))
+        detail = item_detail(
+            fixed,
+            local[row],
+            np.array([local[int(r)] for r in same_item], dtype=np.intp),
+            np.array([local[int(r)] for r in same_pair], dtype=np.intp),
+        )
         kept = dict(detail.fields)
         at = local[row]
         kept["official_gold"] = _plain(fixed.at[at, "official_gold"])

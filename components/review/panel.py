@@ -32,8 +32,10 @@ from components.review.span_picker import build_picker
 
 READ_ONLY = "**Read-only demo.** Sign in to relabel, flag or note items; every write is refused without one."
 SIGN_IN_SPACES = "Sign in with the *Sign in with Hugging Face* button on the left."
-SIGN_IN_SERVE = ("To sign in, start the app with reviewers: `halluscope serve --auth USER:PASS` "
-                 "(repeatable) or `--auth-file FILE` of `USER:PASS` lines; see docs/review.md.")
+SIGN_IN_SERVE = (
+    "To sign in, start the app with reviewers: `halluscope serve --auth USER:PASS` "
+    "(repeatable) or `--auth-file FILE` of `USER:PASS` lines; see docs/review.md."
+)
 SAVE_PREFIX = "save-"
 """Event ids of one save share ``save-<hex>:`` (one per field), so one undo reverts the whole save."""
 
@@ -70,8 +72,16 @@ class ReviewWidgets:
 
     def inputs(self) -> list[Any]:
         """The form values :func:`save` takes after the row."""
-        return [self.gold, self.gold_text, self.flags, self.note, self.reason, self.letters, self.part_choice,
-                self.part_text]
+        return [
+            self.gold,
+            self.gold_text,
+            self.flags,
+            self.note,
+            self.reason,
+            self.letters,
+            self.part_choice,
+            self.part_text,
+        ]
 
 
 def build_review() -> ReviewWidgets:
@@ -81,29 +91,48 @@ def build_review() -> ReviewWidgets:
         with gr.Row(equal_height=True):
             gold = gr.Radio([], label="Gold label (y / n, a-d or 1-4)", elem_id="rv-gold", scale=2)
             gold_text = gr.Textbox(label="Gold", visible=False, elem_id="rv-gold-text", scale=2, lines=2)
-            letters = gr.CheckboxGroup([], label="Gold option letters (a-d toggle)", visible=False,
-                                       elem_id="rv-letters", scale=2)
+            letters = gr.CheckboxGroup(
+                [], label="Gold option letters (a-d toggle)", visible=False, elem_id="rv-letters", scale=2
+            )
             part_choice = gr.Radio([], label="Gold (y / n)", visible=False, elem_id="rv-part-choice", scale=1)
-            part_text = gr.Textbox(label="Detail (l)", visible=False, elem_id="rv-part-text",
-                                   scale=2)
+            part_text = gr.Textbox(label="Detail (l)", visible=False, elem_id="rv-part-text", scale=2)
             flags = gr.CheckboxGroup(list(FLAGS), label="Flags (f)", elem_id="rv-flags", scale=2)
         picker = build_picker()
         with gr.Row(equal_height=True):
             note = gr.Textbox(label="Note", elem_id="rv-note", scale=2)
-            reason = gr.Textbox(label="Reason for the change (needed for a gold change)", elem_id="rv-reason",
-                                scale=2)
+            reason = gr.Textbox(
+                label="Reason for the change (needed for a gold change)", elem_id="rv-reason", scale=2
+            )
         with gr.Row():
             save = gr.Button("Save (enter)", size="sm", elem_id="rv-save-only", scale=0, min_width=120)
-            save_next = gr.Button("Save and next (s)", variant="primary", size="sm", elem_id="rv-save",
-                                  scale=0, min_width=160)
+            save_next = gr.Button(
+                "Save and next (s)", variant="primary", size="sm", elem_id="rv-save", scale=0, min_width=160
+            )
             undo = gr.Button("Undo last save (u)", size="sm", elem_id="rv-undo", scale=0, min_width=140)
     picker.selection.render()  # type: ignore[no-untyped-call]
     message = gr.Markdown("", elem_id="rv-message")
     with gr.Accordion("Label history of this item", open=True):
         history = gr.HTML("", elem_id="rv-history", js_on_load=None, padding=False)
     drafts = gr.State({})
-    return ReviewWidgets(who, gold, gold_text, letters, part_choice, part_text, flags, note, reason, history,
-                         message, save, save_next, undo, group, drafts, picker)
+    return ReviewWidgets(
+        who,
+        gold,
+        gold_text,
+        letters,
+        part_choice,
+        part_text,
+        flags,
+        note,
+        reason,
+        history,
+        message,
+        save,
+        save_next,
+        undo,
+        group,
+        drafts,
+        picker,
+    )
 
 
 def read_only_note(ctx: ReviewContext) -> str:
@@ -195,23 +224,43 @@ def _controls(item: pd.Series, gold: str | None) -> list[Any]:
     hide = gr.update(visible=False)
     choices = _choices(item, kind)
     if choices:
-        return [gr.update(choices=choices, value=value if value in choices else None, visible=True),
-                gr.update(value="", visible=False), hide, hide, hide]
+        return [
+            gr.update(choices=choices, value=value if value in choices else None, visible=True),
+            gr.update(value="", visible=False),
+            hide,
+            hide,
+            hide,
+        ]
     if kind.form == "multi-options":
         picked = [c for c in (value or "") if c.isalpha()]
-        return [gr.update(choices=[], value=None, visible=False), gr.update(value="", visible=False),
-                gr.update(choices=_letters_of(item), value=picked, visible=True), hide, hide]
+        return [
+            gr.update(choices=[], value=None, visible=False),
+            gr.update(value="", visible=False),
+            gr.update(choices=_letters_of(item), value=picked, visible=True),
+            hide,
+            hide,
+        ]
     if kind.form == "choice-and-text" and kind.split is not None:
         choice, text = kind.split(value, _extra(item))
-        return [gr.update(choices=[], value=None, visible=False), gr.update(value="", visible=False), hide,
-                gr.update(choices=list(kind.choices), value=choice, visible=True),
-                gr.update(value=text, label=kind.text_label or "Detail (l)", visible=True)]
-    return [gr.update(choices=[], value=None, visible=False), gr.update(value=value or "", visible=True),
-            hide, hide, hide]
+        return [
+            gr.update(choices=[], value=None, visible=False),
+            gr.update(value="", visible=False),
+            hide,
+            gr.update(choices=list(kind.choices), value=choice, visible=True),
+            gr.update(value=text, label=kind.text_label or "Detail (l)", visible=True),
+        ]
+    return [
+        gr.update(choices=[], value=None, visible=False),
+        gr.update(value=value or "", visible=True),
+        hide,
+        hide,
+        hide,
+    ]
 
 
-def panel(ctx: ReviewContext, row: int | None, who: Identity | None,
-          drafts: dict[int, list[Any]] | None = None) -> tuple[Any, ...]:
+def panel(
+    ctx: ReviewContext, row: int | None, who: Identity | None, drafts: dict[int, list[Any]] | None = None
+) -> tuple[Any, ...]:
     """The panel for ``row``: who is signed in, the controls set to the item's current labels.
 
     What ``who`` sees is their :class:`~analysis.review.access.Access` (the role the operator
@@ -237,8 +286,16 @@ def panel(ctx: ReviewContext, row: int | None, who: Identity | None,
     gold = mine.get("gold") or (None if blind else official)
     flags = [f for f in str(final.get("flag") or "").split(",") if f]
     radio, text, letters, part_choice, part_text = _controls(item, gold)
-    form = [radio, text, gr.update(value=flags), gr.update(value=final.get("note") or ""),
-            gr.update(value=""), letters, part_choice, part_text]
+    form = [
+        radio,
+        text,
+        gr.update(value=flags),
+        gr.update(value=final.get("note") or ""),
+        gr.update(value=""),
+        letters,
+        part_choice,
+        part_text,
+    ]
     draft = (drafts or {}).get(int(row))
     if draft is not None:
         head += " · **unsaved draft restored**: save it, or change it back"
@@ -246,8 +303,14 @@ def panel(ctx: ReviewContext, row: int | None, who: Identity | None,
     return (head, *form, history_html(events, access), gr.update(visible=True))
 
 
-def form_value(item: pd.Series, gold: str | None, gold_text: str | None, letters: list[str] | None,
-               part_choice: str | None, part_text: str | None) -> str | None:
+def form_value(
+    item: pd.Series,
+    gold: str | None,
+    gold_text: str | None,
+    letters: list[str] | None,
+    part_choice: str | None,
+    part_text: str | None,
+) -> str | None:
     """The gold the form says, from whichever control the item's kind of gold uses."""
     kind = _kind(item)
     if _choices(item, kind):
@@ -259,10 +322,19 @@ def form_value(item: pd.Series, gold: str | None, gold_text: str | None, letters
     return gold_text or None
 
 
-def save(ctx: ReviewContext, row: int | None, who: Identity | None, gold: str | None,
-         gold_text: str | None, flags: list[str] | None, note: str | None, reason: str | None,
-         letters: list[str] | None = None, part_choice: str | None = None,
-         part_text: str | None = None) -> str:
+def save(
+    ctx: ReviewContext,
+    row: int | None,
+    who: Identity | None,
+    gold: str | None,
+    gold_text: str | None,
+    flags: list[str] | None,
+    note: str | None,
+    reason: str | None,
+    letters: list[str] | None = None,
+    part_choice: str | None = None,
+    part_text: str | None = None,
+) -> str:
     """Write what changed on the form (gold, flags, note) as ``who``, as one undoable save."""
     access = ctx.access(who)
     if ctx.store is None or who is None or not access.may_write:
@@ -283,9 +355,19 @@ def save(ctx: ReviewContext, row: int | None, who: Identity | None, gold: str | 
     done = []
     for action, name, new in writes:
         try:
-            event = submit(ctx.store, {"action": action, "field": name, "value": new,
-                                       "reason": reason or "", "item_id": str(item["item_id"]),
-                                       "event_id": f"{batch}:{name}"}, who, row=item)
+            event = submit(
+                ctx.store,
+                {
+                    "action": action,
+                    "field": name,
+                    "value": new,
+                    "reason": reason or "",
+                    "item_id": str(item["item_id"]),
+                    "event_id": f"{batch}:{name}",
+                },
+                who,
+                row=item,
+            )
         except NoChange:
             continue
         except (InvalidLabel, IdentityMismatch) as exc:
@@ -305,9 +387,12 @@ def _change(name: str, old: str | None, new: str | None) -> str:
 
 def _open_events(events: pd.DataFrame, scope: str, who: Identity, blind: bool) -> pd.DataFrame:
     undone = set(events["undo_of"].dropna().astype(str))
-    return events[(events["scope"] == scope) & (events["kind"] != "undo")
-                  & ~events["event_id"].astype(str).isin(undone)
-                  & ((events["reviewer"] == who.name) | (not blind))]
+    return events[
+        (events["scope"] == scope)
+        & (events["kind"] != "undo")
+        & ~events["event_id"].astype(str).isin(undone)
+        & ((events["reviewer"] == who.name) | (not blind))
+    ]
 
 
 def undo_last(ctx: ReviewContext, row: int | None, who: Identity | None) -> str:
@@ -328,8 +413,17 @@ def undo_last(ctx: ReviewContext, row: int | None, who: Identity | None) -> str:
     done = []
     for name in reversed(targets["field"].astype(str).tolist()):
         try:
-            event = submit(ctx.store, {"action": "undo-vote" if blind else "undo", "field": name,
-                                       "reason": "undo", "item_id": str(item["item_id"])}, who, row=item)
+            event = submit(
+                ctx.store,
+                {
+                    "action": "undo-vote" if blind else "undo",
+                    "field": name,
+                    "reason": "undo",
+                    "item_id": str(item["item_id"]),
+                },
+                who,
+                row=item,
+            )
         except (NothingToUndo, NoChange) as exc:
             raise Refused(f"Nothing to undo: {exc}") from exc
         done.append(_change(name, event.old_value, event.new_value))

@@ -33,6 +33,7 @@ def parse_indices(text: str | None) -> list[int]:
     parts = (text or "").replace(" ", "").split(",")
     return [int(part) for part in parts if part.isascii() and part.isdigit()]
 
+
 PRIVATE: dict[str, Any] = {"api_visibility": "private", "concurrency_limit": None}
 
 # Delegated click handler: survives the server re-rendering the chips; only reads data-i numbers.
@@ -79,24 +80,30 @@ def build_picker() -> SpanPicker:
 
     Call ``selection.render()`` where the field may live (outside any ``gr.Group``).
     """
-    chips = gr.HTML("", visible=False, elem_id="rv-span-picker", js_on_load=JS, css_template=CSS,
-                    padding=False)
+    chips = gr.HTML(
+        "", visible=False, elem_id="rv-span-picker", js_on_load=JS, css_template=CSS, padding=False
+    )
     # rendered by the caller outside any gr.Group: inside one, visible="hidden" still shows it
-    selection = gr.Textbox("", visible="hidden", elem_id="rv-span-sel", show_label=False,
-                           container=False, render=False)
+    selection = gr.Textbox(
+        "", visible="hidden", elem_id="rv-span-sel", show_label=False, container=False, render=False
+    )
     return SpanPicker(chips, selection)
 
 
 def picker_html(clean: str, selected: set[int], tagging: Tagging) -> str:
     """Chips for the tokens of ``clean``, the text between them kept as (escaped) plain text."""
-    parts = ['<div class="hs-picker-head">Click the hallucinated tokens '
-             '(consecutive tokens become one tag):</div><div class="hs-picker">']
+    parts = [
+        '<div class="hs-picker-head">Click the hallucinated tokens '
+        '(consecutive tokens become one tag):</div><div class="hs-picker">'
+    ]
     pos = 0
     for i, (start, end) in enumerate(tagging.tokens(clean)):
         on = i in selected
         parts.append(escape(clean[pos:start]))
-        parts.append(f'<button type="button" class="hs-tok{" hs-sel" if on else ""}" data-i="{i}" '
-                     f'aria-pressed="{"true" if on else "false"}">{escape(clean[start:end])}</button>')
+        parts.append(
+            f'<button type="button" class="hs-tok{" hs-sel" if on else ""}" data-i="{i}" '
+            f'aria-pressed="{"true" if on else "false"}">{escape(clean[start:end])}</button>'
+        )
         pos = end
     parts.append(escape(clean[pos:]) + "</div>")
     return "".join(parts)
@@ -151,10 +158,16 @@ def wire_picker(ctx: ReviewContext, picker: SpanPicker, current: gr.State, gold_
         except NotTagged as exc:
             raise gr.Error(escape(str(exc), quote=False), print_exception=False) from exc  # toasts show HTML
 
-    picker.selection.change(from_chips, [current, picker.selection], gold_text, trigger_mode="always_last",
-                           **PRIVATE)
-    gold_text.input(lambda row, text: render(ctx, row, text), [current, gold_text], picker.chips,
-                    trigger_mode="always_last", **PRIVATE)
+    picker.selection.change(
+        from_chips, [current, picker.selection], gold_text, trigger_mode="always_last", **PRIVATE
+    )
+    gold_text.input(
+        lambda row, text: render(ctx, row, text),
+        [current, gold_text],
+        picker.chips,
+        trigger_mode="always_last",
+        **PRIVATE,
+    )
 
 
 def refresh(ctx: ReviewContext) -> Any:

@@ -49,11 +49,21 @@ class ReviewTab:
 def build_review_tab() -> ReviewTab:
     """Queues on top, then adjudication, agreement and exports."""
     with gr.Row(equal_height=True):
-        queue = gr.Radio(list(review_extra.QUEUES), value=review_extra.QUEUES[0], label="Queue",
-                         elem_id="rv-queue", scale=3)
+        queue = gr.Radio(
+            list(review_extra.QUEUES),
+            value=review_extra.QUEUES[0],
+            label="Queue",
+            elem_id="rv-queue",
+            scale=3,
+        )
         load = gr.Button("Show queue", size="sm", scale=0, min_width=120, elem_id="rv-queue-load")
-    items = gr.Dataframe(headers=list(review_extra.QUEUE_COLUMNS), interactive=False, max_height=260,
-                         elem_id="rv-queue-items", label="Click an item to open it")
+    items = gr.Dataframe(
+        headers=list(review_extra.QUEUE_COLUMNS),
+        interactive=False,
+        max_height=260,
+        elem_id="rv-queue-items",
+        label="Click an item to open it",
+    )
     with gr.Accordion("Adjudicate the current item (disagreements)", open=True):
         target = gr.Markdown("No item is open: pick one from a queue.", elem_id="rv-adj-target")
         with gr.Row(equal_height=True):
@@ -64,8 +74,10 @@ def build_review_tab() -> ReviewTab:
     agreement = gr.Markdown("", elem_id="rv-agreement")
     with gr.Row(equal_height=True):
         build = gr.Button("Prepare exports", size="sm", scale=0, min_width=140, elem_id="rv-export")
-        files = [gr.DownloadButton(label, visible=False, size="sm", elem_id=f"rv-dl-{i}")
-                 for i, label in enumerate(review_extra.EXPORT_LABELS)]
+        files = [
+            gr.DownloadButton(label, visible=False, size="sm", elem_id=f"rv-dl-{i}")
+            for i, label in enumerate(review_extra.EXPORT_LABELS)
+        ]
     return ReviewTab(queue, load, items, value, reason, adjudicate, message, agreement, build, files, target)
 
 
@@ -83,9 +95,20 @@ def with_identity(fn: Callable[..., Any]) -> Callable[..., Any]:
     return handler
 
 
-def wire_review(ctx: ReviewContext, demo: gr.Blocks, current: gr.State, f: browse.BrowseWidgets,
-                t: browse.TableWidgets, ins: Any, ch: charts.ChartWidgets, rv: ReviewWidgets,
-                rt: ReviewTab, gold_mode: gr.Radio, changes: gr.Markdown, tabs: gr.Tabs) -> None:
+def wire_review(
+    ctx: ReviewContext,
+    demo: gr.Blocks,
+    current: gr.State,
+    f: browse.BrowseWidgets,
+    t: browse.TableWidgets,
+    ins: Any,
+    ch: charts.ChartWidgets,
+    rv: ReviewWidgets,
+    rt: ReviewTab,
+    gold_mode: gr.Radio,
+    changes: gr.Markdown,
+    tabs: gr.Tabs,
+) -> None:
     """Connect the review panel, the gold switch and the Review tab.
 
     Blind mode is the reviewer's role (:attr:`ReviewContext.blind`), read on the server from the
@@ -97,16 +120,20 @@ def wire_review(ctx: ReviewContext, demo: gr.Blocks, current: gr.State, f: brows
     n_panel = len(rv.outputs())
     n_item = len(ins.outputs())
 
-    def show(request: gr.Request, profile: gr.OAuthProfile | None, row: int | None,
-             drafts: dict[int, list[Any]] | None) -> tuple[Any, ...]:
+    def show(
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+        row: int | None,
+        drafts: dict[int, list[Any]] | None,
+    ) -> tuple[Any, ...]:
         return panel(ctx, row, identity_of(request, profile), drafts=drafts)
 
     for trigger in (current.change, demo.load):
         trigger(show, [current, rv.drafts], rv.outputs(), **private, **FREE).then(
-            pick, [current, rv.gold_text], rv.picker.chips, **private, **FREE)
+            pick, [current, rv.gold_text], rv.picker.chips, **private, **FREE
+        )
 
-    def keep_draft(row: int | None, drafts: dict[int, list[Any]] | None,
-                   *form: Any) -> dict[int, list[Any]]:
+    def keep_draft(row: int | None, drafts: dict[int, list[Any]] | None, *form: Any) -> dict[int, list[Any]]:
         kept = dict(drafts or {})
         if row is not None:
             kept[int(row)] = list(form)
@@ -116,8 +143,9 @@ def wire_review(ctx: ReviewContext, demo: gr.Blocks, current: gr.State, f: brows
         event = widget.blur if isinstance(widget, gr.Textbox) else widget.input
         event(keep_draft, [current, rv.drafts, *rv.inputs()], rv.drafts, **private, **FREE)
 
-    def metrics(request: gr.Request, profile: gr.OAuthProfile | None, mode: str,
-                *values: Any) -> tuple[Any, ...]:
+    def metrics(
+        request: gr.Request, profile: gr.OAuthProfile | None, mode: str, *values: Any
+    ) -> tuple[Any, ...]:
         filters = browse.filters_from(*values)
         shown = ReviewerView(ctx, identity_of(request, profile))
         if shown.blind:
@@ -126,37 +154,61 @@ def wire_review(ctx: ReviewContext, demo: gr.Blocks, current: gr.State, f: brows
             return (review_extra.metric_lines(ctx, filters.benchmark), *corrected_charts(ctx, filters))
         return ("", *shown.charts(filters))
 
-    def refresh_metrics(request: gr.Request, profile: gr.OAuthProfile | None, mode: str,
-                        *values: Any) -> tuple[Any, ...]:
+    def refresh_metrics(
+        request: gr.Request, profile: gr.OAuthProfile | None, mode: str, *values: Any
+    ) -> tuple[Any, ...]:
         return metrics(request, profile, mode, *values) if mode == "corrected" else ("", *[gr.skip()] * 5)
 
     metric_out = [changes, *ch.outputs()]
     gold_mode.change(metrics, [gold_mode, *fin], metric_out, **private, **FREE)
-    for widget in (f.benchmark, f.models, f.task, f.category, f.wrong_only, f.parser_dependent,
-                   f.flagged_only):
-        widget.input(refresh_metrics, [gold_mode, *fin], metric_out, trigger_mode="always_last",
-                     **private, **FREE)
+    for widget in (
+        f.benchmark,
+        f.models,
+        f.task,
+        f.category,
+        f.wrong_only,
+        f.parser_dependent,
+        f.flagged_only,
+    ):
+        widget.input(
+            refresh_metrics, [gold_mode, *fin], metric_out, trigger_mode="always_last", **private, **FREE
+        )
 
-    def after(who: Identity | None, row: int | None, drafts: dict[int, list[Any]] | None, page: float | None,
-              values: list[Any]) -> tuple[Any, ...]:
+    def after(
+        who: Identity | None,
+        row: int | None,
+        drafts: dict[int, list[Any]] | None,
+        page: float | None,
+        values: list[Any],
+    ) -> tuple[Any, ...]:
         """The panel, the inspector and the table page again: one gold everywhere after a write."""
         view = ReviewerView(ctx, who)
         filters = browse.filters_from(*values)
         rows = view.rows(filters)
-        return (*panel(ctx, row, who, drafts=drafts), *view.inspect(row)[1:],
-                *browse.show_page(view, filters, page, rows))
+        return (
+            *panel(ctx, row, who, drafts=drafts),
+            *view.inspect(row)[1:],
+            *browse.show_page(view, filters, page, rows),
+        )
 
     def wrote(action: Callable[..., str]) -> Callable[..., tuple[Any, ...]]:
-        def handler(request: gr.Request, profile: gr.OAuthProfile | None, row: int | None,
-                    drafts: dict[int, list[Any]] | None, page: float | None, *rest: Any) -> tuple[Any, ...]:
+        def handler(
+            request: gr.Request,
+            profile: gr.OAuthProfile | None,
+            row: int | None,
+            drafts: dict[int, list[Any]] | None,
+            page: float | None,
+            *rest: Any,
+        ) -> tuple[Any, ...]:
             who = identity_of(request, profile)
-            values, form = list(rest[:len(fin)]), rest[len(fin):]
+            values, form = list(rest[: len(fin)]), rest[len(fin) :]
             try:
                 line = action(who, row, *form)
             except Refused as exc:  # the form stays as typed; the message says why, replacing the last one
                 return (f"⚠ {exc}", drafts, False, *[gr.skip()] * (n_panel + n_item - 1 + 3))
             kept = {k: v for k, v in (drafts or {}).items() if k != row}
             return (line, kept, True, *after(who, row, kept, page, values))
+
         return handler
 
     ok = gr.State(False)
@@ -164,8 +216,14 @@ def wire_review(ctx: ReviewContext, demo: gr.Blocks, current: gr.State, f: brows
     write_in = [current, rv.drafts, t.page, *fin]
     step_in = [current, t.page, *fin]
 
-    def next_if_saved(request: gr.Request, profile: gr.OAuthProfile | None, saved: bool, row: int | None,
-                      page: float | None, *values: Any) -> tuple[Any, ...]:
+    def next_if_saved(
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+        saved: bool,
+        row: int | None,
+        page: float | None,
+        *values: Any,
+    ) -> tuple[Any, ...]:
         if not saved:
             return tuple(gr.skip() for _ in range(1 + n_item + 3))
         view = ReviewerView(ctx, identity_of(request, profile))
@@ -177,22 +235,30 @@ def wire_review(ctx: ReviewContext, demo: gr.Blocks, current: gr.State, f: brows
         event.then(pick, [current, rv.gold_text], rv.picker.chips, **private, **FREE)
         event.then(refresh_metrics, [gold_mode, *fin], metric_out, **private, **FREE)
         if then_next:
-            event.then(next_if_saved, [ok, *step_in], [current, *ins.outputs(), t.table, t.page, t.info],
-                       **private, **FREE)
-    undone = rv.undo.click(wrote(lambda who, row: undo_last(ctx, row, who)), write_in, written,
-                           api_visibility="private", **FREE)
+            event.then(
+                next_if_saved,
+                [ok, *step_in],
+                [current, *ins.outputs(), t.table, t.page, t.info],
+                **private,
+                **FREE,
+            )
+    undone = rv.undo.click(
+        wrote(lambda who, row: undo_last(ctx, row, who)), write_in, written, api_visibility="private", **FREE
+    )
     undone.then(pick, [current, rv.gold_text], rv.picker.chips, **private, **FREE)
     undone.then(refresh_metrics, [gold_mode, *fin], metric_out, **private, **FREE)
     span_picker.wire_picker(ctx, rv.picker, current, rv.gold_text)
 
-    def refresh_item(request: gr.Request, profile: gr.OAuthProfile | None,
-                     row: int | None) -> tuple[Any, ...]:
+    def refresh_item(
+        request: gr.Request, profile: gr.OAuthProfile | None, row: int | None
+    ) -> tuple[Any, ...]:
         return ReviewerView(ctx, identity_of(request, profile)).inspect(row)[1:]
 
     def refresh(event: Any) -> None:
         """After a write elsewhere (an adjudication): the panel and the inspector show the new gold."""
         event.then(show, [current, rv.drafts], rv.outputs(), **private, **FREE).then(
-            pick, [current, rv.gold_text], rv.picker.chips, **private, **FREE)
+            pick, [current, rv.gold_text], rv.picker.chips, **private, **FREE
+        )
         event.then(refresh_item, [current], ins.outputs()[1:], **private, **FREE)
 
     _wire_tab(ctx, current, f, ins, rt, tabs, rv.message, refresh)
@@ -209,16 +275,26 @@ def corrected_charts(ctx: ReviewContext, filters: Filters) -> tuple[Any, ...]:
     return charts.chart_updates(fixed, filters)
 
 
-def _wire_tab(ctx: ReviewContext, current: gr.State, f: browse.BrowseWidgets, ins: Any, rt: ReviewTab,
-              tabs: gr.Tabs, saved: gr.Markdown, refresh: Callable[[Any], None]) -> None:
+def _wire_tab(
+    ctx: ReviewContext,
+    current: gr.State,
+    f: browse.BrowseWidgets,
+    ins: Any,
+    rt: ReviewTab,
+    tabs: gr.Tabs,
+    saved: gr.Markdown,
+    refresh: Callable[[Any], None],
+) -> None:
     private: dict[str, Any] = {"api_visibility": "private"}
     queue = with_identity(lambda who, q, b: review_extra.queue_update(ctx, q, b, who))
     agree = with_identity(lambda who, b: review_extra.agreement_markdown(ctx, b, who))
     rt.load.click(queue, [rt.queue, f.benchmark], rt.items, **private, **FREE).then(
-        agree, [f.benchmark], rt.agreement, **private, **FREE)
+        agree, [f.benchmark], rt.agreement, **private, **FREE
+    )
 
-    def open_item(evt: gr.SelectData, request: gr.Request, profile: gr.OAuthProfile | None,
-                  *values: Any) -> tuple[Any, ...]:
+    def open_item(
+        evt: gr.SelectData, request: gr.Request, profile: gr.OAuthProfile | None, *values: Any
+    ) -> tuple[Any, ...]:
         item_id = str(evt.row_value[0]) if evt.row_value else ""
         view = ReviewerView(ctx, identity_of(request, profile))
         shown = (*navigate.find_item(view, item_id, list(values)), gr.Tabs(selected="items-tab"))
@@ -228,6 +304,7 @@ def _wire_tab(ctx: ReviewContext, current: gr.State, f: browse.BrowseWidgets, in
     target = with_identity(lambda who, row: review_extra.adjudication_target(ctx, row, who))
     for trigger in (current.change, saved.change):  # a new item, or a vote saved on it
         trigger(target, [current], rt.target, **private, **FREE)
+
     def settle(who: Identity | None, row: int | None, value: str | None, reason: str | None) -> str:
         try:
             return review_extra.adjudicate_item(ctx, row, who, value, reason)
@@ -235,12 +312,15 @@ def _wire_tab(ctx: ReviewContext, current: gr.State, f: browse.BrowseWidgets, in
             return f"⚠ {exc}"
 
     adjudicate = with_identity(settle)
-    settled = rt.adjudicate.click(adjudicate, [current, rt.value, rt.reason], rt.message,
-                                  api_visibility="private", **FREE).success(target, [current], rt.target,
-                                                                            **private, **FREE)
+    settled = rt.adjudicate.click(
+        adjudicate, [current, rt.value, rt.reason], rt.message, api_visibility="private", **FREE
+    ).success(target, [current], rt.target, **private, **FREE)
     refresh(settled)
-    exports = with_identity(lambda who, b: [gr.update(value=p or None, visible=bool(p))
-                                            for p in review_extra.build_exports(ctx, b, who)])
+    exports = with_identity(
+        lambda who, b: [
+            gr.update(value=p or None, visible=bool(p)) for p in review_extra.build_exports(ctx, b, who)
+        ]
+    )
     rt.build.click(exports, [f.benchmark], rt.files, **private)
 
 
@@ -251,8 +331,15 @@ def _api(ctx: ReviewContext) -> None:
     same key and gets the first event's id back, never a second event.
     """
 
-    def relabel(request: gr.Request, profile: gr.OAuthProfile | None, item_id: str, field: str,
-                value: str, reason: str, key: str = "") -> str:
+    def relabel(
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+        item_id: str,
+        field: str,
+        value: str,
+        reason: str,
+        key: str = "",
+    ) -> str:
         """Relabel; ``key`` (optional) is the client's idempotency key: a retry returns the first event id."""
         from analysis.store import InvalidLabel, NoChange
         from analysis.store.payload import submit
@@ -265,8 +352,14 @@ def _api(ctx: ReviewContext) -> None:
             raise gr.Error(escape(f"No item {item_id!r}.", quote=False), print_exception=False)
         row = ctx.catalog.table.iloc[int(found[0])]
         action = "vote" if ctx.access(who).gold_scope == "vote" and field == "gold" else "relabel"
-        payload = {"action": action, "item_id": item_id, "field": field, "value": value or None,
-                   "reason": reason, "key": key or None}
+        payload = {
+            "action": action,
+            "item_id": item_id,
+            "field": field,
+            "value": value or None,
+            "reason": reason,
+            "key": key or None,
+        }
         try:
             event = submit(ctx.store, payload, who, row=row)
         except (InvalidLabel, NoChange, PermissionError, StoreError) as exc:

@@ -75,8 +75,9 @@ def test_serve_finds_the_app_through_its_entry_point() -> None:
     assert cli.server() is app.serve_command
 
 
-def test_serve_without_the_app_installed_says_what_to_do(monkeypatch: pytest.MonkeyPatch,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_serve_without_the_app_installed_says_what_to_do(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     import importlib.metadata
 
     monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [])

@@ -253,9 +253,14 @@ def _openers(demo: gr.Blocks, cat: Catalog, filters: list[object]) -> dict[str, 
     return {
         "jump": lambda r: find(r, None, CDH_ITEM, *filters),
         "table row": lambda r: select(
-            gr.SelectData(None, {"index": [0, 0], "value": row, "row_value": values}), r, None, *filters),
-        "review queue": lambda r: queue(gr.SelectData(None, {"index": [0, 0], "value": CDH_ITEM,
-                                                             "row_value": [CDH_ITEM]}), r, None, *filters),
+            gr.SelectData(None, {"index": [0, 0], "value": row, "row_value": values}), r, None, *filters
+        ),
+        "review queue": lambda r: queue(
+            gr.SelectData(None, {"index": [0, 0], "value": CDH_ITEM, "row_value": [CDH_ITEM]}),
+            r,
+            None,
+            *filters,
+        ),
         "save and next": lambda r: save_next(r, None, True, row, 1, *filters),
         "next item": lambda r: step(r, None, row, 1, *filters),
     }
@@ -282,13 +287,15 @@ def test_an_item_opened_while_a_filter_change_judges_the_old_one_is_not_cleared(
         def judged(*args: Any) -> Any:
             opened.append(open_one(session))
             return real(*args)
+
         return judged
 
     monkeypatch.setattr(navigate, "clear_stale", judged_while(request))
     raced = clear(request, stale, *filters)
     assert opened and opened[-1][0] is not None  # the other handler did open an item
-    assert all(isinstance(out, dict) and out.get("__type__") == "update" and len(out) == 1
-               for out in raced), raced  # every output skipped: the opened item stands
+    assert all(
+        isinstance(out, dict) and out.get("__type__") == "update" and len(out) == 1 for out in raced
+    ), raced  # every output skipped: the opened item stands
     # another session's opening does not hold this one's clearing back
     monkeypatch.setattr(navigate, "clear_stale", judged_while(gr.Request(session_hash="reviewer-2")))
     assert clear(request, stale, *filters)[0] is None

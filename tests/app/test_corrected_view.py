@@ -51,8 +51,19 @@ def _fix_one_wrong_answer(ctx: ReviewContext, benchmark: str, task: str | None =
     assert value is not None
     # the panel's control for the item's kind of gold: letters for a letter set, both parts of a two-part gold
     change, _, where = value.removeprefix("Scene change: ").partition(", Locations: ")
-    save(ctx, row, ALICE, value, value, [], "", "wrong gold", letters=list(value),
-         part_choice=change if change in ("Yes", "No") else None, part_text=where)
+    save(
+        ctx,
+        row,
+        ALICE,
+        value,
+        value,
+        [],
+        "",
+        "wrong gold",
+        letters=list(value),
+        part_choice=change if change in ("Yes", "No") else None,
+        part_text=where,
+    )
     return row
 
 
@@ -68,8 +79,9 @@ def test_corrected_view_works_for_vidhalluc_tasks(catalog: Catalog, tmp_path: Pa
 
 
 @pytest.mark.parametrize("name", list(benchmarks.REGISTRY))
-def test_corrected_metrics_and_charts_for_every_benchmark(catalog: Catalog, tmp_path: Path,
-                                                          name: str) -> None:
+def test_corrected_metrics_and_charts_for_every_benchmark(
+    catalog: Catalog, tmp_path: Path, name: str
+) -> None:
     ctx = ReviewContext(catalog, open_store(tmp_path / "labels.db"), ("alice",))
     _fix_one_wrong_answer(ctx, name)
     lines = metric_lines(ctx, name)
@@ -91,8 +103,9 @@ def test_served_files_give_a_native_zip_with_the_corrected_files(tmp_path: Path)
             assert archive.read(name).decode() != original.read_text(encoding="utf-8")
 
 
-def test_cdh_results_from_the_zip_score_as_the_corrected_view(catalog: Catalog, tmp_path: Path,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_cdh_results_from_the_zip_score_as_the_corrected_view(
+    catalog: Catalog, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """CDH-Bench's corrected results.jsonl is rescored by ``score`` (no ``--gold``, which it refuses)."""
     ctx = ReviewContext(catalog, open_store(tmp_path / "labels.db"), ("alice",))
     _fix_one_wrong_answer(ctx, "cdh-bench")
@@ -104,13 +117,26 @@ def test_cdh_results_from_the_zip_score_as_the_corrected_view(catalog: Catalog, 
         assert main(["score", "cdh-bench", str(copy), "--json"]) == 0
         rescored = json.loads(capsys.readouterr().out)
         original = SAMPLES / "cdh-bench/predictions" / f"{model}.jsonl"
-        assert main(["score", "cdh-bench", str(original), "--db", str(tmp_path / "labels.db"),
-                     "--corrected", "--json"]) == 0
+        assert (
+            main(
+                [
+                    "score",
+                    "cdh-bench",
+                    str(original),
+                    "--db",
+                    str(tmp_path / "labels.db"),
+                    "--corrected",
+                    "--json",
+                ]
+            )
+            == 0
+        )
         assert json.loads(capsys.readouterr().out) == rescored
 
 
-def test_summary_and_cli_count_corrections_by_one_rule(catalog: Catalog, tmp_path: Path,
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_summary_and_cli_count_corrections_by_one_rule(
+    catalog: Catalog, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Three gold labels, one of them back to the official value: both say 2 corrections."""
     db = tmp_path / "labels.db"
     ctx = ReviewContext(catalog, open_store(db), ("alice",))
@@ -124,6 +150,21 @@ def test_summary_and_cli_count_corrections_by_one_rule(catalog: Catalog, tmp_pat
     save(ctx, third, ALICE, official, "", [], "", "the official gold was right")
     assert "**avhbench: 2 gold correction(s)**" in metric_lines(ctx, "avhbench")
     files = [SAMPLES / "avhbench/QA.json", SAMPLES / "avhbench/predictions/balanced.json"]
-    assert main(["export", "avhbench", "--db", str(db), "--format", "native", "--out", str(tmp_path / "out"),
-                 "--gold", *map(str, files)]) == 0
+    assert (
+        main(
+            [
+                "export",
+                "avhbench",
+                "--db",
+                str(db),
+                "--format",
+                "native",
+                "--out",
+                str(tmp_path / "out"),
+                "--gold",
+                *map(str, files),
+            ]
+        )
+        == 0
+    )
     assert "with 2 corrected gold value(s)" in capsys.readouterr().out

@@ -43,7 +43,8 @@ def _import_two(capsys: pytest.CaptureFixture[str], *db: str) -> None:
 
 
 def test_what_import_writes_by_default_is_what_the_app_shows(
-        catalog: Catalog, elsewhere: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    catalog: Catalog, elsewhere: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     _import_two(capsys)  # no --db: the default store
     ctx = app.open_review(catalog)  # no db, no data_dir: the default store
     try:
@@ -54,8 +55,9 @@ def test_what_import_writes_by_default_is_what_the_app_shows(
     assert not (Path.cwd() / "data").exists()  # nothing lands under the working directory
 
 
-def test_halluscope_data_dir_moves_both(catalog: Catalog, elsewhere: Path, monkeypatch: pytest.MonkeyPatch,
-                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_halluscope_data_dir_moves_both(
+    catalog: Catalog, elsewhere: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("HALLUSCOPE_DATA_DIR", str(elsewhere / "team"))
     _import_two(capsys)
     ctx = app.open_review(catalog)
@@ -67,8 +69,8 @@ def test_halluscope_data_dir_moves_both(catalog: Catalog, elsewhere: Path, monke
 
 
 def test_a_data_folder_that_cannot_be_written_gives_the_read_only_demo(
-        catalog: Catalog, elsewhere: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    catalog: Catalog, elsewhere: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     blocker = elsewhere / "a-file"
     blocker.write_text("not a folder")  # a folder below a file cannot be made, even by root
     monkeypatch.setenv("HALLUSCOPE_DATA_DIR", str(blocker / "data"))

@@ -12,9 +12,11 @@ from components.browse.render import md_code, md_text
 
 def test_markup_is_escaped_and_plain_words_are_left_alone() -> None:
     assert md_text('<b>x</b><img src=x onerror="a()">') == (
-        '&lt;b&gt;x&lt;/b&gt;&lt;img src=x onerror="a()"&gt;')
+        '&lt;b&gt;x&lt;/b&gt;&lt;img src=x onerror="a()"&gt;'
+    )
     assert md_text("[go](https://e.x) **bold** _em_ `code` ~~s~~") == (
-        r"\[go\](https\://e.x) \*\*bold\*\* \_em\_ \`code\` \~\~s\~\~")
+        r"\[go\](https\://e.x) \*\*bold\*\* \_em\_ \`code\` \~\~s\~\~"
+    )
     assert md_text("cs_acc: 0.5 · sf7026ba_clip_2") == "cs_acc: 0.5 · sf7026ba_clip_2"
     assert md_code("a`b<i>") == r"<code>a\`b&lt;i&gt;</code>"
 

@@ -21,8 +21,13 @@ __all__ = ["close_gradio_loop"]
 def cat(tmp_path: Path) -> Catalog:
     base = catalog(tmp_path)
     root = base.media_roots["cmm"][0]
-    missing = Finding("missing-media", "cmm-1", f"{root / 'reorg_raw_files' / 'gone.mp4'} does not exist",
-                      "error", ("cmm-1", "cmm-2"))
+    missing = Finding(
+        "missing-media",
+        "cmm-1",
+        f"{root / 'reorg_raw_files' / 'gone.mp4'} does not exist",
+        "error",
+        ("cmm-1", "cmm-2"),
+    )
     return dataclasses.replace(base, findings={**base.findings, "cmm": [missing]})
 
 
@@ -76,8 +81,12 @@ def test_the_app_wires_the_tab_to_the_selector_and_the_opener_to_the_inspector(c
     def named(ids: list[int]) -> list[str | None]:
         return [name.get(i) for i in ids]
 
-    follows = [d for d in deps if [(name.get(t), e) for t, e in d["targets"]] == [("f-benchmark", "change")]
-               and "findings" in named(d["outputs"])]
+    follows = [
+        d
+        for d in deps
+        if [(name.get(t), e) for t, e in d["targets"]] == [("f-benchmark", "change")]
+        and "findings" in named(d["outputs"])
+    ]
     assert len(follows) == 1 and named(follows[0]["inputs"]) == ["f-benchmark"]
     (opener,) = [i for i, d in enumerate(deps) if named([t for t, _ in d["targets"]]) == ["open-finding"]]
     assert named(deps[opener]["outputs"])[0] == "jump"

@@ -63,8 +63,14 @@ def test_five_clients_relabel_concurrently_through_the_app_on_postgresql(
     users = [(f"r{i}", f"pw{i}") for i in range(CLIENTS)]
     ctx = ReviewContext(catalog, pg_store, tuple(u for u, _ in users))
     demo = app.build_app(catalog, ctx)
-    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=_free_port(),
-                            quiet=True, auth=users, **app.launch_kwargs(catalog))
+    _, url, _ = demo.launch(
+        prevent_thread_lock=True,
+        server_name="127.0.0.1",
+        server_port=_free_port(),
+        quiet=True,
+        auth=users,
+        **app.launch_kwargs(catalog),
+    )
     rows = catalog.table[catalog.table["benchmark"] == "cmm"].drop_duplicates("item_id").head(CLIENTS)
     cmm, official = rows["item_id"].astype(str).tolist(), rows["gold"].str.lower().tolist()
     returned: list[list[str]] = [[] for _ in range(CLIENTS)]
@@ -75,8 +81,9 @@ def test_five_clients_relabel_concurrently_through_the_app_on_postgresql(
             client = client_module.Client(url, auth=users[i], verbose=False)
             for n in range(CALLS):
                 value = FLIP[official[i]] if n % 2 == 0 else official[i]  # every call is a real change
-                returned[i].append(str(client.predict(cmm[i], "gold", value, f"run {n}",
-                                                      api_name="/relabel")))
+                returned[i].append(
+                    str(client.predict(cmm[i], "gold", value, f"run {n}", api_name="/relabel"))
+                )
         except BaseException as exc:  # reported below
             errors.append(exc)
 

@@ -61,14 +61,20 @@ class Server:
         self.data_dir = data_dir
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        env = {**os.environ, "HALLUSCOPE_AUTH": ",".join(f"{u}:{p}" for u, p in USERS),
-               "HALLUSCOPE_DATA_DIR": str(data_dir), "GRADIO_ANALYTICS_ENABLED": "False",
-               "GRADIO_SERVER_NAME": "127.0.0.1", "GRADIO_SERVER_PORT": str(self.port),
-               "PYTHONPATH": str(ROOT)}
+        env = {
+            **os.environ,
+            "HALLUSCOPE_AUTH": ",".join(f"{u}:{p}" for u, p in USERS),
+            "HALLUSCOPE_DATA_DIR": str(data_dir),
+            "GRADIO_ANALYTICS_ENABLED": "False",
+            "GRADIO_SERVER_NAME": "127.0.0.1",
+            "GRADIO_SERVER_PORT": str(self.port),
+            "PYTHONPATH": str(ROOT),
+        }
         env.pop("HALLUSCOPE_HF_DATASET", None)  # no mirror: the local store only
         self.log: IO[bytes] = log.open("ab")
-        self.proc = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, stdout=self.log,
-                                     stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(
+            [sys.executable, "app.py"], cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT
+        )
 
     def wait_ready(self) -> None:
         deadline = time.monotonic() + START_TIMEOUT
@@ -203,10 +209,10 @@ def _check_restart(server: Server, current: dict[str, str]) -> None:
     store = open_store(server.data_dir / "halluscope.db")
     try:
         events = events_frame(store)
-        assert events["event_id"].tolist()[-len(written):] == written
+        assert events["event_id"].tolist()[-len(written) :] == written
         labels = current_labels(store, "cmm")
         assert dict(zip(labels["item_id"], labels["value"], strict=True)) == {
-            item: FLIP[value] for item, value in current.items()}
+            item: FLIP[value] for item, value in current.items()
+        }
     finally:
         store.close()
-

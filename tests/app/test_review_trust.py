@@ -43,8 +43,13 @@ def catalog() -> Catalog:
 
 def _ctx(catalog: Catalog, tmp_path: Path) -> ReviewContext:
     """alice reviews, bob reviews blind, carol adjudicates."""
-    return ReviewContext(catalog, open_store(tmp_path / "labels.db"), ("alice", "bob", "carol"),
-                         adjudicators=frozenset({"carol"}), blind=frozenset({"bob"}))
+    return ReviewContext(
+        catalog,
+        open_store(tmp_path / "labels.db"),
+        ("alice", "bob", "carol"),
+        adjudicators=frozenset({"carol"}),
+        blind=frozenset({"bob"}),
+    )
 
 
 def _row(catalog: Catalog, item_id: str, model: str = "balanced") -> int:
@@ -92,8 +97,9 @@ def test_a_blind_reviewer_is_not_told_which_items_the_audit_flagged(catalog: Cat
     assert (bob.frame(rows)["flag"] == "").all()
 
 
-def test_a_blind_reviewers_api_answers_hold_no_gold(catalog: Catalog, tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_blind_reviewers_api_answers_hold_no_gold(
+    catalog: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     client_module = pytest.importorskip("gradio_client")
     monkeypatch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
     ctx = _ctx(catalog, tmp_path)
@@ -102,8 +108,14 @@ def test_a_blind_reviewers_api_answers_hold_no_gold(catalog: Catalog, tmp_path: 
     public = {d.api_name for d in demo.fns.values() if getattr(d, "api_visibility", "public") != "private"}
     # every endpoint a browser or script can call; each one is checked for bob below
     assert public == {"view", "page", "next_item", "previous_item", "item", "relabel", "overview"}
-    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=_free_port(),
-                            quiet=True, auth=users, **app.launch_kwargs(catalog))
+    _, url, _ = demo.launch(
+        prevent_thread_lock=True,
+        server_name="127.0.0.1",
+        server_port=_free_port(),
+        quiet=True,
+        auth=users,
+        **app.launch_kwargs(catalog),
+    )
     try:
         bob = client_module.Client(url, auth=users[1], verbose=False)
         alice = client_module.Client(url, auth=users[0], verbose=False)
@@ -138,12 +150,14 @@ def test_a_blind_reviewers_api_answers_hold_no_gold(catalog: Catalog, tmp_path: 
         demo.close()
 
 
-def test_a_corrected_item_shows_one_gold_with_the_official_beside_it(catalog: Catalog,
-                                                                     tmp_path: Path) -> None:
+def test_a_corrected_item_shows_one_gold_with_the_official_beside_it(
+    catalog: Catalog, tmp_path: Path
+) -> None:
     ctx = _ctx(catalog, tmp_path)
     row = _row(catalog, PAIR_11_QA_CS)
     assert save(ctx, row, ALICE, "yes", "", [], "", "the flame is lit in the image").startswith(
-        "Saved as alice: gold no → yes")
+        "Saved as alice: gold no → yes"
+    )
     alice = ReviewerView(ctx, ALICE)
     item = navigate.find_item(alice, PAIR_11_QA_CS, ["cdh-bench", [], ALL, ALL, False, False, False, ""])[3]
     assert f"{MARK} yes" in item and "official no" in item
@@ -158,8 +172,12 @@ def test_a_corrected_item_shows_one_gold_with_the_official_beside_it(catalog: Ca
     # "wrong only" follows the gold on screen: exactly the rows the table marks wrong
     wrong = alice.rows(Filters(benchmark="cdh-bench", wrong_only=True, search=PAIR_11_QA_CS))
     assert wrong.tolist() == rows[(frame["verdict"] == "✗").to_numpy()].tolist()
-    assert wrong.tolist() != ReviewerView(replace(ctx, store=None), ALICE).rows(
-        Filters(benchmark="cdh-bench", wrong_only=True, search=PAIR_11_QA_CS)).tolist()
+    assert (
+        wrong.tolist()
+        != ReviewerView(replace(ctx, store=None), ALICE)
+        .rows(Filters(benchmark="cdh-bench", wrong_only=True, search=PAIR_11_QA_CS))
+        .tolist()
+    )
 
 
 def test_the_gold_radio_selects_a_capitalised_official_gold(catalog: Catalog, tmp_path: Path) -> None:
@@ -185,8 +203,10 @@ def test_every_gold_kind_has_controls_that_the_save_reads(catalog: Catalog, tmp_
     shown = panel(ctx, sth, ALICE)
     assert shown[7]["visible"] is True and shown[7]["value"] in ("Yes", "No") and shown[8]["visible"] is True
     item = ctx.row(sth)
-    assert form_value(item, None, "", [], "Yes", "from a kitchen to a park.") == \
-        "Scene change: Yes, Locations: from a kitchen to a park."
+    assert (
+        form_value(item, None, "", [], "Yes", "from a kitchen to a park.")
+        == "Scene change: Yes, Locations: from a kitchen to a park."
+    )
     tsh = _first(catalog, "vidhalluc", "tsh")
     assert panel(ctx, tsh, ALICE)[1]["choices"] == ["AB", "BA"]
 

@@ -78,8 +78,12 @@ def test_a_payload_cannot_name_another_reviewer(catalog: Catalog, tmp_path: Path
     ctx = _ctx(catalog, tmp_path)
     item = catalog.table.iloc[_row(catalog, PAIR_11_QA_CS)]
     with pytest.raises(IdentityMismatch):
-        submit(ctx.store, {"item_id": PAIR_11_QA_CS, "value": "yes", "reviewer": "bob"},  # type: ignore[arg-type]
-               ALICE, row=item)
+        submit(
+            ctx.store,
+            {"item_id": PAIR_11_QA_CS, "value": "yes", "reviewer": "bob"},  # type: ignore[arg-type]
+            ALICE,
+            row=item,
+        )
 
 
 def test_relabel_shows_the_corrected_metric_change_and_undo_restores(
@@ -95,8 +99,9 @@ def test_relabel_shows_the_corrected_metric_change_and_undo_restores(
     assert "1 gold correction(s)" in lines and "cs_acc" in lines
     history = panel(ctx, row, ALICE)[-2]
     assert "alice" in history and "no → yes" in history and "&lt;b&gt;inverted" in history
-    assert save(ctx, row, ALICE, "yes", "", ["ambiguous"], "polarity <b>inverted</b>", "") == \
-        "Nothing changed."
+    assert (
+        save(ctx, row, ALICE, "yes", "", ["ambiguous"], "polarity <b>inverted</b>", "") == "Nothing changed."
+    )
     # one save of gold, flag and note is one undoable action; a second undo says there is nothing left
     assert undo_last(ctx, row, BOB) == "Undone by bob: note cleared; flag ambiguous → ∅; gold yes → no"
     assert "No gold corrections" in metric_lines(ctx, "cdh-bench")
@@ -132,15 +137,22 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_five_clients_relabel_concurrently_through_the_app(catalog: Catalog, tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_five_clients_relabel_concurrently_through_the_app(
+    catalog: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     client_module = pytest.importorskip("gradio_client")
     monkeypatch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
     users = [(f"r{i}", f"pw{i}") for i in range(5)]
     ctx = ReviewContext(catalog, open_store(tmp_path / "labels.db"), tuple(u for u, _ in users))
     demo = app.build_app(catalog, ctx)
-    _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=_free_port(),
-                            quiet=True, auth=users, **app.launch_kwargs(catalog))
+    _, url, _ = demo.launch(
+        prevent_thread_lock=True,
+        server_name="127.0.0.1",
+        server_port=_free_port(),
+        quiet=True,
+        auth=users,
+        **app.launch_kwargs(catalog),
+    )
     rows = catalog.table[catalog.table["benchmark"] == "cmm"].drop_duplicates("item_id").head(5)
     cmm, official = rows["item_id"].tolist(), rows["gold"].str.lower().tolist()
     errors: list[BaseException] = []
@@ -204,8 +216,10 @@ def test_adjudication_needs_a_reason_and_settles_the_disagreement(catalog: Catal
         adjudicate_item(ctx, row, BOB, "no", "mine is right")
     with pytest.raises(Refused, match=r"alice voted on gold .*another adjudicator must settle it"):
         adjudicate_item(ctx, row, ALICE, "yes", "mine is right")  # her own disagreement
-    assert adjudicate_item(ctx, row, CAROL, "yes", "checked the image") == \
-        f"Adjudicated <code>{PAIR_11_QA_CS}</code> by carol: gold = yes"
+    assert (
+        adjudicate_item(ctx, row, CAROL, "yes", "checked the image")
+        == f"Adjudicated <code>{PAIR_11_QA_CS}</code> by carol: gold = yes"
+    )
     assert queue_frame(ctx, "Disagreements", "cdh-bench", CAROL).empty
     assert "1 gold correction(s)" in metric_lines(ctx, "cdh-bench")
 
@@ -228,9 +242,12 @@ def test_exports_hold_every_event_and_corrected_native_gold(catalog: Catalog, tm
     assert json.loads(Path(jsonl).read_text().splitlines()[0])["new_value"] == "yes"
     with zipfile.ZipFile(native) as archive:
         # every loaded file that carries gold, at its path under the files' common folder
-        assert sorted(archive.namelist()) == ["benchmark.jsonl", "predictions/balanced.jsonl",
-                                              "predictions/commonsense-prior.jsonl",
-                                              "predictions/yes-biased.jsonl"]
+        assert sorted(archive.namelist()) == [
+            "benchmark.jsonl",
+            "predictions/balanced.jsonl",
+            "predictions/commonsense-prior.jsonl",
+            "predictions/yes-biased.jsonl",
+        ]
         text = archive.read("benchmark.jsonl").decode()
     original = (SAMPLE_MANIFEST.parent / "cdh-bench/benchmark.jsonl").read_text()
     assert text.count('"Pair 11"') >= 1 and text != original
@@ -247,8 +264,9 @@ def test_the_database_is_never_under_a_media_root(catalog: Catalog, tmp_path: Pa
     assert ctx.reviewers == ("alice",)
 
 
-def test_on_a_space_the_app_offers_hugging_face_sign_in(catalog: Catalog, tmp_path: Path,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_on_a_space_the_app_offers_hugging_face_sign_in(
+    catalog: Catalog, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import gradio as gr
 
     from components.identity import on_spaces
@@ -260,8 +278,12 @@ def test_on_a_space_the_app_offers_hugging_face_sign_in(catalog: Catalog, tmp_pa
 
     # What a Space with `hf_oauth: true` sets; Gradio reads them when it registers the OAuth routes
     # (registering fetches nothing).
-    for name, value in (("OAUTH_CLIENT_ID", "test-client"), ("OAUTH_CLIENT_SECRET", "test-secret"),
-                        ("OAUTH_SCOPES", "openid profile"), ("OPENID_PROVIDER_URL", "https://hf.invalid")):
+    for name, value in (
+        ("OAUTH_CLIENT_ID", "test-client"),
+        ("OAUTH_CLIENT_SECRET", "test-secret"),
+        ("OAUTH_SCOPES", "openid profile"),
+        ("OPENID_PROVIDER_URL", "https://hf.invalid"),
+    ):
         monkeypatch.setattr(gradio.oauth, name, value)
     assert on_spaces()
     ctx = ReviewContext(catalog, open_store(tmp_path / "labels.db"), oauth=True)

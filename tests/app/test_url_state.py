@@ -16,14 +16,34 @@ def cat() -> Catalog:
 
 def test_a_view_survives_the_round_trip_through_its_url(cat: Catalog) -> None:
     item = str(cat.table.loc[cat.table["benchmark"] == "cmm", "item_id"].iloc[3])
-    view = Filters(benchmark="cmm", models=("balanced",), category="visual-language", wrong_only=True,
-                   flagged_only=True, search="dog")
+    view = Filters(
+        benchmark="cmm",
+        models=("balanced",),
+        category="visual-language",
+        wrong_only=True,
+        flagged_only=True,
+        search="dog",
+    )
     params = params_of(view, item)
-    assert params == {"benchmark": "cmm", "models": "balanced", "category": "visual-language",
-                      "wrong": "1", "flagged": "1", "q": "dog", "item": item}
+    assert params == {
+        "benchmark": "cmm",
+        "models": "balanced",
+        "category": "visual-language",
+        "wrong": "1",
+        "flagged": "1",
+        "q": "dog",
+        "item": item,
+    }
     back, back_item = restore(cat, params)
-    assert back == Filters(benchmark="cmm", models=("balanced",), task=ALL, category="visual-language",
-                           wrong_only=True, flagged_only=True, search="dog")
+    assert back == Filters(
+        benchmark="cmm",
+        models=("balanced",),
+        task=ALL,
+        category="visual-language",
+        wrong_only=True,
+        flagged_only=True,
+        search="dog",
+    )
     assert back_item == item
 
 

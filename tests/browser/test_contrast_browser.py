@@ -18,8 +18,17 @@ pytestmark = [
 ]
 
 TIMEOUT = WAIT
-SELECTORS = (".hs-hit", ".hs-fa", ".hs-miss", "mark.hs-parsed", ".hs-correct", ".hs-wrong",
-             ".hs-board .hs-ci", ".hs-board td.hs-model", ".hs-meta")
+SELECTORS = (
+    ".hs-hit",
+    ".hs-fa",
+    ".hs-miss",
+    "mark.hs-parsed",
+    ".hs-correct",
+    ".hs-wrong",
+    ".hs-board .hs-ci",
+    ".hs-board td.hs-model",
+    ".hs-meta",
+)
 
 CONTRAST_JS = """(selectors) => {
   const rgb = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
@@ -48,8 +57,8 @@ CONTRAST_JS = """(selectors) => {
 def _urls(app_url: str) -> dict[str, str]:
     table = load_manifest(SAMPLE_MANIFEST).table
     dvb = table[(table["benchmark"] == "detailverifybench") & (table["model"] == "balanced")]
-    cmm = table[(table["benchmark"] == "cmm") & (table["model"] == "yes-biased")
-                & (table["correct"] == False)]  # noqa: E712 - a wrong answer, so .hs-wrong shows
+    wrong = table["correct"].eq(False)  # a wrong answer, so .hs-wrong shows
+    cmm = table[(table["benchmark"] == "cmm") & (table["model"] == "yes-biased") & wrong]
     return {
         "spans": f"{app_url}?benchmark=detailverifybench&models=balanced&item={dvb['item_id'].iloc[0]}",
         "parsed": f"{app_url}?benchmark=cmm&models=yes-biased&wrong=1&item={cmm['item_id'].iloc[0]}",
@@ -70,7 +79,8 @@ def test_text_and_highlights_reach_4_5_to_1(browser: Browser, app_url: str, sche
             expect(page.locator("#item")).to_contain_text(url.rsplit("item=", 1)[1], timeout=TIMEOUT)
         if name == "spans":
             expect(page.locator("#spans .hs-hit, #spans .hs-fa, #spans .hs-miss").first).to_be_visible(
-                timeout=TIMEOUT)
+                timeout=TIMEOUT
+            )
         found.update(page.evaluate(CONTRAST_JS, list(SELECTORS)))
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"contrast-{name}-{scheme}-1280.png"), full_page=False)

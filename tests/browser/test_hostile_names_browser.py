@@ -37,8 +37,10 @@ def hostile_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     table = samples.table.copy()
     vid = table["benchmark"] == "vidhalluc"
     first = str(table.loc[vid & (table["pair_id"].fillna("") != ""), "pair_id"].iloc[0])
-    for column, where, value in (("model", vid & (table["model"].astype(str) != ""), MODEL),
-                                 ("pair_id", vid & (table["pair_id"] == first), PAIR)):
+    for column, where, value in (
+        ("model", vid & (table["model"].astype(str) != ""), MODEL),
+        ("pair_id", vid & (table["pair_id"] == first), PAIR),
+    ):
         kind = table[column].dtype
         values = table[column].astype(object)
         values[where] = value

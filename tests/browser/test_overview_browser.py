@@ -132,7 +132,9 @@ def test_a_phone_opens_on_the_numbers_and_reaches_the_filters_in_one_tap(
     page.locator("#to-filters").click()
     page.wait_for_function(
         "() => { const r = document.getElementById('f-benchmark').getBoundingClientRect();"
-        " return r.top > -2 && r.bottom < window.innerHeight + 2; }", timeout=TIMEOUT)  # within a pixel
+        " return r.top > -2 && r.bottom < window.innerHeight + 2; }",
+        timeout=TIMEOUT,
+    )  # within a pixel
     page.context.close()
     wide = _page(browser, app_url, 1280)  # side by side: no button, the filters left of the tabs
     expect(wide.locator("#to-filters")).to_be_hidden()

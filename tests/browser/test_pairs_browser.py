@@ -53,13 +53,20 @@ def pairs_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         warnings.simplefilter("ignore", ResourceWarning)
         with gr.Blocks(title="pairs") as demo:
             with gr.Tab("Pairs"):
-                build_pairs_tab(catalog, store, identity_of, k=2, preview_dir=folder / "previews",
-                                reviewers=tuple(USERS))
+                build_pairs_tab(
+                    catalog, store, identity_of, k=2, preview_dir=folder / "previews", reviewers=tuple(USERS)
+                )
             with gr.Tab("Other"):
                 gr.Markdown("another tab: the pair keys must not act here")
         roots = [str(r) for r in catalog.media_roots["vidhalluc"]]
-        _, url, _ = demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=port,
-                                quiet=True, auth=list(USERS.items()), allowed_paths=roots)
+        _, url, _ = demo.launch(
+            prevent_thread_lock=True,
+            server_name="127.0.0.1",
+            server_port=port,
+            quiet=True,
+            auth=list(USERS.items()),
+            allowed_paths=roots,
+        )
     SHOTS.mkdir(parents=True, exist_ok=True)
     yield url
     demo.close()
@@ -77,7 +84,8 @@ def _sign_in(browser: Browser, url: str, user: str) -> Page:
     expect(page.locator("#pairs-player video")).to_have_count(2, timeout=TIMEOUT)
     page.wait_for_function(
         "() => [...document.querySelectorAll('#pairs-player video')].every((v) => v.readyState >= 2)",
-        timeout=TIMEOUT)
+        timeout=TIMEOUT,
+    )
     return page
 
 
@@ -93,15 +101,19 @@ def test_both_videos_play_and_stay_within_a_tenth_of_a_second(browser: Browser, 
     assert abs(a - b) <= 0.1, (a, b)
     # seek with the shared slider while playing: the follower comes along
     page.locator("#pairs-player .hs-sync-seek").fill("250")  # 1/4 of the 2 s clips
-    page.wait_for_function("() => { const [a, b] = window.hsPairPlayer.times();"
-                           " return a >= 0.5 && a < 1.2 && Math.abs(a - b) <= 0.1; }", timeout=TIMEOUT)
+    page.wait_for_function(
+        "() => { const [a, b] = window.hsPairPlayer.times();"
+        " return a >= 0.5 && a < 1.2 && Math.abs(a - b) <= 0.1; }",
+        timeout=TIMEOUT,
+    )
     a, b = _times(page)
     assert 0.5 <= a < 1.9 and abs(a - b) <= 0.1, (a, b)
     page.screenshot(path=str(SHOTS / "pairs_player.png"), full_page=True)
     # paused, the player's own seek puts both clips at the same frame
     page.evaluate("() => { window.hsPairPlayer.pause(); window.hsPairPlayer.seek(1.3); }")
-    page.wait_for_function("() => window.hsPairPlayer.videos().every((v) => v.paused && !v.seeking)",
-                           timeout=TIMEOUT)
+    page.wait_for_function(
+        "() => window.hsPairPlayer.videos().every((v) => v.paused && !v.seeking)", timeout=TIMEOUT
+    )
     a, b = _times(page)
     assert abs(a - 1.3) < 0.05 and abs(a - b) <= 0.1, (a, b)
     page.context.close()
@@ -109,8 +121,13 @@ def test_both_videos_play_and_stay_within_a_tenth_of_a_second(browser: Browser, 
 
 def _validate(page: Page, keys: str, decision: str) -> None:
     page.locator("#pairs-info").click()  # focus outside any field: keys go to the tab's listener
-    toggles = {"1": "#pairs-clear-0", "2": "#pairs-clear-1", "3": "#pairs-single-0", "4": "#pairs-single-1",
-               "5": "#pairs-differ"}
+    toggles = {
+        "1": "#pairs-clear-0",
+        "2": "#pairs-clear-1",
+        "3": "#pairs-single-0",
+        "4": "#pairs-single-1",
+        "5": "#pairs-differ",
+    }
     seen: dict[str, int] = {}
     for key in keys:
         page.keyboard.press(key)

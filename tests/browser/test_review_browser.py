@@ -98,7 +98,6 @@ def test_the_app_asks_for_a_login_first(browser: Any, review_url: str) -> None:
     context.close()
 
 
-
 def test_without_a_reviewer_the_review_panel_is_hidden(page: Any, app_url: str) -> None:
     page.goto(app_url)
     open_items(page)

@@ -36,8 +36,9 @@ def picker_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
         yield url, store
 
 
-def test_clicking_two_tokens_tags_them_and_saving_stores_the_caption(browser: Any,
-                                                                      picker_app: tuple[str, Any]) -> None:
+def test_clicking_two_tokens_tags_them_and_saving_stores_the_caption(
+    browser: Any, picker_app: tuple[str, Any]
+) -> None:
     from analysis.store import events_frame
 
     url, store = picker_app

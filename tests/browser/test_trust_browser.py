@@ -38,8 +38,13 @@ def trust_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
     catalog = load_manifest(SAMPLES)
     store = open_store(tmp_path_factory.mktemp("trust") / "labels.db")
-    review = ReviewContext(catalog, store, ("alice", "bob", "carol"),
-                           adjudicators=frozenset({"bob", "carol"}), blind=frozenset({"alice", "bob"}))
+    review = ReviewContext(
+        catalog,
+        store,
+        ("alice", "bob", "carol"),
+        adjudicators=frozenset({"bob", "carol"}),
+        blind=frozenset({"alice", "bob"}),
+    )
     table = catalog.table
     for task in ("mcq", "tsh", "sth"):
         first = table[(table["benchmark"] == "vidhalluc") & (table["task"] == task)]["item_id"].iloc[0]
@@ -48,8 +53,9 @@ def trust_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-def _sign_in(browser: Any, url: str, user: str, password: str, *, size: str = "1280",
-             dark: bool = False) -> Any:
+def _sign_in(
+    browser: Any, url: str, user: str, password: str, *, size: str = "1280", dark: bool = False
+) -> Any:
     context = browser.new_context(viewport=SIZES[size], color_scheme="dark" if dark else "light")
     page = context.new_page()
     page.goto(url + ("?__theme=dark" if dark else "?__theme=light"))

@@ -56,7 +56,7 @@ def validate_sample(store: Store, pairs: pd.DataFrame) -> None:
                 ok = ok.set("actions_differ", False)
             if pair == "s4ac761d" and who == BOB:
                 ok = ok.set("single_action", False, 0)
-            save_validation(store, ok, who, "=HYPERLINK(\"x\")" if who == BOB else "")
+            save_validation(store, ok, who, '=HYPERLINK("x")' if who == BOB else "")
     clips = pairs.set_index("pair_id").loc["s4ac761d", "clips"]
     adjudicate_pair(store, PairChecks("s4ac761d", clips, (True,) * 3, (True,) * 3, True), CAROL, "one action")
 
@@ -64,8 +64,9 @@ def validate_sample(store: Store, pairs: pd.DataFrame) -> None:
 KEPT = ["sf7026ba", "se1b2123", "s7da0ff0", "s592530b", "s4ac761d"]  # file order
 
 
-def test_filtered_gold_round_trips_through_the_loaders(store: Store, pairs: pd.DataFrame,
-                                                       tmp_path: Path) -> None:
+def test_filtered_gold_round_trips_through_the_loaders(
+    store: Store, pairs: pd.DataFrame, tmp_path: Path
+) -> None:
     validate_sample(store, pairs)
     assert sorted(kept_pairs(store, required=2)) == sorted(KEPT)
     written = export_kept_gold(store, GOLD, tmp_path / "out", required=2)
@@ -116,8 +117,9 @@ def test_pair_list_json_has_every_pair_and_review(store: Store, pairs: pd.DataFr
     assert by_id["s1a05226"]["reviews"][0]["actions_differ"] is False
 
 
-def test_pair_list_csv_has_every_reviewers_checks_and_is_formula_safe(store: Store, pairs: pd.DataFrame,
-                                                                      tmp_path: Path) -> None:
+def test_pair_list_csv_has_every_reviewers_checks_and_is_formula_safe(
+    store: Store, pairs: pd.DataFrame, tmp_path: Path
+) -> None:
     validate_sample(store, pairs)
     path = tmp_path / "pairs.csv"
     # 7 pairs x 2 reviewers + s5aa86f2 (1 review) + carol's adjudication of s4ac761d = 16 rows
@@ -127,9 +129,13 @@ def test_pair_list_csv_has_every_reviewers_checks_and_is_formula_safe(store: Sto
     assert list(rows[0])[-3:] == ["clip_3", "clear_action_3", "single_action_3"]
     bob = next(r for r in rows if r["pair_id"] == "s4ac761d" and r["reviewer"] == "bob")
     assert (bob["role"], bob["decision"], bob["single_action_1"], bob["single_action_2"]) == (
-        "vote", "drop", "no", "yes")
+        "vote",
+        "drop",
+        "no",
+        "yes",
+    )
     assert bob["final_decision"] == "keep" and bob["resolution"] == "adjudicated"
-    assert bob["note"] == "'=HYPERLINK(\"x\")" and csv_unsafe(bob["note"]) == '=HYPERLINK("x")'
+    assert bob["note"] == '\'=HYPERLINK("x")' and csv_unsafe(bob["note"]) == '=HYPERLINK("x")'
     pair_rows = [r for r in rows if r["pair_id"] == "sf7026ba"]
     assert [r["clip_3"] for r in pair_rows] == ["", ""]  # a two-clip pair leaves the third slot empty
     assert [r["role"] for r in rows if r["pair_id"] == "s4ac761d"] == ["vote", "vote", "adjudication"]

@@ -92,7 +92,8 @@ def test_an_incomplete_form_is_refused_with_the_reason(ctx: ph.PairsContext) -> 
 
 
 def test_save_persists_across_a_store_reopen_and_moves_to_the_next_pair(
-        catalog: Catalog, tmp_path: Path) -> None:
+    catalog: Catalog, tmp_path: Path
+) -> None:
     store = open_store(tmp_path / "labels.db")
     ctx = ph.PairsContext(catalog, store, k=2, reviewers=("alice", "bob"))
     queue = ph.pair_list(ctx, ALICE)
@@ -171,11 +172,18 @@ def test_player_script_keeps_followers_within_the_drift_limit() -> None:
         assert event in PLAYER_JS
 
 
-def test_roles_in_the_pair_tab_adjudicators_settle_blind_reviewers_see_no_gold(catalog: Catalog,
-                                                                             tmp_path: Path) -> None:
+def test_roles_in_the_pair_tab_adjudicators_settle_blind_reviewers_see_no_gold(
+    catalog: Catalog, tmp_path: Path
+) -> None:
     store = open_store(tmp_path / "labels.db")
-    ctx = ph.PairsContext(catalog, store, k=2, reviewers=("alice", "bob"), adjudicators=frozenset({"carol"}),
-                          blind=frozenset({"bob"}))
+    ctx = ph.PairsContext(
+        catalog,
+        store,
+        k=2,
+        reviewers=("alice", "bob"),
+        adjudicators=frozenset({"carol"}),
+        blind=frozenset({"bob"}),
+    )
     blank = ph.show_pair(ctx, PAIR, ALICE).checks
     ph.save(ctx, _all(blank, True), "", ALICE)
     shown = ph.show_pair(ctx, PAIR, BOB)
@@ -194,9 +202,14 @@ def _pairs_tab_answers(ctx: ph.PairsContext, me: Identity) -> dict[str, str]:
     line, people, agree, split = ph.team(ctx, me)
     with zipfile.ZipFile(ph.export_gold_zip(ctx, me)) as archive:
         kept = archive.read("ach_mcq.json").decode()
-    return {"team": line + people.to_csv() + agree.to_csv(), "split": split.to_csv(),
-            "list": ph.pair_list(ctx, me).to_csv(), "json": Path(ph.export_json(ctx, me)).read_text(),
-            "csv": Path(ph.export_csv(ctx, me)).read_text(), "kept": kept}
+    return {
+        "team": line + people.to_csv() + agree.to_csv(),
+        "split": split.to_csv(),
+        "list": ph.pair_list(ctx, me).to_csv(),
+        "json": Path(ph.export_json(ctx, me)).read_text(),
+        "csv": Path(ph.export_csv(ctx, me)).read_text(),
+        "kept": kept,
+    }
 
 
 def _pair_json(ctx: ph.PairsContext, me: Identity, pair: str) -> dict[str, Any]:
@@ -205,12 +218,14 @@ def _pair_json(ctx: ph.PairsContext, me: Identity, pair: str) -> dict[str, Any]:
 
 
 def test_a_reviewer_who_has_not_voted_sees_no_other_reviewers_validation_until_they_vote(
-        catalog: Catalog, tmp_path: Path) -> None:
+    catalog: Catalog, tmp_path: Path
+) -> None:
     """Issue 10: the pairs tab applies the Items tab's rule (analysis.store.visibility)."""
     store = open_store(tmp_path / "labels.db")
     dave = Identity("dave")
-    ctx = ph.PairsContext(catalog, store, k=2, reviewers=("alice", "bob", "carol"),
-                          adjudicators=frozenset({"dave"}))
+    ctx = ph.PairsContext(
+        catalog, store, k=2, reviewers=("alice", "bob", "carol"), adjudicators=frozenset({"dave"})
+    )
     blank, triple = ph.show_pair(ctx, PAIR, ALICE).checks, ph.show_pair(ctx, TRIPLE, ALICE).checks
     ph.save(ctx, _all(blank, True), "alice thinks keep", ALICE)
     ph.save(ctx, ph.on_key(_all(blank, True), "5"), "bob thinks drop", BOB)  # same action -> drop

@@ -24,7 +24,8 @@ EXPORTS = 100
 
 
 def test_a_hundred_pair_exports_leave_a_bounded_number_of_folders(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import gradio as gr
 
     from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
@@ -40,8 +41,10 @@ def test_a_hundred_pair_exports_leave_a_bounded_number_of_folders(
     with gr.Blocks() as demo:
         # a signed-in reviewer: visitors may export no reviewer's data at all (issue 10)
         build_pairs_tab(catalog, store, lambda request: Identity("alice"), k=2)
-    with launched(demo, allowed_paths=[str(r) for r in catalog.media_roots["vidhalluc"]]) as url, \
-            httpx.Client(timeout=60) as client:
+    with (
+        launched(demo, allowed_paths=[str(r) for r in catalog.media_roots["vidhalluc"]]) as url,
+        httpx.Client(timeout=60) as client,
+    ):
         for _ in range(EXPORTS):
             done = click(client, url, "pairs-export")
             assert done["success"], done

@@ -52,8 +52,13 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     yield from open_backend(request.param, tmp_path)
 
 
-def checks(pair: str, clear: Sequence[Check], single: Sequence[Check], differ: Check,
-           clips: Sequence[str] | None = None) -> PairChecks:
+def checks(
+    pair: str,
+    clear: Sequence[Check],
+    single: Sequence[Check],
+    differ: Check,
+    clips: Sequence[str] | None = None,
+) -> PairChecks:
     members = tuple(clips) if clips is not None else tuple(f"{pair}_clip_{i + 1}" for i in range(len(clear)))
     return PairChecks(pair, members, tuple(clear), tuple(single), differ)
 
@@ -80,8 +85,12 @@ def test_decision_for_every_combination_of_the_five_checks(combo: tuple[Check, .
 
 def test_keys_toggle_each_check_then_save() -> None:
     assert [(k, c, i) for k, c, i in check_keys(2)] == [
-        ("1", "clear_action", 0), ("2", "clear_action", 1), ("3", "single_action", 0),
-        ("4", "single_action", 1), ("5", "actions_differ", None)]
+        ("1", "clear_action", 0),
+        ("2", "clear_action", 1),
+        ("3", "single_action", 0),
+        ("4", "single_action", 1),
+        ("5", "actions_differ", None),
+    ]
     assert [k for k, _, _ in check_keys(3)] == [str(n) for n in range(1, 8)]
     blank = PairChecks.blank("g", CLIPS)
     assert blank.decision is None and blank.values() == (None,) * 5
@@ -134,8 +143,10 @@ def test_saving_writes_every_check_at_once_and_only_changes(store: Store) -> Non
     assert save_validation(store, first, ALICE, "clear enough") == []  # nothing changed
     second = save_validation(store, first.set("single_action", False, 1), ALICE, None)
     assert sorted(e.field for e in second) == ["pair_check:decision", "pair_check:single_action"]
-    assert my_validation(store, "g", first.clips, ALICE) == (first.set("single_action", False, 1),
-                                                             "clear enough")
+    assert my_validation(store, "g", first.clips, ALICE) == (
+        first.set("single_action", False, 1),
+        "clear enough",
+    )
     assert my_validation(store, "g", first.clips, BOB) == (PairChecks.blank("g", first.clips), "")
 
 
@@ -181,8 +192,10 @@ def test_agreement_per_criterion_by_hand(store: Store) -> None:
     # actions_differ: alice y y y, bob y n y -> observed 2/3, pe = 1*2/3 = 2/3 -> kappa 0.
     # decision: alice keep keep drop, bob keep drop drop -> observed 2/3;
     #   pe = 2/3*1/3 + 1/3*2/3 = 4/9 -> kappa = (6/9 - 4/9) / (5/9) = 2/5.
-    plan = {ALICE: [([True, True], True), ([True, True], True), ([False, True], True)],
-            BOB: [([True, True], True), ([False, True], False), ([False, True], True)]}
+    plan = {
+        ALICE: [([True, True], True), ([True, True], True), ([False, True], True)],
+        BOB: [([True, True], True), ([False, True], False), ([False, True], True)],
+    }
     for who, pairs in plan.items():
         for n, (clear, differ) in enumerate(pairs):
             save_validation(store, checks(f"p{n}", clear, [True, True], differ), who)
@@ -208,9 +221,13 @@ def test_two_reviewers_on_the_sample_pairs_then_adjudication(store: Store) -> No
     pairs = catalogue(vidhalluc.load_gold([SAMPLE / "ach_binaryqa.json", SAMPLE / "ach_mcq.json"]))
     members = dict(zip(pairs["pair_id"], pairs["clips"], strict=True))
     plan = assign_pairs(members, ["alice", "bob"], k=2)
-    assert progress(store, plan) == {"done": 0, "total": 16, "pairs_done": 0, "pairs_total": 8,
-                                     "reviewers": {"alice": {"done": 0, "total": 8},
-                                                   "bob": {"done": 0, "total": 8}}}
+    assert progress(store, plan) == {
+        "done": 0,
+        "total": 16,
+        "pairs_done": 0,
+        "pairs_total": 8,
+        "reviewers": {"alice": {"done": 0, "total": 8}, "bob": {"done": 0, "total": 8}},
+    }
     for who in (ALICE, BOB):
         for pair in my_queue(store, plan, who):
             clips = members[pair]

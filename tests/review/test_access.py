@@ -14,15 +14,19 @@ ROOT = Path(__file__).resolve().parents[2]
 ROLES = Roles(adjudicators=frozenset({"carol", "frank"}), blind=frozenset({"bob", "frank"}))
 
 
-@pytest.mark.parametrize(("name", "signed_in", "blind", "adjudicator"), [
-    (None, False, False, False),       # a visitor
-    ("alice", True, False, False),     # a reviewer
-    ("bob", True, True, False),        # a blind reviewer
-    ("carol", True, False, True),      # an adjudicator
-    ("frank", True, True, True),       # a blind adjudicator
-])
-def test_each_role_is_read_from_the_operators_roles(name: str | None, signed_in: bool, blind: bool,
-                                                    adjudicator: bool) -> None:
+@pytest.mark.parametrize(
+    ("name", "signed_in", "blind", "adjudicator"),
+    [
+        (None, False, False, False),  # a visitor
+        ("alice", True, False, False),  # a reviewer
+        ("bob", True, True, False),  # a blind reviewer
+        ("carol", True, False, True),  # an adjudicator
+        ("frank", True, True, True),  # a blind adjudicator
+    ],
+)
+def test_each_role_is_read_from_the_operators_roles(
+    name: str | None, signed_in: bool, blind: bool, adjudicator: bool
+) -> None:
     access = Access.of(name, ROLES, writable=True)
     assert (access.signed_in, access.blind, access.adjudicator) == (signed_in, blind, adjudicator)
     assert access.sees_gold is not blind

@@ -22,8 +22,15 @@ from analysis.review.pairs.export import export_pairs_csv
 from analysis.store import Store, events_frame, export_corrections, import_corrections, relabel
 from analysis.store.export import csv_safe, csv_unsafe
 
-HOSTILE = ["ok\r@SUM(1+1)*cmd", "ok\n=HYPERLINK(\"x\")", "a,b\r\n+1", "\r-2", "x\n'y", 'q"uote\r\r=z',
-           "a\t\n@b"]
+HOSTILE = [
+    "ok\r@SUM(1+1)*cmd",
+    'ok\n=HYPERLINK("x")',
+    "a,b\r\n+1",
+    "\r-2",
+    "x\n'y",
+    'q"uote\r\r=z',
+    "a\t\n@b",
+]
 STARTERS = ("=", "+", "-", "@", "\t")
 
 
@@ -38,7 +45,8 @@ def store(tmp_path: Path) -> Store:
 
 
 def test_no_line_of_an_export_starts_a_formula_and_the_import_gives_the_values_back(
-        store: Store, tmp_path: Path) -> None:
+    store: Store, tmp_path: Path
+) -> None:
     for n, text in enumerate(HOSTILE, start=1):
         relabel(store, cmm_item(n), "note", text, ALICE, text)
     path = tmp_path / "corrections.csv"

@@ -42,13 +42,24 @@ def _jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
 
 # --- CMM -----------------------------------------------------------------------------------------
 
+
 def _cmm_rows() -> list[dict[str, Any]]:
     cases = [("yes", "Yes, there is."), ("no", "No."), ("yes", "no"), ("no", "yes it is"), ("no", "nothing")]
-    return [{"category": "inter-modality", "sub_category": "visual-language", "modality": "visual",
-             "granularity": "object-level", "correlation_type": "global",
-             "video_path": f"./raw_files/{i}.mp4", "audio_path": None,
-             "question": f"Did you see thing {i}?", "answer": gold, "pred": pred}
-            for i, (gold, pred) in enumerate(cases)]
+    return [
+        {
+            "category": "inter-modality",
+            "sub_category": "visual-language",
+            "modality": "visual",
+            "granularity": "object-level",
+            "correlation_type": "global",
+            "video_path": f"./raw_files/{i}.mp4",
+            "audio_path": None,
+            "question": f"Did you see thing {i}?",
+            "answer": gold,
+            "pred": pred,
+        }
+        for i, (gold, pred) in enumerate(cases)
+    ]
 
 
 def test_cmm_corrections_rescore_and_round_trip(store: Store, tmp_path: Path) -> None:
@@ -104,13 +115,21 @@ def test_an_empty_label_set_changes_nothing(tmp_path: Path) -> None:
 
 # --- CDH-Bench ------------------------------------------------------------------------------------
 
+
 def _cdh_pair(n: int, category: str) -> dict[str, Any]:
-    return {"pair_id": f"Pair {n}", "pair_name": f"thing {n}", "category": category,
-            "subcategory": "Body Parts",
-            "direct_qa": {"question": f"Is it normal {n}?", "commonsense_gt": "yes",
-                          "counterfactual_gt": "no"},
-            "multiple_choice": {"question": f"How many {n}?", "options": ["A. 5", "B. 6", "C. 4", "D. 7"],
-                                "commonsense_gt": "A", "counterfactual_gt": "B"}}
+    return {
+        "pair_id": f"Pair {n}",
+        "pair_name": f"thing {n}",
+        "category": category,
+        "subcategory": "Body Parts",
+        "direct_qa": {"question": f"Is it normal {n}?", "commonsense_gt": "yes", "counterfactual_gt": "no"},
+        "multiple_choice": {
+            "question": f"How many {n}?",
+            "options": ["A. 5", "B. 6", "C. 4", "D. 7"],
+            "commonsense_gt": "A",
+            "counterfactual_gt": "B",
+        },
+    }
 
 
 def _cdh_result(pair: dict[str, Any], task: str, side: str, pred: str, status: str = "ok") -> dict[str, Any]:
@@ -121,11 +140,24 @@ def _cdh_result(pair: dict[str, Any], task: str, side: str, pred: str, status: s
 
     ok = READERS["reparse"](task, pred, gt)[1]
     ce = side == "counterfactual" and not ok and READERS["reparse"](task, pred, cs)[1]
-    return {"ts": "2026-03-19T09:41:00+00:00", "model_name": "m", "pair_id": pair["pair_id"],
-            "category": pair["category"], "subcategory": pair["subcategory"], "task": task, "side": side,
-            "image_path": f"images/x/{side}.png", "status": status, "question": block["question"],
-            "gt": gt, "cf_gt": cf, "cs_gt": cs, "pred": pred, "correct": ok if status == "ok" else None,
-            "commonsense_error": ce if status == "ok" else None}
+    return {
+        "ts": "2026-03-19T09:41:00+00:00",
+        "model_name": "m",
+        "pair_id": pair["pair_id"],
+        "category": pair["category"],
+        "subcategory": pair["subcategory"],
+        "task": task,
+        "side": side,
+        "image_path": f"images/x/{side}.png",
+        "status": status,
+        "question": block["question"],
+        "gt": gt,
+        "cf_gt": cf,
+        "cs_gt": cs,
+        "pred": pred,
+        "correct": ok if status == "ok" else None,
+        "commonsense_error": ce if status == "ok" else None,
+    }
 
 
 def test_cdh_corrections_round_trip_through_both_files_and_the_cli(
@@ -133,17 +165,20 @@ def test_cdh_corrections_round_trip_through_both_files_and_the_cli(
 ) -> None:
     pairs = [_cdh_pair(1, "Counting Anomalies"), _cdh_pair(2, "Attribute Anomalies")]
     gold_file = _jsonl(tmp_path / "benchmark.jsonl", pairs)
-    results = _jsonl(tmp_path / "results.jsonl", [
-        _cdh_result(pairs[0], "qa", "commonsense", "Yes."),
-        _cdh_result(pairs[0], "qa", "counterfactual", "Yes, it is."),  # commonsense error
-        _cdh_result(pairs[1], "qa", "commonsense", "No"),
-        _cdh_result(pairs[1], "qa", "counterfactual", "no"),
-        _cdh_result(pairs[0], "mc", "commonsense", "A"),
-        _cdh_result(pairs[0], "mc", "counterfactual", "A. 5"),  # commonsense error
-        _cdh_result(pairs[1], "mc", "commonsense", "C", status="error"),
-        _cdh_result(pairs[1], "mc", "commonsense", "A"),
-        _cdh_result(pairs[1], "mc", "counterfactual", "B"),
-    ])
+    results = _jsonl(
+        tmp_path / "results.jsonl",
+        [
+            _cdh_result(pairs[0], "qa", "commonsense", "Yes."),
+            _cdh_result(pairs[0], "qa", "counterfactual", "Yes, it is."),  # commonsense error
+            _cdh_result(pairs[1], "qa", "commonsense", "No"),
+            _cdh_result(pairs[1], "qa", "counterfactual", "no"),
+            _cdh_result(pairs[0], "mc", "commonsense", "A"),
+            _cdh_result(pairs[0], "mc", "counterfactual", "A. 5"),  # commonsense error
+            _cdh_result(pairs[1], "mc", "commonsense", "C", status="error"),
+            _cdh_result(pairs[1], "mc", "commonsense", "A"),
+            _cdh_result(pairs[1], "mc", "counterfactual", "B"),
+        ],
+    )
     table = cdh_bench.load(results)
     before = cdh_bench.score(table)
     gold_rows = cdh_bench.load_gold([gold_file]).set_index(["pair_id", "task", "side"])
@@ -164,8 +199,11 @@ def test_cdh_corrections_round_trip_through_both_files_and_the_cli(
     # mc: CF-Acc 1/2 -> 2/2; no counterfactual error is left, so CCR 1.0 -> undefined
     assert changes["groups.task.mc.cf_acc"] == (0.5, 1.0)
     assert changes["groups.task.mc.ccr"] == (1.0, None)
-    assert all(v == before["groups"]["task"]["mc"][k] for k, v in after["groups"]["task"]["mc"].items()
-               if k in ("cs_acc", "n_cf", "n_cs"))
+    assert all(
+        v == before["groups"]["task"]["mc"][k]
+        for k, v in after["groups"]["task"]["mc"].items()
+        if k in ("cs_acc", "n_cf", "n_cs")
+    )
     out = tmp_path / "corrected"
     write_native("cdh-bench", [gold_file, results], gold_map(labels), out)
     regold = cdh_bench.load_gold([out / "benchmark.jsonl"]).set_index(["pair_id", "task", "side"])
@@ -174,7 +212,8 @@ def test_cdh_corrections_round_trip_through_both_files_and_the_cli(
     assert (regold["gold"] != gold_rows["gold"]).sum() == 2
     for parser in cdh_bench.PARSERS:
         assert cdh_bench.score(cdh_bench.load(out / "results.jsonl"), parser=parser) == cdh_bench.score(
-            corrected, parser=parser)
+            corrected, parser=parser
+        )
     capsys.readouterr()
     assert main(["score", "cdh-bench", str(out / "results.jsonl"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == after
@@ -182,11 +221,19 @@ def test_cdh_corrections_round_trip_through_both_files_and_the_cli(
 
 # --- VidHalluc ------------------------------------------------------------------------------------
 
+
 def test_vidhalluc_corrections_in_all_four_gold_files(store: Store, tmp_path: Path) -> None:
     files = {
         "ach_binaryqa.json": {"g1": [{"q": "Is the man running?", "a": {"c1": "Yes", "c2": "No"}}]},
-        "ach_mcq.json": {"g1": {"c1": {"Question": "What?", "Correct Answer": "A",
-                                       "Choices": {"A": "run", "B": "walk", "C": "sit", "D": "jump"}}}},
+        "ach_mcq.json": {
+            "g1": {
+                "c1": {
+                    "Question": "What?",
+                    "Correct Answer": "A",
+                    "Choices": {"A": "run", "B": "walk", "C": "sit", "D": "jump"},
+                }
+            }
+        },
         "tsh.json": {"0": {"video": "v1", "Question": "Action A. x\nAction B. y\n", "Correct Answer": "AB"}},
         "sth.json": {"s1": {"Scene change": "No", "Locations": "None"}},
     }
@@ -214,11 +261,22 @@ def test_vidhalluc_corrections_in_all_four_gold_files(store: Store, tmp_path: Pa
 
 
 def test_vidhalluc_mcq_rescore_uses_the_official_set_rule(tmp_path: Path) -> None:
-    combined = {"g1": {
-        "c1": {"Question": "Q", "Choices": {"A": "run", "B": "walk", "C": "sit", "D": "jump"},
-               "Correct Answer": "A", "Model Answer": "B and D"},
-        "c2": {"Question": "Q", "Choices": {"A": "run", "B": "walk", "C": "sit", "D": "jump"},
-               "Correct Answer": "C", "Model Answer": "C"}}}
+    combined = {
+        "g1": {
+            "c1": {
+                "Question": "Q",
+                "Choices": {"A": "run", "B": "walk", "C": "sit", "D": "jump"},
+                "Correct Answer": "A",
+                "Model Answer": "B and D",
+            },
+            "c2": {
+                "Question": "Q",
+                "Choices": {"A": "run", "B": "walk", "C": "sit", "D": "jump"},
+                "Correct Answer": "C",
+                "Model Answer": "C",
+            },
+        }
+    }
     path = tmp_path / "mcq_out.json"
     path.write_text(json.dumps(combined), encoding="utf-8")
     table = vidhalluc.load(path, task="mcq")
@@ -230,12 +288,20 @@ def test_vidhalluc_mcq_rescore_uses_the_official_set_rule(tmp_path: Path) -> Non
 
 # --- DetailVerifyBench and AVHBench ----------------------------------------------------------------
 
+
 def test_dvb_gold_tags_move_and_the_labels_follow(store: Store, tmp_path: Path) -> None:
     dvb = get("detailverifybench")
     tagged = "A man in a <HALLUCINATION>red</HALLUCINATION> coat stands by a blue door."
-    rows = [{"filename": "1.png", "category": "Nature", "GT_description": "A man in a grey coat.",
-             "Modify": "Yes", "description_tag": tagged,
-             "hallucination_labels": [{"text": "red", "labels": ["Object Color Hallucination"]}]}]
+    rows = [
+        {
+            "filename": "1.png",
+            "category": "Nature",
+            "GT_description": "A man in a grey coat.",
+            "Modify": "Yes",
+            "description_tag": tagged,
+            "hallucination_labels": [{"text": "red", "labels": ["Object Color Hallucination"]}],
+        }
+    ]
     source = _jsonl(tmp_path / "real_test.jsonl", rows)
     table = dvb.load_gold([source])
     clean = "A man in a red coat stands by a blue door."
@@ -244,7 +310,8 @@ def test_dvb_gold_tags_move_and_the_labels_follow(store: Store, tmp_path: Path) 
     relabel(store, table.iloc[0], "gold", spans, ALICE, "the door is green")
     labels = current_labels(store, "detailverifybench")
     assert labels["value"].tolist() == [
-        "A man in a red coat stands by a <HALLUCINATION>blue</HALLUCINATION> door."]
+        "A man in a red coat stands by a <HALLUCINATION>blue</HALLUCINATION> door."
+    ]
     written = write_native("detailverifybench", [source], gold_map(labels), tmp_path / "corrected")
     record = json.loads(written[0].read_text(encoding="utf-8"))
     assert record["description_tag"] == labels["value"].iloc[0]
@@ -256,10 +323,20 @@ def test_avhbench_round_trip(store: Store, tmp_path: Path) -> None:
     avh = get("avhbench")
     if not hasattr(avh, "load_gold"):
         pytest.skip("the avhbench module is still a placeholder (no load_gold)")
-    qa = [{"video_id": "00191", "task": "Video-driven Audio Hallucination",
-           "text": "Is the sleeping man making sound in the audio?", "label": "Yes"},
-          {"video_id": "00192", "task": "Audio-driven Video Hallucination",
-           "text": "Is the car visible in the video?", "label": "No"}]
+    qa = [
+        {
+            "video_id": "00191",
+            "task": "Video-driven Audio Hallucination",
+            "text": "Is the sleeping man making sound in the audio?",
+            "label": "Yes",
+        },
+        {
+            "video_id": "00192",
+            "task": "Audio-driven Video Hallucination",
+            "text": "Is the car visible in the video?",
+            "label": "No",
+        },
+    ]
     source = tmp_path / "QA.json"
     source.write_text(json.dumps(qa), encoding="utf-8")
     table = avh.load_gold([source])

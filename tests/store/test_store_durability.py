@@ -44,8 +44,9 @@ def _writer(
 ) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     args = [sys.executable, "-c", WRITER, target, schema or "", str(mirror or ""), name, str(count)]
-    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            cwd=ROOT)
+    return subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT
+    )
 
 
 @pytest.fixture(params=BACKENDS)

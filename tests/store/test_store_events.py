@@ -52,7 +52,8 @@ def test_relabel_sets_the_current_value_with_the_official_gold_as_old(store: Sto
     labels = current_labels(store, "cmm")
     assert list(labels.columns) == list(LABEL_COLUMNS)
     assert labels[["item_id", "field", "value", "reviewer", "reason"]].values.tolist() == [
-        ["item0001", "gold", "no", "alice", "the river is not in the clip"]]
+        ["item0001", "gold", "no", "alice", "the river is not in the clip"]
+    ]
 
 
 def test_latest_event_wins_and_undo_steps_back_one_event_at_a_time(store: Store) -> None:
@@ -122,8 +123,14 @@ def test_writes_need_an_authenticated_identity(store: Store) -> None:
 
 
 def test_a_payload_cannot_write_as_another_reviewer(store: Store) -> None:
-    payload = {"benchmark": "cmm", "item_id": "item0007", "field": "gold", "value": "no", "reviewer": "bob",
-               "reason": "not in the clip"}
+    payload = {
+        "benchmark": "cmm",
+        "item_id": "item0007",
+        "field": "gold",
+        "value": "no",
+        "reviewer": "bob",
+        "reason": "not in the clip",
+    }
     with pytest.raises(IdentityMismatch):
         submit(store, payload, ALICE)
     assert events_frame(store).empty
@@ -139,8 +146,9 @@ def test_a_payload_cannot_write_as_another_reviewer(store: Store) -> None:
 
 def test_submit_takes_the_item_from_the_servers_row(store: Store) -> None:
     row = pd.Series({"benchmark": "cmm", "item_id": "item0008", "task": "", "gold": "no"})
-    event = submit(store, {"item_id": "item0008", "value": "yes", "gold": "yes", "reason": "seen"}, ALICE,
-                   row=row)
+    event = submit(
+        store, {"item_id": "item0008", "value": "yes", "gold": "yes", "reason": "seen"}, ALICE, row=row
+    )
     assert event.old_value == "no"  # the row's official gold, not the payload's
     with pytest.raises(InvalidLabel):
         submit(store, {"item_id": "other", "value": "yes"}, ALICE, row=row)
@@ -197,8 +205,13 @@ def test_the_code_has_no_update_or_delete_of_events() -> None:
 # --- replaying events gives the current values (property) ---------------------------------------
 
 OPS = st.lists(
-    st.tuples(st.sampled_from(["relabel", "undo"]), st.integers(0, 2), st.sampled_from(["gold", "note"]),
-              st.sampled_from(["yes", "no", "n1", "n2", None]), st.sampled_from([0, 1])),
+    st.tuples(
+        st.sampled_from(["relabel", "undo"]),
+        st.integers(0, 2),
+        st.sampled_from(["gold", "note"]),
+        st.sampled_from(["yes", "no", "n1", "n2", None]),
+        st.sampled_from([0, 1]),
+    ),
     max_size=25,
 )
 
@@ -237,8 +250,13 @@ def test_replaying_events_gives_the_current_values(
     folded = {(k[1], k[2]): v for k, v in replay(events).items()}
     labels = current_labels(store, "cmm", include_cleared=True)
     labels = labels[labels["item_id"].str.startswith(prefix)]
-    from_sql = dict(zip(zip(labels["item_id"], labels["field"], strict=True),
-                        labels["value"].astype(object).where(labels["value"].notna(), None), strict=True))
+    from_sql = dict(
+        zip(
+            zip(labels["item_id"], labels["field"], strict=True),
+            labels["value"].astype(object).where(labels["value"].notna(), None),
+            strict=True,
+        )
+    )
     expected = {(f"{prefix}-{n}", f): v for (n, f), v in model.items()}
     assert folded == from_sql == expected
 

@@ -38,7 +38,7 @@ def other(tmp_path: Path) -> Iterator[Store]:
 
 
 def _history(store: Store) -> None:
-    relabel(store, cmm_item(1), "gold", "no", ALICE, "=HYPERLINK(\"http://x\")")
+    relabel(store, cmm_item(1), "gold", "no", ALICE, '=HYPERLINK("http://x")')
     relabel(store, cmm_item(1), "note", "+1 blurry, -2 dark, @here", BOB, "-1 for this gold")
     relabel(store, cmm_item(2, gold="no"), "gold", "yes", BOB, "it's there")
     undo(store, cmm_item(2, gold="no"), "gold", ALICE, "'quoted' reason")
@@ -53,7 +53,7 @@ def test_csv_cells_that_start_a_formula_are_neutralised(store: Store, tmp_path: 
         rows = list(csv.reader(handle))
     assert tuple(rows[0]) == EXPORT_COLUMNS
     cells = [cell for row in rows[1:] for cell in row]
-    assert "'=HYPERLINK(\"http://x\")" in cells and "'+1 blurry, -2 dark, @here" in cells
+    assert '\'=HYPERLINK("http://x")' in cells and "'+1 blurry, -2 dark, @here" in cells
     assert "'-1 for this gold" in cells and "''quoted' reason" in cells
     assert csv_safe("\tcmd") == "'\tcmd" and csv_safe("\r=1") == "'\r'=1"
     assert csv_safe("@SUM(A1)") == "'@SUM(A1)" and csv_safe("plain") == "plain"
@@ -93,21 +93,34 @@ def test_an_import_overlapping_local_events_adds_only_the_new_ones(store: Store,
     export_corrections(store, path)
     assert import_corrections(store, path, ALICE) == 0
     rows = path.read_text().splitlines()
-    extra = json.loads(rows[0]) | {"event_id": "f" * 32, "created_at": "2030-01-01T00:00:00Z",
-                                   "new_value": "yes", "old_value": "no"}
+    extra = json.loads(rows[0]) | {
+        "event_id": "f" * 32,
+        "created_at": "2030-01-01T00:00:00Z",
+        "new_value": "yes",
+        "old_value": "no",
+    }
     path.write_text("\n".join([*rows, json.dumps(extra)]) + "\n")
     assert import_corrections(store, path, ALICE) == 1
     assert len(events_frame(store)) == 6
 
 
-@pytest.mark.parametrize(("content", "problem"), [
-    ('{"event_id": "x"}\n', "missing"),
-    ('{"event_id": "abcdefgh12", "benchmark": "cmm", "item_id": "i", "field": "colour", "reviewer": "a",'
-     ' "created_at": "2025-01-01T00:00:00Z"}\n', "'colour' is not one of"),
-    ('{"event_id": "abcdefgh12", "benchmark": "cmm", "item_id": "i", "field": "gold", "reviewer": "a",'
-     ' "created_at": "yesterday"}\n', "not an ISO 8601 time"),
-    ('{"event_id": ', "invalid JSON"),
-])
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ('{"event_id": "x"}\n', "missing"),
+        (
+            '{"event_id": "abcdefgh12", "benchmark": "cmm", "item_id": "i", "field": "colour", '
+            '"reviewer": "a", "created_at": "2025-01-01T00:00:00Z"}\n',
+            "'colour' is not one of",
+        ),
+        (
+            '{"event_id": "abcdefgh12", "benchmark": "cmm", "item_id": "i", "field": "gold", "reviewer": "a",'
+            ' "created_at": "yesterday"}\n',
+            "not an ISO 8601 time",
+        ),
+        ('{"event_id": ', "invalid JSON"),
+    ],
+)
 def test_a_bad_corrections_file_names_the_row_and_field(
     store: Store, tmp_path: Path, content: str, problem: str
 ) -> None:
@@ -144,10 +157,21 @@ def test_cli_native_export_writes_files_the_scorer_reads(
 ) -> None:
     from analysis.benchmarks import cmm
 
-    rows = [{"category": "c", "sub_category": "visual-language", "modality": "visual",
-             "granularity": "event-level", "correlation_type": "x", "video_path": f"./raw_files/{i}.mp4",
-             "audio_path": None,
-             "question": f"Q{i}?", "answer": "yes", "pred": "no"} for i in range(3)]
+    rows = [
+        {
+            "category": "c",
+            "sub_category": "visual-language",
+            "modality": "visual",
+            "granularity": "event-level",
+            "correlation_type": "x",
+            "video_path": f"./raw_files/{i}.mp4",
+            "audio_path": None,
+            "question": f"Q{i}?",
+            "answer": "yes",
+            "pred": "no",
+        }
+        for i in range(3)
+    ]
     source = tmp_path / "final_output.json"
     source.write_text("".join(json.dumps(r) + "\n" for r in rows))
     gen = open_backend("sqlite", tmp_path)
@@ -155,8 +179,18 @@ def test_cli_native_export_writes_files_the_scorer_reads(
     relabel(store, cmm.load(source).iloc[1], "gold", "no", ALICE, "not in the clip")
     gen.close()
     out = tmp_path / "corrected"
-    args = ["export", "cmm", "--db", str(store.path), "--format", "native", "--gold", str(source),
-            "--out", str(out)]
+    args = [
+        "export",
+        "cmm",
+        "--db",
+        str(store.path),
+        "--format",
+        "native",
+        "--gold",
+        str(source),
+        "--out",
+        str(out),
+    ]
     assert main(args) == 0
     assert "1 corrected gold value" in capsys.readouterr().out
     assert main(["score", "cmm", str(out / "final_output.json"), "--json"]) == 0

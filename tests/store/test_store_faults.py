@@ -49,11 +49,12 @@ def _damaged(path: Path) -> Path:
     # in the table a row's benchmark follows its 32-hex event id; in the index it follows the
     # record header: rename item0007 in the index only
     hexdigits = b"0123456789abcdef"
-    at = [i for i in range(len(data))
-          if data.startswith(b"cmmitem0007gold", i) and data[i - 1] not in hexdigits]
+    at = [
+        i for i in range(len(data)) if data.startswith(b"cmmitem0007gold", i) and data[i - 1] not in hexdigits
+    ]
     assert at, "index entry not found"
     for i in at:
-        data[i:i + 11] = b"cmmitem0099"
+        data[i : i + 11] = b"cmmitem0099"
     path.write_bytes(bytes(data))
     return path
 
@@ -83,11 +84,24 @@ def test_a_file_that_is_not_a_database_is_refused_naming_it(tmp_path: Path) -> N
 
 def _app_py(data_dir: Path, **env: str) -> subprocess.CompletedProcess[str]:
     """``python app.py`` until it stops (a refused start) or 60 s (then it is serving)."""
-    full = {**os.environ, "HALLUSCOPE_DATA_DIR": str(data_dir), "GRADIO_ANALYTICS_ENABLED": "False",
-            "GRADIO_SERVER_NAME": "127.0.0.1", "PYTHONPATH": str(ROOT), **env}
+    full = {
+        **os.environ,
+        "HALLUSCOPE_DATA_DIR": str(data_dir),
+        "GRADIO_ANALYTICS_ENABLED": "False",
+        "GRADIO_SERVER_NAME": "127.0.0.1",
+        "PYTHONPATH": str(ROOT),
+        **env,
+    }
     full.pop("HALLUSCOPE_HF_DATASET", None)
-    return subprocess.run([sys.executable, "app.py"], cwd=ROOT, env=full, capture_output=True, text=True,
-                          timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "app.py"],
+        cwd=ROOT,
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 @pytest.mark.parametrize("damage", ["integrity", "garbage"])
@@ -106,8 +120,9 @@ def test_start_up_refuses_a_damaged_database_with_one_line(tmp_path: Path, damag
     assert lines[0].startswith(f"halluscope: {db}: ") and "sqlalche.me" not in lines[0]
 
 
-def test_halluscope_serve_refuses_a_damaged_database_with_exit_2(tmp_path: Path,
-                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_halluscope_serve_refuses_a_damaged_database_with_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from analysis.cli.main import main
 
     db = _damaged(tmp_path / "labels.db")
@@ -217,8 +232,10 @@ def test_relabel_over_http_with_a_key_never_doubles(tmp_path: Path) -> None:
     assert ctx.store is not None
     with launched(app.build_app(catalog, ctx), auth=USERS, **app.launch_kwargs(catalog)) as url:
         client = Client(url, auth=USERS[0], verbose=False)
-        ids = [client.predict(str(row["item_id"]), "gold", flip, "r", "retry-1", api_name="/relabel")
-               for _ in range(3)]
+        ids = [
+            client.predict(str(row["item_id"]), "gold", flip, "r", "retry-1", api_name="/relabel")
+            for _ in range(3)
+        ]
         back = str(row["gold"]).lower()
         plain = client.predict(str(row["item_id"]), "gold", back, "r", api_name="/relabel")
     events = events_frame(ctx.store)

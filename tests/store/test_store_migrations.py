@@ -44,14 +44,23 @@ def test_data_written_at_the_first_schema_survives_the_migrations(blank: Store) 
     columns = {c["name"] for c in inspect(blank.engine).get_columns("label_events")}
     assert "scope" not in columns  # really the old schema
     with blank.engine.begin() as conn:
-        conn.execute(text(
-            "INSERT INTO label_events (event_id, benchmark, item_key, field, old_value, new_value, reviewer,"
-            " reason, created_at, scoring_version) VALUES (:e, 'cmm', 'old-item', 'gold', 'yes', 'no',"
-            " 'alice', 'written before 0002', '2025-01-02T03:04:05.000000Z', '1')"), {"e": "e" * 32})
+        conn.execute(
+            text(
+                "INSERT INTO label_events (event_id, benchmark, item_key, field, old_value, new_value,"
+                " reviewer, reason, created_at, scoring_version) VALUES (:e, 'cmm', 'old-item', 'gold',"
+                " 'yes', 'no', 'alice', 'written before 0002', '2025-01-02T03:04:05.000000Z', '1')"
+            ),
+            {"e": "e" * 32},
+        )
     assert migrate(blank) == [m.name for m in MIGRATIONS[1:]]
     old = events_frame(blank, "cmm").iloc[0]
     assert (old["event_id"], old["new_value"], old["scope"], old["kind"], old["origin"]) == (
-        "e" * 32, "no", "final", "set", "")
+        "e" * 32,
+        "no",
+        "final",
+        "set",
+        "",
+    )
     assert current_labels(blank, "cmm")["value"].tolist() == ["no"]
     item = ItemRef("cmm", "old-item", "", "yes")
     relabel(blank, item, "note", "still here", ALICE)

@@ -96,8 +96,15 @@ def test_imported_events_are_mirrored_too(store: Store, tmp_path: Path) -> None:
 def test_a_torn_last_line_is_skipped_and_a_bad_middle_line_is_an_error(tmp_path: Path) -> None:
     folder = tmp_path / "m"
     folder.mkdir()
-    good = {"event_id": "a" * 32, "benchmark": "cmm", "item_key": "i", "field": "gold", "new_value": "no",
-            "reviewer": "alice", "created_at": "2025-01-01T00:00:00.000000Z"}
+    good = {
+        "event_id": "a" * 32,
+        "benchmark": "cmm",
+        "item_key": "i",
+        "field": "gold",
+        "new_value": "no",
+        "reviewer": "alice",
+        "created_at": "2025-01-01T00:00:00.000000Z",
+    }
     (folder / "events-1.jsonl").write_text(json.dumps(good) + "\n" + '{"event_id": "b')
     assert [e["event_id"] for e in _lines(folder)] == ["a" * 32]
     (folder / "events-2.jsonl").write_text('{"oops"\n' + json.dumps(good) + "\n")

@@ -60,10 +60,27 @@ def test_my_unreviewed_items_shrink_as_i_vote(store: Store) -> None:
 
 
 def test_a_blind_view_hides_the_gold_the_verdicts_and_other_votes(store: Store) -> None:
-    row = pd.Series({"benchmark": "cmm", "item_id": "item0001", "model": "m", "task": "", "category": "c",
-                     "subcategory": "s", "question": "Did you see a river?", "options": "", "media": "[]",
-                     "pair_id": "", "side": "", "gold": "yes", "raw_answer": "Yes", "parsed": "yes",
-                     "correct": True, "alt_correct": True, "extra": '{"cs_gt": "yes"}'})
+    row = pd.Series(
+        {
+            "benchmark": "cmm",
+            "item_id": "item0001",
+            "model": "m",
+            "task": "",
+            "category": "c",
+            "subcategory": "s",
+            "question": "Did you see a river?",
+            "options": "",
+            "media": "[]",
+            "pair_id": "",
+            "side": "",
+            "gold": "yes",
+            "raw_answer": "Yes",
+            "parsed": "yes",
+            "correct": True,
+            "alt_correct": True,
+            "extra": '{"cs_gt": "yes"}',
+        }
+    )
     vote(store, row, "gold", "no", BOB)
     vote(store, row, "note", "hard to see", ALICE)
     view = blind_view(row, store, ALICE)
@@ -79,8 +96,9 @@ def test_kappa_alpha_and_raw_agreement_by_hand() -> None:
     # -> pe = .5*.25 + .5*.75 = .5; kappa = (.75 - .5) / .5 = .5
     assert cohen_kappa(["yes", "no", "yes", "no"], ["yes", "no", "no", "no"]) == pytest.approx(0.5)
     assert cohen_kappa(["yes", "yes"], ["yes", "yes"]) is None  # one value used: undefined
-    matrix = pd.DataFrame({"a": ["yes", "no", "yes", "no"], "b": ["yes", "no", "no", "no"]},
-                          index=["i1", "i2", "i3", "i4"]).astype(object)
+    matrix = pd.DataFrame(
+        {"a": ["yes", "no", "yes", "no"], "b": ["yes", "no", "no", "no"]}, index=["i1", "i2", "i3", "i4"]
+    ).astype(object)
     # alpha nominal: 8 values, 3 yes / 5 no; Do = 2 disagreeing pairs / 8 = .25 (coincidences
     # o_yn = o_ny = 1); De = 2*3*5 / (8*7) = 30/56; alpha = 1 - .25 / (30/56) = 1 - 14/30
     assert krippendorff_alpha(matrix) == pytest.approx(1 - 14 / 30)
@@ -91,8 +109,11 @@ def test_kappa_alpha_and_raw_agreement_by_hand() -> None:
 
 def test_agreement_report_disagreement_queue_and_adjudication(store: Store) -> None:
     items = [cmm_item(i, gold="yes") for i in range(4)]
-    votes = {ALICE: ["yes", "no", "yes", "no"], BOB: ["yes", "no", "no", "no"],
-             CAROL: ["yes", None, "no", None]}
+    votes = {
+        ALICE: ["yes", "no", "yes", "no"],
+        BOB: ["yes", "no", "no", "no"],
+        CAROL: ["yes", None, "no", None],
+    }
     for who, values in votes.items():
         for item, value in zip(items, values, strict=True):
             if value is not None:

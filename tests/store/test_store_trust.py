@@ -23,10 +23,12 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     yield from open_backend(request.param, tmp_path)
 
 
-def _row(n: int = 1, gold: str = "Yes", benchmark: str = "cmm", task: str = "",
-         options: str = "") -> pd.Series:
-    return pd.Series({"benchmark": benchmark, "item_id": f"item{n:04d}", "task": task, "gold": gold,
-                      "options": options})
+def _row(
+    n: int = 1, gold: str = "Yes", benchmark: str = "cmm", task: str = "", options: str = ""
+) -> pd.Series:
+    return pd.Series(
+        {"benchmark": benchmark, "item_id": f"item{n:04d}", "task": task, "gold": gold, "options": options}
+    )
 
 
 def test_an_adjudicator_never_settles_a_disagreement_holding_their_own_vote(store: Store) -> None:
@@ -41,10 +43,18 @@ def test_an_adjudicator_never_settles_a_disagreement_holding_their_own_vote(stor
 def test_a_gold_change_through_submit_needs_a_reason(store: Store) -> None:
     row = _row()
     with pytest.raises(InvalidLabel, match="a gold change needs a reason"):
-        submit(store, {"action": "relabel", "field": "gold", "value": "no", "item_id": "item0001"}, ALICE,
-               row=row)
-    event = submit(store, {"action": "relabel", "field": "gold", "value": "no", "reason": "no river",
-                           "item_id": "item0001"}, ALICE, row=row)
+        submit(
+            store,
+            {"action": "relabel", "field": "gold", "value": "no", "item_id": "item0001"},
+            ALICE,
+            row=row,
+        )
+    event = submit(
+        store,
+        {"action": "relabel", "field": "gold", "value": "no", "reason": "no river", "item_id": "item0001"},
+        ALICE,
+        row=row,
+    )
     assert (event.old_value, event.new_value) == ("Yes", "no")
     # a vote is a judgement, not a gold change: no reason needed
     submit(store, {"action": "vote", "field": "gold", "value": "yes", "item_id": "item0001"}, BOB, row=row)
@@ -52,8 +62,9 @@ def test_a_gold_change_through_submit_needs_a_reason(store: Store) -> None:
 
 def test_a_field_the_item_does_not_have_is_refused(store: Store) -> None:
     with pytest.raises(InvalidLabel, match=r"cmm item item0001 has no field 'pair_check:decision'"):
-        submit(store, {"field": "pair_check:decision", "value": "keep", "item_id": "item0001"}, ALICE,
-               row=_row())
+        submit(
+            store, {"field": "pair_check:decision", "value": "keep", "item_id": "item0001"}, ALICE, row=_row()
+        )
     assert events_frame(store).empty
 
 
@@ -61,8 +72,12 @@ def test_an_option_letter_beyond_the_items_options_is_refused(store: Store) -> N
     row = _row(2, gold="A", benchmark="cdh-bench", task="mc", options='["red", "blue", "green"]')
     with pytest.raises(InvalidLabel, match="has options A, B, C, not D"):
         submit(store, {"field": "gold", "value": "D", "reason": "r", "item_id": "item0002"}, ALICE, row=row)
-    assert submit(store, {"field": "gold", "value": "c", "reason": "r", "item_id": "item0002"}, ALICE,
-                  row=row).new_value == "C"
+    assert (
+        submit(
+            store, {"field": "gold", "value": "c", "reason": "r", "item_id": "item0002"}, ALICE, row=row
+        ).new_value
+        == "C"
+    )
 
 
 def test_a_vote_is_hidden_until_the_viewer_votes_or_it_is_adjudicated(store: Store) -> None:
@@ -94,8 +109,9 @@ def test_a_blind_reviewer_sees_only_their_own_events_and_no_gold(store: Store) -
     assert sorted(seen["reviewer"]) == ["alice", "bob"]
 
 
-def test_final_labels_one_row_per_corrected_item_with_votes_and_adjudication(store: Store,
-                                                                             tmp_path: Path) -> None:
+def test_final_labels_one_row_per_corrected_item_with_votes_and_adjudication(
+    store: Store, tmp_path: Path
+) -> None:
     one, two, three = cmm_item(1), cmm_item(2), cmm_item(3)
     vote(store, one, "gold", "no", ALICE)
     vote(store, one, "gold", "yes", BOB)

@@ -16,31 +16,41 @@ from analysis.store.values import (
 )
 
 
-@pytest.mark.parametrize(("bench", "task", "value", "expected"), [
-    ("cmm", "", " Yes ", "yes"),
-    ("avhbench", "Audio-driven Video Hallucination", "N", "no"),
-    ("avhbench", "AV Captioning", "  A dog barks.  ", "A dog barks."),
-    ("vidhalluc", "bqa", "TRUE", "yes"),
-    ("vidhalluc", "mcq", "c, a, C", "AC"),
-    ("vidhalluc", "tsh", "b a", "BA"),
-    ("vidhalluc", "sth", "scene change: no", "Scene change: No"),
-    ("vidhalluc", "sth", '{"Scene change": "Yes", "Locations": "from a to b."}',
-     "Scene change: Yes, Locations: from a to b."),
-    ("cdh-bench", "mc", "b", "B"),
-    ("cdh-bench", "qa", "no", "no"),
-])
+@pytest.mark.parametrize(
+    ("bench", "task", "value", "expected"),
+    [
+        ("cmm", "", " Yes ", "yes"),
+        ("avhbench", "Audio-driven Video Hallucination", "N", "no"),
+        ("avhbench", "AV Captioning", "  A dog barks.  ", "A dog barks."),
+        ("vidhalluc", "bqa", "TRUE", "yes"),
+        ("vidhalluc", "mcq", "c, a, C", "AC"),
+        ("vidhalluc", "tsh", "b a", "BA"),
+        ("vidhalluc", "sth", "scene change: no", "Scene change: No"),
+        (
+            "vidhalluc",
+            "sth",
+            '{"Scene change": "Yes", "Locations": "from a to b."}',
+            "Scene change: Yes, Locations: from a to b.",
+        ),
+        ("cdh-bench", "mc", "b", "B"),
+        ("cdh-bench", "qa", "no", "no"),
+    ],
+)
 def test_gold_values_are_canonical(bench: str, task: str, value: str, expected: str) -> None:
     assert normalize("gold", value, benchmark=bench, task=task) == expected
 
 
-@pytest.mark.parametrize(("bench", "task", "value"), [
-    ("cmm", "", "maybe"),
-    ("vidhalluc", "mcq", "E"),
-    ("vidhalluc", "tsh", "AA"),
-    ("vidhalluc", "sth", "Scene change: Yes"),  # a change needs its locations
-    ("cdh-bench", "mc", "AB"),
-    ("avhbench", "AV Captioning", "   "),
-])
+@pytest.mark.parametrize(
+    ("bench", "task", "value"),
+    [
+        ("cmm", "", "maybe"),
+        ("vidhalluc", "mcq", "E"),
+        ("vidhalluc", "tsh", "AA"),
+        ("vidhalluc", "sth", "Scene change: Yes"),  # a change needs its locations
+        ("cdh-bench", "mc", "AB"),
+        ("avhbench", "AV Captioning", "   "),
+    ],
+)
 def test_gold_values_that_do_not_fit_are_refused(bench: str, task: str, value: str) -> None:
     with pytest.raises(InvalidLabel):
         normalize("gold", value, benchmark=bench, task=task)
@@ -97,7 +107,8 @@ def test_the_database_is_never_inside_a_media_root(tmp_path: Path) -> None:
 
 
 def test_the_default_data_folder_is_per_user_and_not_the_working_directory(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from analysis.store.db import default_data_dir
 
     monkeypatch.delenv("HALLUSCOPE_DATA_DIR", raising=False)

@@ -154,20 +154,29 @@ def load(
     return _table(Path(predictions), None if gold is None else Path(gold), model, fmt, mapping)
 
 
-def _table(predictions: Path, gold: Path | None, model: str | None, fmt: str | None,
-           mapping: Mapping[str, str] | None) -> pd.DataFrame:
+def _table(
+    predictions: Path,
+    gold: Path | None,
+    model: str | None,
+    fmt: str | None,
+    mapping: Mapping[str, str] | None,
+) -> pd.DataFrame:
     parsed = read(predictions, need_pred=True, gold=gold, fmt=fmt, mapping=mapping)
-    return _avh_table.build(parsed, name=NAME, model=model, readers=(first_word, READERS[ALT_PARSER]),
-                            alt_parser=ALT_PARSER)
+    return _avh_table.build(
+        parsed, name=NAME, model=model, readers=(first_word, READERS[ALT_PARSER]), alt_parser=ALT_PARSER
+    )
 
 
 def load_gold(paths: Sequence[Path]) -> pd.DataFrame:
     """Read QA.json files alone into an item table (no model), so gold can be browsed."""
-    return concat_tables([
-        _avh_table.build(read(Path(p), need_pred=False), name=NAME, model="", readers=None,
-                         alt_parser=ALT_PARSER)
-        for p in paths
-    ])
+    return concat_tables(
+        [
+            _avh_table.build(
+                read(Path(p), need_pred=False), name=NAME, model="", readers=None, alt_parser=ALT_PARSER
+            )
+            for p in paths
+        ]
+    )
 
 
 def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = None) -> ScoreReport:
@@ -198,8 +207,16 @@ def cluster_stats(table: pd.DataFrame, *, task: str | None = None, parser: str |
     scopes = [(None, np.ones(len(r.rows), dtype=bool)), *masks(r.tasks, r.task_names, "task")]
     keys, values = tally(r.rows["media"].to_numpy(dtype=object), columns, scopes)
     verdicts = scope_verdicts("accuracy", r.correct, r.rows["item_id"], scopes)
-    return ClusterStats("video", keys, tuple(columns), tuple(s for s, _ in scopes), values,
-                        binary_metrics_of, ("task",), verdicts)
+    return ClusterStats(
+        "video",
+        keys,
+        tuple(columns),
+        tuple(s for s, _ in scopes),
+        values,
+        binary_metrics_of,
+        ("task",),
+        verdicts,
+    )
 
 
 @dataclass(frozen=True)

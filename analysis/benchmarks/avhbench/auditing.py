@@ -63,15 +63,22 @@ def _repeats(rows: list[tuple[str, Record]]) -> list[Finding]:
             # Each label beside the record that carries it, in file order, so the first one named
             # is the one scored (sorted labels beside file-ordered records read the wrong way).
             said = ", ".join(f"{r[3]} at {w}" for w, r in group)
-            out.append(Finding("conflicting-duplicate", name,
-                               f"labelled {said}; the first ({group[0][1][3]}) is scored",
-                               "error", ids))
+            out.append(
+                Finding(
+                    "conflicting-duplicate",
+                    name,
+                    f"labelled {said}; the first ({group[0][1][3]}) is scored",
+                    "error",
+                    ids,
+                )
+            )
             continue
         exact = len({r for _, r in group}) == 1
         check = "duplicate-record" if exact else "repeated-key"
         what = "identical records" if exact else "records with the same label"
-        out.append(Finding(check, name, f"{len(group)} {what} ({places}); the first is scored",
-                           "warning", ids))
+        out.append(
+            Finding(check, name, f"{len(group)} {what} ({places}); the first is scored", "warning", ids)
+        )
     return out
 
 
@@ -80,11 +87,21 @@ def _labels(rows: list[tuple[str, Record]]) -> list[Finding]:
     for where, record in rows:
         task, label = record[1], record[3]
         if task not in KNOWN_TASKS:
-            out.append(Finding("unknown-task", where, f"task {task!r} is not one of AVHBench's four",
-                               "warning", (_id(record),)))
+            out.append(
+                Finding(
+                    "unknown-task",
+                    where,
+                    f"task {task!r} is not one of AVHBench's four",
+                    "warning",
+                    (_id(record),),
+                )
+            )
         if task != CAPTIONING and label.strip().lower() not in ("yes", "no"):
-            out.append(Finding("gold-not-yes-no", where, f"label {label!r} on a yes/no task",
-                               "error", (_id(record),)))
+            out.append(
+                Finding(
+                    "gold-not-yes-no", where, f"label {label!r} on a yes/no task", "error", (_id(record),)
+                )
+            )
     return out
 
 

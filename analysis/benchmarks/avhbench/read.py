@@ -74,8 +74,14 @@ class Parsed:
         return len(self.video_id)
 
 
-def read(path: Path, *, need_pred: bool, gold: Path | None = None, fmt: str | None = None,
-         mapping: Mapping[str, str] | None = None) -> Parsed:
+def read(
+    path: Path,
+    *,
+    need_pred: bool,
+    gold: Path | None = None,
+    fmt: str | None = None,
+    mapping: Mapping[str, str] | None = None,
+) -> Parsed:
     """Read an AVHBench file (JSON list, JSONL or a harness's file); fill task or label from ``gold``."""
     found = harness.read(Path(path), fmt=fmt, mapping=mapping) if need_pred else None
     if found is not None and found.format == "lmms-eval":
@@ -136,9 +142,17 @@ def _by_column(records: readers.Records, fields: _Fields, need_pred: bool, gold:
     failed = [False] * n
     for i in _rows_with(fields.pred, harness.FAILED_PREFIX):
         failed[i] = harness.failed_inference(fields.pred[i])
-    return Parsed(records.path, fields.video_id, task, text, label, fields.pred,  # type: ignore[arg-type]
-                  records.labels or [readers.record_name(i) for i in range(n)],
-                  _extras(records.items, fields.asked, text, need_pred), failed)
+    return Parsed(
+        records.path,
+        fields.video_id,
+        task,  # type: ignore[arg-type]
+        text,
+        label,  # type: ignore[arg-type]
+        fields.pred,
+        records.labels or [readers.record_name(i) for i in range(n)],
+        _extras(records.items, fields.asked, text, need_pred),
+        failed,
+    )
 
 
 def _video_ids(items: list[dict[str, Any]]) -> list[str] | None:
@@ -157,8 +171,9 @@ def _stem(name: str) -> str:
     return name[:-4] if name.lower().endswith(".mp4") else name
 
 
-def _first_of(items: list[dict[str, Any]], keys: tuple[str, ...], *,
-              optional: bool = False) -> list[Any] | None:
+def _first_of(
+    items: list[dict[str, Any]], keys: tuple[str, ...], *, optional: bool = False
+) -> list[Any] | None:
     """The first of ``keys`` that is present and not null, of every record; None if one is refused."""
     values = [item.get(keys[0]) for item in items]
     for key in keys[1:] if None in values else ():
@@ -192,8 +207,9 @@ def _rows_with(texts: Sequence[str | None], part: str) -> list[int]:
     return rows
 
 
-def _extras(items: list[dict[str, Any]], asked: list[str], text: list[str],
-            with_pred: bool) -> list[dict[str, Any]]:
+def _extras(
+    items: list[dict[str, Any]], asked: list[str], text: list[str], with_pred: bool
+) -> list[dict[str, Any]]:
     """Each record's fields not read into a column, plus the question as asked when it had a suffix."""
     used = _used(with_pred)
     if all(k in used for shape in dict.fromkeys(map(tuple, items)) for k in shape) and asked == text:
@@ -230,8 +246,9 @@ def _by_record(records: readers.Records, need_pred: bool, gold: Path | None) -> 
             task, label = _match(records, i, lookup, (video_id, text.strip()), task, label, gold)
         pred = _pick(records, i, PRED_KEYS, optional=True, null_ok=True) if need_pred else None
         if need_pred and not any(k in records.items[i] for k in PRED_KEYS):
-            raise records.error(i, "missing, expected the model's answer as a string "
-                                   "(or 'prediction' / 'response')", "pred")
+            raise records.error(
+                i, "missing, expected the model's answer as a string (or 'prediction' / 'response')", "pred"
+            )
         out.video_id.append(video_id)
         out.task.append(task)
         out.text.append(text)
@@ -251,8 +268,10 @@ def _from_doc_ids(found: harness.Harnessed, gold: Path | None) -> Parsed:
     """lmms-eval samples: each ``doc_id`` is a row of QA.json (the task's data file), from 0."""
     records = found.records
     if gold is None:
-        raise InputError(records.path, "lmms-eval samples link to gold only by doc_id: "
-                                       "pass --gold QA.json (the task's data file)")
+        raise InputError(
+            records.path,
+            "lmms-eval samples link to gold only by doc_id: pass --gold QA.json (the task's data file)",
+        )
     rows = read(gold, need_pred=False)
     out = Parsed(records.path)
     for i, item in enumerate(records.items):
@@ -271,8 +290,9 @@ def _from_doc_ids(found: harness.Harnessed, gold: Path | None) -> Parsed:
     return out
 
 
-def _pick(records: readers.Records, i: int, keys: tuple[str, ...], *, optional: bool = False,
-          null_ok: bool = False) -> Any:
+def _pick(
+    records: readers.Records, i: int, keys: tuple[str, ...], *, optional: bool = False, null_ok: bool = False
+) -> Any:
     """The first of ``keys`` present in record ``i``, checked to be a string."""
     item = records.items[i]
     for key in keys:
@@ -301,13 +321,24 @@ def _gold_lookup(records: readers.Records, i: int, gold: Path | None, missing: s
     return lookup
 
 
-def _match(records: readers.Records, i: int, lookup: Lookup,
-           key: tuple[str, str], task: str | None, label: str | None, gold: Path | None) -> tuple[str, str]:
+def _match(
+    records: readers.Records,
+    i: int,
+    lookup: Lookup,
+    key: tuple[str, str],
+    task: str | None,
+    label: str | None,
+    gold: Path | None,
+) -> tuple[str, str]:
     found = lookup.get(key)
     if found is None:
         name = gold.name if gold is not None else "the gold file"
-        raise InputError(records.path, f"no record in {name} has video_id {key[0]!r} and text {key[1]!r}",
-                         record=records.where(i), field="text")
+        raise InputError(
+            records.path,
+            f"no record in {name} has video_id {key[0]!r} and text {key[1]!r}",
+            record=records.where(i),
+            field="text",
+        )
     return (task if task is not None else found[0], label if label is not None else found[1])
 
 

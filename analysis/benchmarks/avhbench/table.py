@@ -33,8 +33,9 @@ CAPTIONING = "AV Captioning"
 CAPTION_REASON = "captioning: not a yes/no task"
 
 
-def build(parsed: Parsed, *, name: str, model: str | None, readers: tuple[Reader, Reader] | None,
-          alt_parser: str) -> pd.DataFrame:
+def build(
+    parsed: Parsed, *, name: str, model: str | None, readers: tuple[Reader, Reader] | None, alt_parser: str
+) -> pd.DataFrame:
     """The item table of ``parsed``; ``readers`` (default, alternative) is None for gold alone."""
     n = len(parsed)
     keys = list(zip(parsed.video_id, [t.strip() for t in parsed.text], strict=True))
@@ -56,8 +57,9 @@ def build(parsed: Parsed, *, name: str, model: str | None, readers: tuple[Reader
         "pair_id": same_text_column("", n),
         "side": same_text_column("", n),
         "source": _sources(parsed),
-        "extra": text_column([extra_json(e, ()) if e else "" for e in parsed.extra]) if any(parsed.extra) else
-        same_text_column("", n),
+        "extra": text_column([extra_json(e, ()) if e else "" for e in parsed.extra])
+        if any(parsed.extra)
+        else same_text_column("", n),
     }
     if readers is not None:
         raw = pd.Series(text_column(parsed.pred), copy=False)

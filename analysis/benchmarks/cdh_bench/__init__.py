@@ -177,8 +177,9 @@ def load(
 
 def _results_table(predictions: Path, model: str | None) -> pd.DataFrame:
     records, cols, fields = _cdh_load.read_results(predictions)
-    return _cdh_table.results_table(predictions, records, cols, fields, name=NAME, model=model,
-                                    alt_parser=ALT_PARSER)
+    return _cdh_table.results_table(
+        predictions, records, cols, fields, name=NAME, model=model, alt_parser=ALT_PARSER
+    )
 
 
 def load_gold(paths: Sequence[Path]) -> pd.DataFrame:
@@ -232,8 +233,16 @@ def cluster_stats(table: pd.DataFrame, *, task: str | None = None, parser: str |
         **scope_verdicts("cf_acc", correct, ids, [(s, m & is_cf) for s, m in scopes]),
         **scope_verdicts("cs_acc", correct, ids, [(s, m & is_cs) for s, m in scopes]),
     }
-    return ClusterStats("pair", keys, tuple(columns), tuple(s for s, _ in scopes), values,
-                        counterfactual_metrics_of, ("task", "task/category"), verdicts_by)
+    return ClusterStats(
+        "pair",
+        keys,
+        tuple(columns),
+        tuple(s for s, _ in scopes),
+        values,
+        counterfactual_metrics_of,
+        ("task", "task/category"),
+        verdicts_by,
+    )
 
 
 def _scopes(
@@ -254,6 +263,8 @@ def _scopes(
         for category in sorted(set(rows.loc[rows["task"] == name, "category"].astype(str))):
             scopes.append((("task/category", f"{name}/{category}"), in_task & (categories == category)))
     return rows, scored, scopes
+
+
 def _stored_commonsense_error(extra: pd.Series) -> BoolArray:
     """Per row, whether the record's ``commonsense_error`` is ``true`` (kept in ``extra``).
 

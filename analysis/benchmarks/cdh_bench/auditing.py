@@ -49,8 +49,13 @@ def _repeated_pairs(pairs: Sequence[GoldPair]) -> Iterator[Finding]:
         if n > 1:
             sources = ", ".join(p.source for p in pairs if p.pair_id == pair_id)
             first = next(p for p in pairs if p.pair_id == pair_id)
-            yield Finding("duplicate-record", pair_id, f"pair id appears {n} times ({sources}); "
-                          "its rows share item ids", "error", _ids(first))
+            yield Finding(
+                "duplicate-record",
+                pair_id,
+                f"pair id appears {n} times ({sources}); its rows share item ids",
+                "error",
+                _ids(first),
+            )
 
 
 def _qa_polarity(pair: GoldPair) -> tuple[str, str]:
@@ -78,8 +83,11 @@ def _inverted_polarity(pairs: Sequence[GoldPair]) -> Iterator[Finding]:
         expected = {"commonsense": normal, "counterfactual": inverted}.get(first or "", majority)
         if polarity == expected or (first is None and counts[normal] == counts[inverted]):
             continue
-        reason = (f"the question states the {first} side first, so that side should be 'yes'"
-                  if first else f"the reverse of {counts[majority]} other pairs")
+        reason = (
+            f"the question states the {first} side first, so that side should be 'yes'"
+            if first
+            else f"the reverse of {counts[majority]} other pairs"
+        )
         yield Finding(
             "inverted-polarity", pair.pair_id,
             f"direct_qa gold is counterfactual {polarity[0]!r} / commonsense {polarity[1]!r} for "
@@ -94,8 +102,10 @@ def _flag(pair: GoldPair, task: str, flag: str) -> tuple[Fix, ...]:
 
 def _swap(pair: GoldPair) -> tuple[Fix, ...]:
     cf, cs = pair.golds["qa", "counterfactual"], pair.golds["qa", "commonsense"]
-    return (Fix(item_id(pair.pair_id, "qa", "counterfactual"), "gold", cs.strip().lower()),
-            Fix(item_id(pair.pair_id, "qa", "commonsense"), "gold", cf.strip().lower()))
+    return (
+        Fix(item_id(pair.pair_id, "qa", "counterfactual"), "gold", cs.strip().lower()),
+        Fix(item_id(pair.pair_id, "qa", "commonsense"), "gold", cf.strip().lower()),
+    )
 
 
 def _gold_problems(pairs: Sequence[GoldPair]) -> Iterator[Finding]:
@@ -104,29 +114,50 @@ def _gold_problems(pairs: Sequence[GoldPair]) -> Iterator[Finding]:
             cf, cs = (pair.golds[task, s].strip().upper() for s in ("counterfactual", "commonsense"))
             block = "direct_qa" if task == "qa" else "multiple_choice"
             if cf == cs:
-                yield Finding("same-gold-both-sides", pair.pair_id,
-                              f"{block} gold is {pair.golds[task, 'counterfactual']!r} on both sides, "
-                              "so the pair cannot tell the images apart", "error", _ids(pair, (task,)),
-                              _flag(pair, task, "ambiguous"))
+                yield Finding(
+                    "same-gold-both-sides",
+                    pair.pair_id,
+                    f"{block} gold is {pair.golds[task, 'counterfactual']!r} on both sides, "
+                    "so the pair cannot tell the images apart",
+                    "error",
+                    _ids(pair, (task,)),
+                    _flag(pair, task, "ambiguous"),
+                )
             for side, gold in (("counterfactual", cf), ("commonsense", cs)):
                 if (task == "mc" and gold not in _LETTERS) or not gold:
-                    yield Finding("invalid-gold", f"{pair.pair_id} {side}",
-                                  f"{block} gold {pair.golds[task, side]!r} can never be matched "
-                                  "(the official scorer counts every answer wrong)",
-                                  "error", _ids(pair, (task,), (side,)))
+                    yield Finding(
+                        "invalid-gold",
+                        f"{pair.pair_id} {side}",
+                        f"{block} gold {pair.golds[task, side]!r} can never be matched "
+                        "(the official scorer counts every answer wrong)",
+                        "error",
+                        _ids(pair, (task,), (side,)),
+                    )
 
 
 def _option_problems(pairs: Sequence[GoldPair]) -> Iterator[Finding]:
     for pair in pairs:
         reasons = _malformed(pair.options)
         if reasons:
-            yield Finding("malformed-options", pair.pair_id, "; ".join(reasons), "error",
-                          _ids(pair, ("mc",)), _flag(pair, "mc", "wrong-options"))
+            yield Finding(
+                "malformed-options",
+                pair.pair_id,
+                "; ".join(reasons),
+                "error",
+                _ids(pair, ("mc",)),
+                _flag(pair, "mc", "wrong-options"),
+            )
         if isinstance(pair.options, list) and len(pair.options) > 1:
             duplicates = _duplicates(pair.options)
             if duplicates:
-                yield Finding("duplicate-options", pair.pair_id, "; ".join(duplicates), "error",
-                              _ids(pair, ("mc",)), _flag(pair, "mc", "wrong-options"))
+                yield Finding(
+                    "duplicate-options",
+                    pair.pair_id,
+                    "; ".join(duplicates),
+                    "error",
+                    _ids(pair, ("mc",)),
+                    _flag(pair, "mc", "wrong-options"),
+                )
 
 
 def _malformed(options: list[str] | str) -> list[str]:
@@ -151,8 +182,11 @@ def _duplicates(options: list[str]) -> list[str]:
         text = " ".join(_PREFIX.sub("", option).casefold().split()).rstrip(".")
         label = option.strip()[:1] if _PREFIX.match(option) else f"entry {position + 1}"
         seen.setdefault(text, []).append(label)
-    return [f"{' and '.join(labels)} are the same option {text!r}" for text, labels in seen.items()
-            if len(labels) > 1]
+    return [
+        f"{' and '.join(labels)} are the same option {text!r}"
+        for text, labels in seen.items()
+        if len(labels) > 1
+    ]
 
 
 def _media_problems(pairs: Sequence[GoldPair], media_root: Path) -> Iterator[Finding]:
@@ -165,8 +199,13 @@ def _media_problems(pairs: Sequence[GoldPair], media_root: Path) -> Iterator[Fin
             problem = _image_problem(base / relative)
             if problem is not None:
                 check, detail = problem
-                yield Finding(check, f"{pair.pair_id} {side}", f"{relative}: {detail}", "error",
-                              _ids(pair, TASKS, (side,)))
+                yield Finding(
+                    check,
+                    f"{pair.pair_id} {side}",
+                    f"{relative}: {detail}",
+                    "error",
+                    _ids(pair, TASKS, (side,)),
+                )
 
 
 def _image_problem(path: Path) -> tuple[str, str] | None:

@@ -178,8 +178,14 @@ _SHORT_ESCAPES = (("\\", "\\\\"), ('"', '\\"'), ("\n", "\\n"), ("\r", "\\r"), ("
 """The escapes ``json.dumps`` writes for the common characters it escapes, in the order to apply them."""
 
 
-def _joined(shape: tuple[str, ...], columns: dict[str, Sequence[Any]], drop: Collection[str], n: int,
-            depth: int, known: dict[str, pa.Array | None]) -> pa.Array:
+def _joined(
+    shape: tuple[str, ...],
+    columns: dict[str, Sequence[Any]],
+    drop: Collection[str],
+    n: int,
+    depth: int,
+    known: dict[str, pa.Array | None],
+) -> pa.Array:
     """Texts of ``n`` objects with the keys ``shape``, from their columns, keys in ``drop`` left out."""
     keys = [k for k in shape if k not in drop]
     if not keys:

@@ -58,8 +58,13 @@ def counterfactual_counts(
     cs = np.asarray(is_cs, dtype=bool)
     ok = np.asarray(correct, dtype=bool)
     cse = np.asarray(commonsense_error, dtype=bool)
-    return {"n_cf": cf, "n_cs": cs, "cf_correct": cf & ok, "cs_correct": cs & ok,
-            "cf_commonsense_error": cf & cse & ~ok}
+    return {
+        "n_cf": cf,
+        "n_cs": cs,
+        "cf_correct": cf & ok,
+        "cs_correct": cs & ok,
+        "cf_commonsense_error": cf & cse & ~ok,
+    }
 
 
 def counterfactual_metrics_of(totals: FloatArray) -> dict[str, FloatArray]:
@@ -70,5 +75,12 @@ def counterfactual_metrics_of(totals: FloatArray) -> dict[str, FloatArray]:
     cfad = cs_acc - cf_acc
     with np.errstate(divide="ignore", invalid="ignore"):
         rpd = np.where((cs_acc == 0) | np.isnan(cs_acc), np.nan, cfad / cs_acc)
-    return {"cf_acc": cf_acc, "cs_acc": cs_acc, "cfad": cfad, "ccr": ratios(cse, n_cf - cf_correct),
-            "rpd": rpd, "n_cf": n_cf, "n_cs": n_cs}
+    return {
+        "cf_acc": cf_acc,
+        "cs_acc": cs_acc,
+        "cfad": cfad,
+        "ccr": ratios(cse, n_cf - cf_correct),
+        "rpd": rpd,
+        "n_cf": n_cf,
+        "n_cs": n_cs,
+    }

@@ -100,8 +100,9 @@ def _checked(records: Records, fields: Columns, key: str, kinds: tuple[type, ...
     return values
 
 
-def _refuse_unnamed(records: Records, values: list[Any], ok: list[bool], key: str,
-                    allowed: tuple[str, ...] | None) -> None:
+def _refuse_unnamed(
+    records: Records, values: list[Any], ok: list[bool], key: str, allowed: tuple[str, ...] | None
+) -> None:
     for index, value in enumerate(values):
         if ok[index] and value is None:
             require(records, index, key)  # raises: an ok record must name it

@@ -32,8 +32,16 @@ from analysis.table.columns import (
 Bools = npt.NDArray[np.bool_]
 
 
-def results_table(path: Path, records: Records, cols: dict[str, list[Any]], fields: Columns, *,
-                  name: str, model: str | None, alt_parser: str) -> pd.DataFrame:
+def results_table(
+    path: Path,
+    records: Records,
+    cols: dict[str, list[Any]],
+    fields: Columns,
+    *,
+    name: str,
+    model: str | None,
+    alt_parser: str,
+) -> pd.DataFrame:
     """The item table of the records of ``path`` (every record, in file order)."""
     n = len(records)
     ok = _is(fields.text("status"), "ok")
@@ -132,8 +140,9 @@ def _media(paths: pa.Array | None, sides: pa.Array) -> pa.Array:
     return pc.if_else(pc.equal(path, ""), pa.scalar("", TEXT), texts)
 
 
-def _readings(fields: Columns, tasks: list[str], cols: dict[str, list[Any]],
-              readers: Sequence[_parse.Reader]) -> list[tuple[npt.NDArray[np.object_], Bools]]:
+def _readings(
+    fields: Columns, tasks: list[str], cols: dict[str, list[Any]], readers: Sequence[_parse.Reader]
+) -> list[tuple[npt.NDArray[np.object_], Bools]]:
     """Per reader, each row's reading and verdict, each distinct (task, answer, gold) read once.
 
     As ``parse.read_rows``: a null answer or gold reads as "". The distinct keys are found by Arrow
@@ -141,8 +150,15 @@ def _readings(fields: Columns, tasks: list[str], cols: dict[str, list[Any]],
     before them (``2:qa3:yesYes, it is``).
     """
     task, gold = _or(fields.text("task"), ""), _or(fields.text("gt"), "")
-    pieces = [pc.cast(pc.utf8_length(task), TEXT), pa.scalar(":", TEXT), task,
-              pc.cast(pc.utf8_length(gold), TEXT), pa.scalar(":", TEXT), gold, _or(fields.text("pred"), "")]
+    pieces = [
+        pc.cast(pc.utf8_length(task), TEXT),
+        pa.scalar(":", TEXT),
+        task,
+        pc.cast(pc.utf8_length(gold), TEXT),
+        pa.scalar(":", TEXT),
+        gold,
+        _or(fields.text("pred"), ""),
+    ]
     codes = pc.dictionary_encode(pc.binary_join_element_wise(*pieces, pa.scalar("", TEXT))).indices
     codes = codes.to_numpy(zero_copy_only=False)
     _, first = np.unique(codes, return_index=True)  # codes count from 0 in order of first appearance

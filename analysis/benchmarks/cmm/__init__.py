@@ -121,7 +121,6 @@ SPELLINGS = ("raw_files", "reorg_raw_files")
 """The two names of the media folder: the template's and the released zip's."""
 
 
-
 def load(
     predictions: Path,
     *,
@@ -141,7 +140,10 @@ def load(
         rows = _harnessed.rows(found, None if gold is None else Path(gold))
     refuse_task(NAME, task)
     table = _cmm_table.build(
-        rows, name=NAME, model=model or _model_name(rows) or rows.path.stem, alt_parser=ALT_PARSER,
+        rows,
+        name=NAME,
+        model=model or _model_name(rows) or rows.path.stem,
+        alt_parser=ALT_PARSER,
         with_pred=True,
     )
     if found is not None and any(found.failed):
@@ -155,11 +157,18 @@ def load(
 
 def load_gold(paths: Sequence[Path]) -> pd.DataFrame:
     """Read CMM question files (no model answers needed) into one item table."""
-    return concat_tables([
-        _cmm_table.build(read_rows(Path(p), need_pred=False), name=NAME, model="", alt_parser=ALT_PARSER,
-                         with_pred=False)
-        for p in paths
-    ])
+    return concat_tables(
+        [
+            _cmm_table.build(
+                read_rows(Path(p), need_pred=False),
+                name=NAME,
+                model="",
+                alt_parser=ALT_PARSER,
+                with_pred=False,
+            )
+            for p in paths
+        ]
+    )
 
 
 def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = None) -> ScoreReport:

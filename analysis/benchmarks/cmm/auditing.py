@@ -59,8 +59,13 @@ def _rows(rows: Rows) -> list[_Row]:
     c = {name: rows.columns[name].to_pylist() for name in ("video_path", "audio_path", "question", "answer")}
     labels = rows.label_list()
     return [
-        _Row(f"{rows.path.name}:{labels[i]}", c["video_path"][i], c["audio_path"][i],
-             c["question"][i], c["answer"][i])
+        _Row(
+            f"{rows.path.name}:{labels[i]}",
+            c["video_path"][i],
+            c["audio_path"][i],
+            c["question"][i],
+            c["answer"][i],
+        )
         for i in range(len(labels))
     ]
 
@@ -88,13 +93,25 @@ def _key_findings(rows: list[_Row]) -> list[Finding]:
         places = ", ".join(r.where for r in group)
         answers = sorted({r.answer for r in group})
         if len({r.norm for r in group}) > 1:
-            out.append(Finding("conflicting-duplicate", _describe(key),
-                               f"asked {len(group)} times with answers {answers} ({places})",
-                               "error", (_id(group[0]),)))
+            out.append(
+                Finding(
+                    "conflicting-duplicate",
+                    _describe(key),
+                    f"asked {len(group)} times with answers {answers} ({places})",
+                    "error",
+                    (_id(group[0]),),
+                )
+            )
         else:
-            out.append(Finding("duplicate-key", _describe(key),
-                               f"asked {len(group)} times, same answer ({places})",
-                               "warning", (_id(group[0]),)))
+            out.append(
+                Finding(
+                    "duplicate-key",
+                    _describe(key),
+                    f"asked {len(group)} times, same answer ({places})",
+                    "warning",
+                    (_id(group[0]),),
+                )
+            )
     return out
 
 
@@ -120,13 +137,24 @@ def _clip_findings(rows: list[_Row]) -> list[Finding]:
     for clip, sides in probes.items():
         yes, no = len(sides["yes"]), len(sides["no"])
         if (yes, no) != (1, 1):
-            out.append(Finding("probe-imbalance", _clip_name(*clip),
-                               f"{yes} yes-probe(s) and {no} no-probe(s); the design has one of each",
-                               "warning", tuple(dict.fromkeys(ids[clip]))))
+            out.append(
+                Finding(
+                    "probe-imbalance",
+                    _clip_name(*clip),
+                    f"{yes} yes-probe(s) and {no} no-probe(s); the design has one of each",
+                    "warning",
+                    tuple(dict.fromkeys(ids[clip])),
+                )
+            )
     nones = {(row.video, row.audio) for row in rows if row.video == "None"}
     out += [
-        Finding("video-path-none", f"audio {clip[1]}", 'video_path is the string "None" (no video)',
-                "warning", tuple(dict.fromkeys(ids[clip])))
+        Finding(
+            "video-path-none",
+            f"audio {clip[1]}",
+            'video_path is the string "None" (no video)',
+            "warning",
+            tuple(dict.fromkeys(ids[clip])),
+        )
         for clip in sorted(nones, key=str)
     ]
     return out

@@ -32,8 +32,10 @@ def rows(found: harness.Harnessed, gold: Path | None) -> Rows:
 
 def _joined(records: readers.Records, gold: Path | None) -> readers.Records:
     if gold is None:
-        raise InputError(records.path, "lmms-eval samples link to gold only by doc_id: "
-                                       "pass --gold with the CMM rows file the task read")
+        raise InputError(
+            records.path,
+            "lmms-eval samples link to gold only by doc_id: pass --gold with the CMM rows file the task read",
+        )
     rows = readers.read_records(gold)
     items = []
     for i, item in enumerate(records.items):

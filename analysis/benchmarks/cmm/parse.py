@@ -87,8 +87,9 @@ class Verdicts:
     """Alternative reading equals the gold class."""
 
 
-def verdicts(gold: pd.api.extensions.ExtensionArray, pred: pd.api.extensions.ExtensionArray,
-             alt: Reader) -> Verdicts:
+def verdicts(
+    gold: pd.api.extensions.ExtensionArray, pred: pd.api.extensions.ExtensionArray, alt: Reader
+) -> Verdicts:
     """Apply the official rule and ``alt`` to whole columns, reading each distinct text once."""
     p_codes, p_texts, _ = factorize(pred)
     g_codes, g_texts, _ = factorize(gold)

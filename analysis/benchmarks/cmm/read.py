@@ -179,7 +179,5 @@ def rows_of(records: readers.Records, required: tuple[str, ...]) -> Rows:
         for name in FIELDS
     }
     labels = records.labels or [readers.record_name(i) for i in range(len(records))]
-    unknown = [
-        {k: v for k, v in item.items() if k not in FIELDS and v is not None} for item in records.items
-    ]
+    unknown = [{k: v for k, v in item.items() if k not in FIELDS and v is not None} for item in records.items]
     return Rows(records.path, columns, len(records), labels, unknown if any(unknown) else None)

@@ -45,8 +45,14 @@ class Flags:
 
     def columns(self) -> list[Bools]:
         """The flags in the order of :func:`tally`'s columns (after the row count)."""
-        return [self.correct, self.pred_yes, self.gold_yes, self.gold_no,
-                self.gold_yes & self.pred_yes, self.hr_hit]
+        return [
+            self.correct,
+            self.pred_yes,
+            self.gold_yes,
+            self.gold_no,
+            self.gold_yes & self.pred_yes,
+            self.hr_hit,
+        ]
 
 
 def flags(table: pd.DataFrame, parser: str, alt_parser: str) -> Flags:
@@ -189,9 +195,20 @@ def cluster_stats(table: pd.DataFrame, f: Flags) -> ClusterStats:
     subs = [str(s) for s in pd.unique(table["category"].astype(str))]
     grans = set(table["subcategory"].astype(str))
     present = [g for g in GRANULARITIES if g in grans]
-    scopes = [(None, np.ones(n, dtype=bool)), *masks(table["category"].astype(str), subs, "sub_category"),
-              *masks(table["subcategory"].astype(str), present, "granularity")]
+    scopes = [
+        (None, np.ones(n, dtype=bool)),
+        *masks(table["category"].astype(str), subs, "sub_category"),
+        *masks(table["subcategory"].astype(str), present, "granularity"),
+    ]
     keys, values = tally_clusters(table["media"].to_numpy(dtype=object), columns, scopes)
     verdicts = scope_verdicts("accuracy", f.correct, table["item_id"], scopes)
-    return ClusterStats("clip", keys, STAT_NAMES, tuple(s for s, _ in scopes), values, metrics_of,
-                        ("sub_category", "granularity"), verdicts)
+    return ClusterStats(
+        "clip",
+        keys,
+        STAT_NAMES,
+        tuple(s for s, _ in scopes),
+        values,
+        metrics_of,
+        ("sub_category", "granularity"),
+        verdicts,
+    )

@@ -86,18 +86,22 @@ def _media(video: col.Factors, audio: col.Factors, modality: col.Factors) -> pa.
     first = col.first_rows(clip)
     joint_of = np.array([m == "visual+audio" for m in modality.values] + [False], dtype=bool)
     joint = joint_of[modality.codes[first]]  # code -1 (no modality) picks the last, False
-    plain = not any(pc.any(pc.match_substring_regex(f.array, col.NEEDS_ESCAPE)).as_py()
-                    for f in (video, audio))
+    plain = not any(
+        pc.any(pc.match_substring_regex(f.array, col.NEEDS_ESCAPE)).as_py() for f in (video, audio)
+    )
     build = _media_joined if plain else _media_texts
     return col.spread(build(video, audio, joint, first), clip)
 
 
-def _media_joined(video: col.Factors, audio: col.Factors, joint: npt.NDArray[np.bool_],
-                  first: col.Ints) -> pa.Array:
+def _media_joined(
+    video: col.Factors, audio: col.Factors, joint: npt.NDArray[np.bool_], first: col.Ints
+) -> pa.Array:
     is_joint = pa.array(joint)
     entries = []
-    for kind, factors, roles in (("video", video, ("silent video", "video")),
-                                 ("audio", audio, ("audio track", "audio"))):
+    for kind, factors, roles in (
+        ("video", video, ("silent video", "video")),
+        ("audio", audio, ("audio track", "audio")),
+    ):
         paths = _present(factors, first)
         ending = pc.if_else(is_joint, f'", "role": "{roles[0]}"}}', f'", "role": "{roles[1]}"}}')
         entries.append(pc.binary_join_element_wise(f'{{"kind": "{kind}", "path": "', paths, ending, ""))
@@ -116,16 +120,21 @@ def _present(factors: col.Factors, first: col.Ints) -> pa.Array:
     return pc.if_else(pc.fill_null(named, False), values, pa.scalar(None, pa.string()))
 
 
-def _media_texts(video: col.Factors, audio: col.Factors, joint: npt.NDArray[np.bool_],
-                 first: col.Ints) -> pa.Array:
+def _media_texts(
+    video: col.Factors, audio: col.Factors, joint: npt.NDArray[np.bool_], first: col.Ints
+) -> pa.Array:
     """The same text clip by clip in Python, a slice at a time (for paths that need escaping)."""
     pieces = []
     for start in range(0, len(first), _SLICE):
         rows = first[start : start + _SLICE]
         texts = [
             _media_text(video.values[v] if v >= 0 else None, audio.values[a] if a >= 0 else None, j)
-            for v, a, j in zip(video.codes[rows].tolist(), audio.codes[rows].tolist(),
-                               joint[start : start + _SLICE].tolist(), strict=True)
+            for v, a, j in zip(
+                video.codes[rows].tolist(),
+                audio.codes[rows].tolist(),
+                joint[start : start + _SLICE].tolist(),
+                strict=True,
+            )
         ]
         pieces.append(pa.array(texts, pa.string()))
     return pa.concat_arrays(pieces) if pieces else pa.array([], pa.string())

@@ -149,8 +149,14 @@ TASKS: tuple[str, ...] = ()
 TASK_REQUIRED = False
 PARSERS: tuple[str, ...] = ("official", "aligned")
 ALT_PARSER = "aligned"
-BOARDS: tuple[Board, ...] = (Board("DetailVerifyBench", None, None,
-                ("token_f1", "sentence_f1", "response_f1", "token_iou", "token_precision", "token_recall")),)
+BOARDS: tuple[Board, ...] = (
+    Board(
+        "DetailVerifyBench",
+        None,
+        None,
+        ("token_f1", "sentence_f1", "response_f1", "token_iou", "token_precision", "token_recall"),
+    ),
+)
 DETECT_RANK = 0
 TAKES_GOLD = True
 NEEDS_GOLD: frozenset[str | None] = frozenset()
@@ -173,8 +179,12 @@ HARNESS_FORMATS: frozenset[str] = frozenset()
 OFFICIAL_PARSERS = frozenset({"official"})
 """Parsers that reproduce the official scorer; ``aligned`` is a halluscope addition."""
 
-_OWN_COLUMNS = ("image_path", "gt_hallucinated_caption_with_tags", "hallucinated_caption_with_tags",
-                "validation_passed")
+_OWN_COLUMNS = (
+    "image_path",
+    "gt_hallucinated_caption_with_tags",
+    "hallucinated_caption_with_tags",
+    "validation_passed",
+)
 
 
 @without_gc_pauses
@@ -194,38 +204,45 @@ def load(
     scored, reasons = _scored(pf)
     labels = _gold_labels(gold, pf) if gold is not None else None
     verdicts = _verdicts(pf, scored)
-    return make_table({
-        "benchmark": NAME,
-        "item_id": dvb_io.make_item_ids(pf.ids, pf.gold),
-        "model": model or predictions.stem,
-        "category": dvb_io.domains_of(pf.image_paths),
-        "question": pf.questions,
-        "gold": pf.gold,
-        "raw_answer": pf.predictions,
-        "parsed": verdicts["official"][0],
-        "correct": verdicts["official"][1],
-        "alt_parser": ALT_PARSER,
-        "alt_parsed": verdicts[ALT_PARSER][0],
-        "alt_correct": verdicts[ALT_PARSER][1],
-        "scored": scored,
-        "skip_reason": reasons,
-        "media": image_media(pf.image_paths),
-        "source": sources(predictions.name, pf.records),
-        "extra": extra_column(pf.records.items, labels, _OWN_COLUMNS),
-    }, length=len(pf.ids))
+    return make_table(
+        {
+            "benchmark": NAME,
+            "item_id": dvb_io.make_item_ids(pf.ids, pf.gold),
+            "model": model or predictions.stem,
+            "category": dvb_io.domains_of(pf.image_paths),
+            "question": pf.questions,
+            "gold": pf.gold,
+            "raw_answer": pf.predictions,
+            "parsed": verdicts["official"][0],
+            "correct": verdicts["official"][1],
+            "alt_parser": ALT_PARSER,
+            "alt_parsed": verdicts[ALT_PARSER][0],
+            "alt_correct": verdicts[ALT_PARSER][1],
+            "scored": scored,
+            "skip_reason": reasons,
+            "media": image_media(pf.image_paths),
+            "source": sources(predictions.name, pf.records),
+            "extra": extra_column(pf.records.items, labels, _OWN_COLUMNS),
+        },
+        length=len(pf.ids),
+    )
 
 
 def _scored(pf: dvb_io.PipelineFile) -> tuple[np.ndarray[Any, np.dtype[np.bool_]], list[str]]:
     """Valid records are scored; of valid records sharing an id, only the last (official dict)."""
     scored = np.asarray(pf.valid, dtype=bool).copy()
-    reasons = ["" if ok else (msg or "validation_passed is false")
-               for ok, msg in zip(pf.valid, pf.messages, strict=True)]
+    reasons = [
+        "" if ok else (msg or "validation_passed is false")
+        for ok, msg in zip(pf.valid, pf.messages, strict=True)
+    ]
     last: dict[str, int] = {}
     for index in reversed(np.flatnonzero(scored).tolist()):
         if pf.ids[index] in last:
             scored[index] = False
-            reasons[index] = (f"repeated id {pf.ids[index]!r}: the official scorer keeps only the last "
-                              f"record with it ({pf.records.where(last[pf.ids[index]])})")
+            reasons[index] = (
+                f"repeated id {pf.ids[index]!r}: the official scorer keeps only the last "
+                f"record with it ({pf.records.where(last[pf.ids[index]])})"
+            )
         else:
             last[pf.ids[index]] = index
     return scored, reasons
@@ -263,8 +280,11 @@ def _gold_labels(gold: Path, pf: dvb_io.PipelineFile) -> list[list[dict[str, Any
     by_key = {(row.filename, row.tagged): row.labels or [] for row in dvb_io.read_gold([gold])}
     found = [by_key.get((i, g)) for i, g in zip(pf.ids, pf.gold, strict=True)]
     if pf.ids and all(f is None for f in found):
-        raise InputError(gold, "no gold row has the file name and tagged caption of any record of "
-                         f"{pf.records.path.name}; is it the gold file of this run (real or synthetic)?")
+        raise InputError(
+            gold,
+            "no gold row has the file name and tagged caption of any record of "
+            f"{pf.records.path.name}; is it the gold file of this run (real or synthetic)?",
+        )
     return found
 
 
@@ -273,18 +293,21 @@ def load_gold(paths: Sequence[Path]) -> pd.DataFrame:
     """Read ``real_test.jsonl`` / ``synthetic_test.jsonl`` rows into an item table (no model)."""
     rows = dvb_io.read_gold(paths)
     keep_out = ("filename", "category", "description_tag")
-    return make_table({
-        "benchmark": NAME,
-        "item_id": [dvb_io.make_item_id(r.filename, r.tagged) for r in rows],
-        "category": [r.category for r in rows],
-        "question": [strip_tags(r.tagged) for r in rows],
-        "gold": [r.tagged for r in rows],
-        "alt_parser": ALT_PARSER,
-        "skip_reason": "gold only: no model answer",
-        "media": [media_json([("image", f"{r.category}/{r.filename}", "image")]) for r in rows],
-        "source": [r.where for r in rows],
-        "extra": [extra_json({"set": r.file.split(".")[0], **r.record}, keep_out) for r in rows],
-    }, length=len(rows))
+    return make_table(
+        {
+            "benchmark": NAME,
+            "item_id": [dvb_io.make_item_id(r.filename, r.tagged) for r in rows],
+            "category": [r.category for r in rows],
+            "question": [strip_tags(r.tagged) for r in rows],
+            "gold": [r.tagged for r in rows],
+            "alt_parser": ALT_PARSER,
+            "skip_reason": "gold only: no model answer",
+            "media": [media_json([("image", f"{r.category}/{r.filename}", "image")]) for r in rows],
+            "source": [r.where for r in rows],
+            "extra": [extra_json({"set": r.file.split(".")[0], **r.record}, keep_out) for r in rows],
+        },
+        length=len(rows),
+    )
 
 
 def score(table: pd.DataFrame, *, task: str | None = None, parser: str | None = None) -> ScoreReport:
@@ -318,11 +341,14 @@ def cluster_stats(table: pd.DataFrame, *, task: str | None = None, parser: str |
     del task
     rows, result, _ = _compared(table, resolve_parser(NAME, PARSERS, parser))
     domains = table["category"].astype(str).to_numpy(dtype=object)[rows]
-    scopes = [(None, np.ones(rows.size, dtype=bool)),
-              *masks(domains, sorted(set(domains.tolist())), "domain")]
+    scopes = [
+        (None, np.ones(rows.size, dtype=bool)),
+        *masks(domains, sorted(set(domains.tolist())), "domain"),
+    ]
     keys, values = tally(table["item_id"].to_numpy(dtype=object)[rows], stat_columns(result), scopes)
-    return ClusterStats("caption", keys, STAT_NAMES, tuple(s for s, _ in scopes), values, metrics_of,
-                        ("domain",))
+    return ClusterStats(
+        "caption", keys, STAT_NAMES, tuple(s for s, _ in scopes), values, metrics_of, ("domain",)
+    )
 
 
 def _compared(

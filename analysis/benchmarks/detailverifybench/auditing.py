@@ -28,20 +28,24 @@ def audit_gold(paths: Sequence[Path], media_root: Path | None) -> list[Finding]:
 
 
 def _finding(row: GoldRow, check: str, detail: str, severity: Severity = "warning") -> Finding:
-    return Finding(check, f"{row.where} ({row.filename})", detail, severity,
-                   (make_item_id(row.filename, row.tagged),))
+    return Finding(
+        check, f"{row.where} ({row.filename})", detail, severity, (make_item_id(row.filename, row.tagged),)
+    )
 
 
 def _row_findings(row: GoldRow) -> list[Finding]:
     out: list[Finding] = []
     odd = sorted({m.group() for m in _ANY_CASE_TAG.finditer(row.raw_tagged)} - _KNOWN_TAGS)
     if odd:
-        out.append(_finding(row, "unrecognised-tag",
-                            f"tag spelling the scorer does not read: {', '.join(odd)}", "error"))
+        out.append(
+            _finding(
+                row, "unrecognised-tag", f"tag spelling the scorer does not read: {', '.join(odd)}", "error"
+            )
+        )
     for problem in tag_problems(row.tagged):
         out.append(_finding(row, "malformed-tags", problem, "error"))
     _, ranges = read_tags(row.tagged)
-    tags = [row.tagged[r.start:r.end] for r in ranges]
+    tags = [row.tagged[r.start : r.end] for r in ranges]
     out.extend(_label_findings(row, tags))
     if row.modify == "No" and tags:
         out.append(_finding(row, "modify-mismatch", f'Modify is "No" but the caption has {len(tags)} tag(s)'))
@@ -68,8 +72,13 @@ def _label_findings(row: GoldRow, tags: Sequence[str]) -> list[Finding]:
             unmatched.append(tag)
     out: list[Finding] = []
     if unmatched:
-        out.append(_finding(row, "unlabelled-tag",
-                            "tag text with no label entry (scored as Unknown): " + _quote(unmatched)))
+        out.append(
+            _finding(
+                row,
+                "unlabelled-tag",
+                "tag text with no label entry (scored as Unknown): " + _quote(unmatched),
+            )
+        )
     orphans = [text for texts in pool.values() for text in texts]
     if orphans:
         out.append(_finding(row, "orphan-label", "label text that matches no tag: " + _quote(orphans)))
@@ -110,6 +119,13 @@ def _duplicates(rows: Sequence[GoldRow]) -> list[Finding]:
         if len(group) > 1:
             where = ", ".join(r.record_label for r in group)
             ids = tuple(dict.fromkeys(make_item_id(r.filename, r.tagged) for r in group))
-            out.append(Finding("duplicate-record", f"{file} ({name})",
-                               f"{name} appears {len(group)} times ({where})", "warning", ids))
+            out.append(
+                Finding(
+                    "duplicate-record",
+                    f"{file} ({name})",
+                    f"{name} appears {len(group)} times ({where})",
+                    "warning",
+                    ids,
+                )
+            )
     return out

@@ -122,7 +122,7 @@ def tokenize_texts(tagged: Sequence[str], *, sentences: bool = True) -> TokenTab
 
     ``sentences=False`` leaves ``pieces`` and ``ends_before`` empty (predictions never need them).
     """
-    parts = [_chunk(tagged[i:i + CHUNK_TEXTS], sentences) for i in range(0, len(tagged), CHUNK_TEXTS)]
+    parts = [_chunk(tagged[i : i + CHUNK_TEXTS], sentences) for i in range(0, len(tagged), CHUNK_TEXTS)]
     return _concat(tagged, parts)
 
 
@@ -145,8 +145,17 @@ def _chunk(texts: Sequence[str], sentences: bool) -> TokenTable:
         before, pieces = chars.sentence_marks(marks, codes[marks] == ord("."), starts, ends)
         ends_before = before - np.searchsorted(marks, clean_bases)[owner]
     first = chars.first_overlap(tags.clean_start, tags.clean_end, starts, ends)
-    return _table(texts, tags, bases, offsets, starts - clean_bases[owner], ends - clean_bases[owner], first,
-                  pieces, ends_before)
+    return _table(
+        texts,
+        tags,
+        bases,
+        offsets,
+        starts - clean_bases[owner],
+        ends - clean_bases[owner],
+        first,
+        pieces,
+        ends_before,
+    )
 
 
 def tokenize_like(tagged: Sequence[str], like: TokenTable) -> tuple[TokenTable, BoolArray]:
@@ -202,11 +211,11 @@ def _same_clean(tags: _Tags, like: TokenTable) -> BoolArray:
         if not equal_size[lo]:
             continue
         theirs = like.clean_joined[chunk[lo]]
-        if tags.clean[starts[lo]:ends[hi - 1]] == theirs[g_start[lo]:g_end[hi - 1]]:
+        if tags.clean[starts[lo] : ends[hi - 1]] == theirs[g_start[lo] : g_end[hi - 1]]:
             same[lo:hi] = True
             continue
         for i in range(lo, hi):
-            same[i] = tags.clean[starts[i]:ends[i]] == theirs[g_start[i]:g_end[i]]
+            same[i] = tags.clean[starts[i] : ends[i]] == theirs[g_start[i] : g_end[i]]
     return same
 
 
@@ -217,8 +226,15 @@ def _bases(texts: Sequence[str]) -> IntArray:
 
 
 def _table(
-    texts: Sequence[str], tags: _Tags, bases: IntArray, offsets: IntArray, starts: IntArray, ends: IntArray,
-    first: IntArray, pieces: IntArray, ends_before: IntArray,
+    texts: Sequence[str],
+    tags: _Tags,
+    bases: IntArray,
+    offsets: IntArray,
+    starts: IntArray,
+    ends: IntArray,
+    first: IntArray,
+    pieces: IntArray,
+    ends_before: IntArray,
 ) -> TokenTable:
     """Assemble a chunk's table (token spans relative to their own caption)."""
     range_counts = np.bincount(tags.caption, minlength=len(texts))
@@ -277,13 +293,25 @@ def _concat(texts: Sequence[str], parts: Sequence[TokenTable]) -> TokenTable:
         return parts[0]
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
-        return TokenTable(texts, np.zeros(1, dtype=np.int64), empty, empty, empty.astype(bool), empty,
-                          np.zeros(1, dtype=np.int64), np.zeros((0, 2), dtype=np.int64), empty, empty,
-                          (), np.zeros((0, 3), dtype=np.int64))
+        return TokenTable(
+            texts,
+            np.zeros(1, dtype=np.int64),
+            empty,
+            empty,
+            empty.astype(bool),
+            empty,
+            np.zeros(1, dtype=np.int64),
+            np.zeros((0, 2), dtype=np.int64),
+            empty,
+            empty,
+            (),
+            np.zeros((0, 3), dtype=np.int64),
+        )
     token_shift = np.cumsum([0] + [int(p.offsets[-1]) for p in parts[:-1]])
     range_shift = np.cumsum([0] + [int(p.range_offsets[-1]) for p in parts[:-1]])
-    first = [np.where(p.first_range >= 0, p.first_range + rs, -1)
-             for p, rs in zip(parts, range_shift, strict=True)]
+    first = [
+        np.where(p.first_range >= 0, p.first_range + rs, -1) for p, rs in zip(parts, range_shift, strict=True)
+    ]
     where = [p.clean_where + np.array([k, 0, 0]) for k, p in enumerate(parts)]
     return TokenTable(
         texts=texts,

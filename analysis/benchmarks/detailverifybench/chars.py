@@ -72,7 +72,7 @@ def sentence_marks(
     token starts serves both (a bincount, not a search per token).
     """
     after = np.searchsorted(starts, marks, side="right")
-    before = np.cumsum(np.bincount(after, minlength=starts.size + 1))[:starts.size]
+    before = np.cumsum(np.bincount(after, minlength=starts.size + 1))[: starts.size]
     owner = after[is_dot] - 1
     hit = (owner >= 0) & (marks[is_dot] < ends[np.maximum(owner, 0)]) if starts.size else owner >= 0
     pieces = np.bincount(owner[hit], minlength=starts.size) + 1
@@ -146,8 +146,10 @@ def first_overlap(r_start: IntArray, r_end: IntArray, starts: IntArray, ends: In
         return out
     first_after = np.searchsorted(ends, r_start, side="right")
     first_from = np.searchsorted(starts, r_end, side="left")
-    cover = np.cumsum(np.bincount(first_after, minlength=starts.size + 1)
-                      - np.bincount(first_from, minlength=starts.size + 1))[:starts.size]
+    cover = np.cumsum(
+        np.bincount(first_after, minlength=starts.size + 1)
+        - np.bincount(first_from, minlength=starts.size + 1)
+    )[: starts.size]
     flagged = np.flatnonzero(cover > 0)
     out[flagged] = np.searchsorted(first_from, flagged, side="right")
     return out

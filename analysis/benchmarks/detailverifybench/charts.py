@@ -35,11 +35,17 @@ def dvb_data(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     labelled = rows[rows["_labels"].notna().to_numpy(dtype=bool)]
     for (model,), idx in group_indices(labelled, ["model"]).items():
         part = labelled.iloc[idx]
-        recall = label_type_recall(part["gold"].tolist(), part["raw_answer"].fillna("").tolist(),
-                              part["_labels"].tolist())
+        recall = label_type_recall(
+            part["gold"].tolist(), part["raw_answer"].fillna("").tolist(), part["_labels"].tolist()
+        )
         labels.extend(
-            {"model": model, "label": k, "hits": m["hits"], "gold_tokens": m["n_tokens"],
-             "recall": m["token_recall"]}
+            {
+                "model": model,
+                "label": k,
+                "hits": m["hits"],
+                "gold_tokens": m["n_tokens"],
+                "recall": m["token_recall"],
+            }
             for k, m in recall.items()
         )
     return (
@@ -66,18 +72,30 @@ def spans_chart(table: pd.DataFrame) -> go.Figure:
     traces: list[dict[str, Any]] = []
     for index, model, part in by_model(domains):
         traces.append(
-            model_bar(model, index, part["domain"].tolist(), part["token_f1"].tolist(),
-                      part[["n"]].to_numpy().tolist(), "%{x}<br>F1 %{y:.3f}<br>n %{customdata[0]}",
-                      panel=1, grouped=True)
+            model_bar(
+                model,
+                index,
+                part["domain"].tolist(),
+                part["token_f1"].tolist(),
+                part[["n"]].to_numpy().tolist(),
+                "%{x}<br>F1 %{y:.3f}<br>n %{customdata[0]}",
+                panel=1,
+                grouped=True,
+            )
         )
         mine = per_label[per_label["model"] == model]
         if not mine.empty:
             traces.append(
                 model_bar(
-                    model, index, [wrap(str(k).replace(" Hallucination", "")) for k in mine["label"]],
-                    mine["recall"].tolist(), mine[["hits", "gold_tokens"]].to_numpy().tolist(),
+                    model,
+                    index,
+                    [wrap(str(k).replace(" Hallucination", "")) for k in mine["label"]],
+                    mine["recall"].tolist(),
+                    mine[["hits", "gold_tokens"]].to_numpy().tolist(),
                     "%{x}<br>recall %{y:.3f}<br>%{customdata[0]} / %{customdata[1]} tokens",
-                    panel=2, grouped=True, legend=False,
+                    panel=2,
+                    grouped=True,
+                    legend=False,
                 )
             )
     recall_title = "Token recall per label type (micro)"

@@ -113,7 +113,7 @@ class ColumnTexts(Sequence[str]):
     def __iter__(self) -> Iterator[str]:
         """The texts in order, read a slice at a time."""
         for lo in range(0, len(self), ROWS_PER_SLICE):
-            yield from self[lo:lo + ROWS_PER_SLICE]
+            yield from self[lo : lo + ROWS_PER_SLICE]
 
 
 def _text(value: Any) -> str:

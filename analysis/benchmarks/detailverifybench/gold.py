@@ -31,8 +31,10 @@ def rescore(out: pd.DataFrame, rows: Bools, _labels: Mapping[str, str], alt_pars
     golds = out["gold"][sel].fillna("").astype(str).tolist()
     preds = out["raw_answer"][sel].fillna("").astype(str).tolist()
     prepared = prepare(golds, preds)
-    for parsed_col, correct_col, parser in (("parsed", "correct", "official"),
-                                             ("alt_parsed", "alt_correct", alt_parser)):
+    for parsed_col, correct_col, parser in (
+        ("parsed", "correct", "official"),
+        ("alt_parsed", "alt_correct", alt_parser),
+    ):
         result = compare_prepared(prepared, parser)
         parsed = out[parsed_col].array.copy()
         parsed[sel] = pd.array(list(result.flags), dtype="string")
@@ -64,8 +66,9 @@ def _token_f1(table: pd.DataFrame, at: npt.NDArray[np.intp]) -> npt.NDArray[np.f
     gold_codes, distinct = pd.factorize(table["gold"].iloc[at].fillna(""))
     gold_codes = gold_codes.astype(np.int64)
     flag_codes, _ = pd.factorize(table["parsed"].iloc[at], use_na_sentinel=False)
-    _, first, inverse = np.unique(gold_codes * (int(flag_codes.max()) + 1) + flag_codes,
-                                  return_index=True, return_inverse=True)
+    _, first, inverse = np.unique(
+        gold_codes * (int(flag_codes.max()) + 1) + flag_codes, return_index=True, return_inverse=True
+    )
     inverse = inverse.reshape(-1)
     gold = [str(g) for g in distinct]
     gt = tokenize_texts(gold, sentences=False)

@@ -69,7 +69,11 @@ def positions(lengths: IntArray) -> tuple[IntArray, IntArray]:
 
 
 def measure(
-    pos: Positions, gt: TokenTable, sentences: Sentences, g_codes: IntArray, extra_fp: IntArray,
+    pos: Positions,
+    gt: TokenTable,
+    sentences: Sentences,
+    g_codes: IntArray,
+    extra_fp: IntArray,
     labels: Labels | None,
 ) -> Comparison:
     """Per-item numbers of the compared positions of items ``g_codes`` (labels: one per item)."""
@@ -86,8 +90,15 @@ def merge(parts: Sequence[Comparison]) -> Comparison:
         empty = np.zeros(0, dtype=np.float64)
         levels = {"token": ("precision", "recall", "f1", "iou"), "sentence": ("precision", "recall", "f1")}
         none = np.zeros(0, dtype=bool)
-        return Comparison({k: empty for k in levels["token"]}, {k: empty for k in levels["sentence"]},
-                          none, none, none, [], {})
+        return Comparison(
+            {k: empty for k in levels["token"]},
+            {k: empty for k in levels["sentence"]},
+            none,
+            none,
+            none,
+            [],
+            {},
+        )
     if len(parts) == 1:
         return parts[0]
     hits: dict[str, tuple[int, int]] = {}
@@ -180,9 +191,7 @@ def sentence_numbers(gt: TokenTable) -> Sentences:
     return Sentences(of_piece, item_first.astype(np.int64, copy=False))
 
 
-def _sentence_level(
-    pos: Positions, sentences: Sentences, g_codes: IntArray, n: int
-) -> dict[str, FloatArray]:
+def _sentence_level(pos: Positions, sentences: Sentences, g_codes: IntArray, n: int) -> dict[str, FloatArray]:
     """Official sentence ranges: positions counted in sentence-alone tokens, applied to flags."""
     sentence = sentences.of_piece[sentences.item_first_piece[g_codes][pos.item] + pos.rank]
     # A new sentence starts at each item's first position and wherever the sentence id changes.
@@ -229,4 +238,4 @@ def _flag_strings(pos: Positions, compared: IntArray) -> list[str]:
     """Per item, its compared prediction flags as a string of ``0`` and ``1``."""
     text = (pos.pred.view(np.uint8) + ord("0")).tobytes().decode("ascii")
     bounds = np.concatenate(([0], np.cumsum(compared))).tolist()
-    return [text[bounds[i]:bounds[i + 1]] for i in range(compared.size)]
+    return [text[bounds[i] : bounds[i + 1]] for i in range(compared.size)]

@@ -40,6 +40,7 @@ def _patch(record: dict[str, Any], _row: pd.Series, value: str) -> None:
     labels = record.get("hallucination_labels")
     if isinstance(labels, list):
         record["hallucination_labels"] = [
-            entry for entry in labels
+            entry
+            for entry in labels
             if isinstance(entry, dict) and _WORDS.sub("", str(entry.get("text", "")).lower()) in tagged
         ]

@@ -89,8 +89,10 @@ def make_item_ids(image_ids: Sequence[str], tagged_golds: Sequence[str]) -> list
     """
     clean = {gold: "\x1f" + strip_tags(gold) for gold in dict.fromkeys(tagged_golds)}
     digest = hashlib.blake2b
-    return [i + ":" + digest((i + clean[g]).encode(), digest_size=8).hexdigest()
-            for i, g in zip(image_ids, tagged_golds, strict=True)]
+    return [
+        i + ":" + digest((i + clean[g]).encode(), digest_size=8).hexdigest()
+        for i, g in zip(image_ids, tagged_golds, strict=True)
+    ]
 
 
 def domain_of(image_path: str) -> str:
@@ -187,17 +189,19 @@ def read_gold(paths: Sequence[Path]) -> list[GoldRow]:
         records = read_records(path)
         for index, record in enumerate(records.items):
             tagged = require(records, index, "description_tag")
-            rows.append(GoldRow(
-                file=path.name,
-                record_label=records.where(index),
-                filename=require(records, index, "filename"),
-                category=require(records, index, "category"),
-                modify=require(records, index, "Modify", optional=True),
-                raw_tagged=tagged,
-                tagged=normalise_gold_tags(tagged),
-                labels=read_labels(records, index),
-                record=record,
-            ))
+            rows.append(
+                GoldRow(
+                    file=path.name,
+                    record_label=records.where(index),
+                    filename=require(records, index, "filename"),
+                    category=require(records, index, "category"),
+                    modify=require(records, index, "Modify", optional=True),
+                    raw_tagged=tagged,
+                    tagged=normalise_gold_tags(tagged),
+                    labels=read_labels(records, index),
+                    record=record,
+                )
+            )
     return rows
 
 

@@ -50,9 +50,17 @@ from analysis.benchmarks.detailverifybench.spans import NO_HALLUCINATION, align_
 from analysis.stats.metrics import FloatArray, MetricDict, f1, f1s, macro_mean, ratio, ratios
 
 METRIC_KEYS = (
-    "token_precision", "token_recall", "token_f1", "token_iou",
-    "sentence_precision", "sentence_recall", "sentence_f1",
-    "response_precision", "response_recall", "response_f1", "n",
+    "token_precision",
+    "token_recall",
+    "token_f1",
+    "token_iou",
+    "sentence_precision",
+    "sentence_recall",
+    "sentence_f1",
+    "response_precision",
+    "response_recall",
+    "response_f1",
+    "n",
 )
 PARSERS = ("official", "aligned")
 
@@ -85,8 +93,12 @@ class Prepared:
 def prepare(gold: Sequence[str], pred: Sequence[str]) -> Prepared:
     """Tokenise and flag gold and predicted captions (pairs in the same order)."""
     _check_lengths(gold, pred)
-    return Prepared([_prepare_part(gold[i:i + ITEMS_PER_CHUNK], pred[i:i + ITEMS_PER_CHUNK])
-                     for i in range(0, len(gold), ITEMS_PER_CHUNK)])
+    return Prepared(
+        [
+            _prepare_part(gold[i : i + ITEMS_PER_CHUNK], pred[i : i + ITEMS_PER_CHUNK])
+            for i in range(0, len(gold), ITEMS_PER_CHUNK)
+        ]
+    )
 
 
 def _check_lengths(gold: Sequence[str], pred: Sequence[str | None]) -> None:
@@ -132,8 +144,8 @@ def compare_parsers(
     _check_lengths(gold, pred)
     found: dict[str, list[Comparison]] = {parser: [] for parser in parsers}
     for i in range(0, len(gold), ITEMS_PER_CHUNK):
-        part = _prepare_part(gold[i:i + ITEMS_PER_CHUNK], pred[i:i + ITEMS_PER_CHUNK])
-        chunk_labels = None if labels is None else labels[i:i + ITEMS_PER_CHUNK]
+        part = _prepare_part(gold[i : i + ITEMS_PER_CHUNK], pred[i : i + ITEMS_PER_CHUNK])
+        chunk_labels = None if labels is None else labels[i : i + ITEMS_PER_CHUNK]
         for parser, result in _compare_part(part, parsers, chunk_labels).items():
             found[parser].append(result)
     return {parser: merge(results) for parser, results in found.items()}
@@ -145,7 +157,7 @@ def compare_prepared(prep: Prepared, parser: str, labels: Labels | None = None) 
     parts = []
     for k, part in enumerate(prep.parts):
         lo = k * ITEMS_PER_CHUNK
-        chunk_labels = None if labels is None else labels[lo:lo + ITEMS_PER_CHUNK]
+        chunk_labels = None if labels is None else labels[lo : lo + ITEMS_PER_CHUNK]
         parts.append(_compare_part(part, (parser,), chunk_labels)[parser])
     return merge(parts)
 
@@ -163,14 +175,14 @@ def compare_flags(
     _check_lengths(gold, flags)
     parts = []
     for lo in range(0, len(gold), ITEMS_PER_CHUNK):
-        gt = tokenize_texts(gold[lo:lo + ITEMS_PER_CHUNK])
-        usable = usable_flags(flags[lo:lo + ITEMS_PER_CHUNK], gt.counts().tolist())
+        gt = tokenize_texts(gold[lo : lo + ITEMS_PER_CHUNK])
+        usable = usable_flags(flags[lo : lo + ITEMS_PER_CHUNK], gt.counts().tolist())
         bad = [k for k, f in enumerate(usable) if f is None]
         if bad:
             again = compare([gt.texts[k] for k in bad], [pred[lo + k] for k in bad]).flags
             for k, f in zip(bad, again, strict=True):
                 usable[k] = f
-        chunk_labels = None if labels is None else labels[lo:lo + ITEMS_PER_CHUNK]
+        chunk_labels = None if labels is None else labels[lo : lo + ITEMS_PER_CHUNK]
         parts.append(_from_flags(gt, [f or "" for f in usable], chunk_labels))
     return merge(parts)
 
@@ -193,7 +205,7 @@ def token_f1_of_flags(gt: TokenTable, codes: IntArray, flags: Sequence[str]) -> 
     """
     parts = [np.zeros(0, dtype=np.float64)]
     for lo in range(0, codes.size, FLAGS_PER_PASS):
-        part, chunk = codes[lo:lo + FLAGS_PER_PASS], flags[lo:lo + FLAGS_PER_PASS]
+        part, chunk = codes[lo : lo + FLAGS_PER_PASS], flags[lo : lo + FLAGS_PER_PASS]
         n = part.size
         item, rank = positions(np.fromiter(map(len, chunk), dtype=np.int64, count=n))
         gold_index = gt.offsets[part][item] + rank
@@ -262,7 +274,7 @@ def _aligned(part: _Part, official: Comparison, sentences: Sentences, labels: La
     for k, i in enumerate(diff.tolist()):
         lo, hi = int(pt.offsets[i]), int(pt.offsets[i + 1])
         mapped, extra_fp[k] = align_flags(gt.words(i), pt.words(i), pt.flags[lo:hi].tolist())
-        pred[first[k]:first[k] + len(mapped)] = mapped
+        pred[first[k] : first[k] + len(mapped)] = mapped
     pos = Positions(item, gt.flags[gold_index], pred, gold_index, rank)
     sub_labels = None if labels is None else [labels[i] for i in diff.tolist()]
     patch = measure(pos, gt, sentences, diff, extra_fp, sub_labels)
@@ -298,8 +310,17 @@ def summarize(c: Comparison, mask: BoolArray) -> MetricDict:
 
 
 STAT_NAMES = (
-    "n", "token_precision", "token_recall", "token_f1", "token_iou",
-    "sentence_precision", "sentence_recall", "sentence_f1", "gold_any", "pred_any", "tp",
+    "n",
+    "token_precision",
+    "token_recall",
+    "token_f1",
+    "token_iou",
+    "sentence_precision",
+    "sentence_recall",
+    "sentence_f1",
+    "gold_any",
+    "pred_any",
+    "tp",
 )
 """Per-caption statistics whose sums give :func:`summarize`'s numbers (``metrics_of``)."""
 
@@ -324,8 +345,12 @@ def metrics_of(totals: FloatArray) -> dict[str, FloatArray]:
     out = {key: ratios(by[key], n, 0.0) for key in STAT_NAMES[1:8]}
     precision = ratios(by["tp"], by["pred_any"], 0.0)
     recall = ratios(by["tp"], by["gold_any"], 0.0)
-    out |= {"response_precision": precision, "response_recall": recall,
-            "response_f1": f1s(precision, recall, 0.0), "n": n}
+    out |= {
+        "response_precision": precision,
+        "response_recall": recall,
+        "response_f1": f1s(precision, recall, 0.0),
+        "n": n,
+    }
     return {key: out[key] for key in METRIC_KEYS}
 
 
@@ -338,7 +363,9 @@ def label_recall(hits: Mapping[str, tuple[int, int]]) -> dict[str, MetricDict]:
 
 
 def label_type_recall(
-    gold: Sequence[str], predictions: Sequence[str], labels: Sequence[Sequence[dict[str, Any]] | None],
+    gold: Sequence[str],
+    predictions: Sequence[str],
+    labels: Sequence[Sequence[dict[str, Any]] | None],
     parser: str = "official",
 ) -> dict[str, MetricDict]:
     """Per label type token recall of tagged predictions against tagged gold and its label entries."""

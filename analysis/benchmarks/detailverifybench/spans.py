@@ -221,8 +221,11 @@ def token_opcodes(gold: Sequence[str], pred: Sequence[str]) -> list[tuple[str, i
     g_end, p_end = len(gold) - tail, len(pred) - tail
     middle = difflib.SequenceMatcher(None, list(gold[head:g_end]), list(pred[head:p_end]), autojunk=False)
     ops = [("equal", 0, head, 0, head)] if head else []
-    ops += [(op, g0 + head, g1 + head, p0 + head, p1 + head)
-            for op, g0, g1, p0, p1 in middle.get_opcodes() if op != "equal" or g1 > g0]
+    ops += [
+        (op, g0 + head, g1 + head, p0 + head, p1 + head)
+        for op, g0, g1, p0, p1 in middle.get_opcodes()
+        if op != "equal" or g1 > g0
+    ]
     if tail:
         ops.append(("equal", g_end, len(gold), p_end, len(pred)))
     return ops
@@ -271,7 +274,7 @@ def span_diff(gold_tagged: str, pred_tagged: str, *, aligned: bool = True) -> li
         compared = len(gold_words)
         for op, g0, _g1, p0, p1 in token_opcodes(gold_words, pred_words):
             if op in ("insert", "replace"):
-                text = pred_clean[pred_spans[p0][0]:pred_spans[p1 - 1][1]]
+                text = pred_clean[pred_spans[p0][0] : pred_spans[p1 - 1][1]]
                 label: DiffLabel | None = "false alarm" if op == "insert" and any(pred_flags[p0:p1]) else None
                 inserts.setdefault(g0, []).append(DiffSegment(f" [{text}] ", label, "prediction"))
     else:
@@ -290,7 +293,9 @@ def _verdict(gold: bool, pred: bool, compared: bool) -> DiffLabel | None:
 
 
 def _lay_out(
-    clean: str, spans: Sequence[Span], labels: Sequence[DiffLabel | None],
+    clean: str,
+    spans: Sequence[Span],
+    labels: Sequence[DiffLabel | None],
     inserts: Mapping[int, list[DiffSegment]],
 ) -> list[DiffSegment]:
     out: list[DiffSegment] = []

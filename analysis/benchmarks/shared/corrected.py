@@ -54,8 +54,9 @@ def dump(data: Any, *, jsonl: bool) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
 
 
-def patch_by_source(path: Path, records: Records, table: pd.DataFrame, gold: Mapping[str, str],
-                    patch: Patch) -> None:
+def patch_by_source(
+    path: Path, records: Records, table: pd.DataFrame, gold: Mapping[str, str], patch: Patch
+) -> None:
     """Patch the record each corrected item came from, found by the table's ``source`` column.
 
     ``table`` is the file loaded by its benchmark's own loader, so item ids agree with the app's.
@@ -83,8 +84,9 @@ def yes_no_patch(keys: tuple[str, ...]) -> Patch:
     return patch
 
 
-def load_as_shown(load_gold: Callable[[list[Path]], pd.DataFrame], load: Callable[[Path], pd.DataFrame],
-                  path: Path) -> pd.DataFrame:
+def load_as_shown(
+    load_gold: Callable[[list[Path]], pd.DataFrame], load: Callable[[Path], pd.DataFrame], path: Path
+) -> pd.DataFrame:
     """The file as the app sees it: as gold if it reads as gold, else as one model's output."""
     try:
         return load_gold([path])

@@ -28,9 +28,7 @@ Reader = Callable[[str], int]
 _WORDS = re.compile(r"[a-z0-9']+")
 _YES_WORDS = frozenset({"yes", "yeah", "yep", "true", "correct"})
 _NO_WORDS = frozenset({"no", "nope", "false", "incorrect"})
-_NEGATION = re.compile(
-    r"\b(?:not|never|none|nothing|neither|nor|cannot|without|absent|no)\b|n't\b"
-)
+_NEGATION = re.compile(r"\b(?:not|never|none|nothing|neither|nor|cannot|without|absent|no)\b|n't\b")
 _AFFIRMATION = re.compile(
     r"\b(?:there (?:is|are)|i (?:can )?(?:see|hear)|(?:is|are) (?:visible|audible|present)"
     r"|visible|audible|present|making (?:a )?sound)\b"

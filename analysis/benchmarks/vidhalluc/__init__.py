@@ -209,14 +209,19 @@ def load(
     found = harness.read(Path(predictions), fmt=fmt, mapping=mapping)
     if found is not None:
         if found.format == "lmms-eval":
-            raise InputError(predictions, "vidhalluc does not read lmms-eval samples: a doc_id cannot be "
-                             "joined to the nested annotation files (use the VLMEvalKit or official files)")
+            raise InputError(
+                predictions,
+                "vidhalluc does not read lmms-eval samples: a doc_id cannot be "
+                "joined to the nested annotation files (use the VLMEvalKit or official files)",
+            )
         if gold is not None:
             raise InputError(gold, "a VLMEvalKit VidHalluc file carries its gold: --gold does not apply")
         return _harnessed.load(found, task, who)
     if task in _GOLD_FILE and gold is None:
-        raise InputError(predictions, f"vidhalluc {task} needs --gold {_GOLD_FILE[task]}: "
-                         "the prediction file holds no gold answers")
+        raise InputError(
+            predictions,
+            f"vidhalluc {task} needs --gold {_GOLD_FILE[task]}: the prediction file holds no gold answers",
+        )
     if task == "bqa":
         assert gold is not None
         return bqa.load(predictions, gold, who)
@@ -225,8 +230,9 @@ def load(
         return sth.load(predictions, gold, who)
     if task == "tsh":
         if gold is not None:
-            raise InputError(gold, "vidhalluc tsh takes no --gold: the prediction file carries "
-                             "the Correct Answer")
+            raise InputError(
+                gold, "vidhalluc tsh takes no --gold: the prediction file carries the Correct Answer"
+            )
         return tsh.load(predictions, who)
     return mcq.load(predictions, gold, who)
 
@@ -262,8 +268,15 @@ def score(
         metrics, n, skipped = sth.overall(rows, parser, embedder)
     else:
         metrics, n, skipped = {"bqa": bqa.overall, "mcq": mcq.overall, "tsh": tsh.overall}[task](rows, parser)
-    return {"benchmark": NAME, "task": task, "parser": parser, "n_scored": n, "n_skipped": skipped,
-            "overall": metrics, "groups": {}}
+    return {
+        "benchmark": NAME,
+        "task": task,
+        "parser": parser,
+        "n_scored": n,
+        "n_skipped": skipped,
+        "overall": metrics,
+        "groups": {},
+    }
 
 
 def cluster_stats(

@@ -62,8 +62,14 @@ def _bqa(path: Path, data: dict[str, Any], media: MediaIndex) -> list[Finding]:
 
 def _bqa_question(where: str, answers: dict[str, str], ids: tuple[str, ...]) -> list[Finding]:
     if not answers:
-        return [Finding("empty-question", where, "no clips: the official scorer counts this question "
-                        "as answered correctly (all of nothing)", item_ids=ids)]
+        return [
+            Finding(
+                "empty-question",
+                where,
+                "no clips: the official scorer counts this question as answered correctly (all of nothing)",
+                item_ids=ids,
+            )
+        ]
     out: list[Finding] = []
     labels = {clip: a.strip().upper() for clip, a in answers.items()}
     for (clip, label), item in zip(labels.items(), ids, strict=True):
@@ -71,12 +77,16 @@ def _bqa_question(where: str, answers: dict[str, str], ids: tuple[str, ...]) -> 
             detail = f"gold {answers[clip]!r} is not Yes or No"
             out.append(Finding("bad-gold", f"{where} clip {clip!r}", detail, "error", (item,)))
     if len(answers) == 1:
-        out.append(Finding("single-clip", where, "asked of one clip only; ACH questions go to a pair",
-                           item_ids=ids))
+        out.append(
+            Finding("single-clip", where, "asked of one clip only; ACH questions go to a pair", item_ids=ids)
+        )
     elif len(set(labels.values())) == 1 and next(iter(labels.values())) in {"YES", "NO"}:
         same = next(iter(labels.values())).capitalize()
-        why = ("every clip shows the action, yet a pair's clips must show different actions"
-               if same == "Yes" else "no clip shows the action asked about")
+        why = (
+            "every clip shows the action, yet a pair's clips must show different actions"
+            if same == "Yes"
+            else "no clip shows the action asked about"
+        )
         out.append(Finding("same-gold-all-clips", where, f"every clip's gold is {same}: {why}", item_ids=ids))
     return out
 
@@ -99,8 +109,15 @@ def _mcq(path: Path, data: dict[str, Any], media: MediaIndex) -> list[Finding]:
 def _mcq_record(where: str, gold: str, choices: dict[str, str], item: str) -> list[Finding]:
     out: list[Finding] = []
     if list(choices) != ["A", "B", "C", "D"]:
-        out.append(Finding("malformed-options", where, f"choices are {list(choices)}, not exactly A, B, C, D",
-                           "error", (item,)))
+        out.append(
+            Finding(
+                "malformed-options",
+                where,
+                f"choices are {list(choices)}, not exactly A, B, C, D",
+                "error",
+                (item,),
+            )
+        )
     texts = [v.strip().lower() for v in choices.values()]
     repeated = sorted({t for t in texts if texts.count(t) > 1})
     if repeated:
@@ -110,8 +127,15 @@ def _mcq_record(where: str, gold: str, choices: dict[str, str], item: str) -> li
         detail = f"Correct Answer {gold!r} holds no letter A-D"
         out.append(Finding("bad-gold", where, detail, "error", (item,)))
     elif not letters <= set(choices):
-        out.append(Finding("bad-gold", where, f"Correct Answer {gold!r} names "
-                           f"{sorted(letters - set(choices))}, not among the choices", "error", (item,)))
+        out.append(
+            Finding(
+                "bad-gold",
+                where,
+                f"Correct Answer {gold!r} names {sorted(letters - set(choices))}, not among the choices",
+                "error",
+                (item,),
+            )
+        )
     return out
 
 
@@ -126,8 +150,11 @@ def _tsh(path: Path, data: dict[str, Any], media: MediaIndex) -> list[Finding]:
         media.setdefault(clip, []).append(item)
         if gold not in {"AB", "BA"}:
             single = gold in {"A", "B"}
-            detail = (f"Correct Answer {gold!r} names one action; TSH items order two" if single
-                      else f"Correct Answer {gold!r} is not AB or BA: no answer can match it")
+            detail = (
+                f"Correct Answer {gold!r} names one action; TSH items order two"
+                if single
+                else f"Correct Answer {gold!r} is not AB or BA: no answer can match it"
+            )
             out.append(Finding("bad-gold", f"tsh {where}", detail, "warning" if single else "error", (item,)))
     return out
 
@@ -141,14 +168,32 @@ def _sth(path: Path, data: dict[str, Any], media: MediaIndex) -> list[Finding]:
         where = f"sth video {key!r}"
         scene, locations = record["Scene change"], record.get("Locations")
         if scene.lower() not in {"yes", "no"}:
-            out.append(Finding("bad-gold", where, f"Scene change {scene!r} is not Yes or No (read as No)",
-                               "error", (item,)))
+            out.append(
+                Finding(
+                    "bad-gold",
+                    where,
+                    f"Scene change {scene!r} is not Yes or No (read as No)",
+                    "error",
+                    (item,),
+                )
+            )
         elif scene not in {"Yes", "No"}:
-            out.append(Finding("bad-gold", where, f"Scene change {scene!r} is not written Yes or No",
-                               item_ids=(item,)))
+            out.append(
+                Finding(
+                    "bad-gold", where, f"Scene change {scene!r} is not written Yes or No", item_ids=(item,)
+                )
+            )
         if scene.lower() == "yes" and not (isinstance(locations, str) and sth.scenes(locations)):
-            out.append(Finding("bad-locations", where, f"Locations {locations!r} does not read as "
-                               "'from X to Y.': no description can score on this video", "error", (item,)))
+            out.append(
+                Finding(
+                    "bad-locations",
+                    where,
+                    f"Locations {locations!r} does not read as "
+                    "'from X to Y.': no description can score on this video",
+                    "error",
+                    (item,),
+                )
+            )
     return out
 
 
@@ -167,8 +212,11 @@ def audit_media(media: MediaIndex, root: Path) -> list[Finding]:
     for clip, items in media.items():
         clip_path = found.get(clip)
         if clip_path is None:
-            out.append(Finding("missing-media", f"clip {clip!r}", f"no {clip}.mp4 under {root}",
-                               item_ids=tuple(items)))
+            out.append(
+                Finding(
+                    "missing-media", f"clip {clip!r}", f"no {clip}.mp4 under {root}", item_ids=tuple(items)
+                )
+            )
             continue
         problem = _unreadable(clip_path)
         if problem:
@@ -224,4 +272,3 @@ def audit(paths: Sequence[Path], media_root: Path | None) -> list[Finding]:
     if media_root is not None:
         out.extend(audit_media(media, media_root))
     return out
-

@@ -98,8 +98,19 @@ def load_gold(path: Path, data: dict[str, Any]) -> pd.DataFrame:
     return _table(path, data, None, None, "")
 
 
-_COLUMNS = ("item_id", "pair_id", "side", "question", "gold", "raw_answer", "scored", "skip_reason",
-            "media", "source", "extra")
+_COLUMNS = (
+    "item_id",
+    "pair_id",
+    "side",
+    "question",
+    "gold",
+    "raw_answer",
+    "scored",
+    "skip_reason",
+    "media",
+    "source",
+    "extra",
+)
 
 
 def _table(
@@ -197,8 +208,11 @@ def overall(frame: pd.DataFrame, parser: str) -> tuple[MetricDict, int, int]:
     keys = question_keys(frame)
     scored = frame["scored"].to_numpy(dtype=bool)
     _, correct = verdicts(frame[scored], parser)
-    per_question = pd.Series(np.asarray(correct, dtype=bool), index=keys[scored].to_numpy()).groupby(
-        level=0, sort=False).all()
+    per_question = (
+        pd.Series(np.asarray(correct, dtype=bool), index=keys[scored].to_numpy())
+        .groupby(level=0, sort=False)
+        .all()
+    )
     n = int(per_question.size)
     skipped = int(keys[~scored].nunique())
     return {"accuracy": ratio(int(per_question.sum()), n), "n": n}, n, skipped

@@ -23,16 +23,19 @@ ALT = "lenient"
 GOLD_ONLY = "gold only: no model answer"
 
 
-def expect(
-    path: Path, value: Any, kinds: tuple[type, ...], *, record: str, field: str | None = None
-) -> Any:
+def expect(path: Path, value: Any, kinds: tuple[type, ...], *, record: str, field: str | None = None) -> Any:
     """Return ``value`` if it has one of ``kinds`` (JSON sense: a bool is not a number)."""
     if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-        raise InputError(path, f"expected {_describe(kinds)}, got {type_name(value)}",
-                         record=record, field=field)
+        raise InputError(
+            path, f"expected {_describe(kinds)}, got {type_name(value)}", record=record, field=field
+        )
     if isinstance(value, str) and len(value) > MAX_TEXT_CHARS:
-        raise InputError(path, f"is {len(value):,} characters, over the {MAX_TEXT_CHARS:,} limit",
-                         record=record, field=field)
+        raise InputError(
+            path,
+            f"is {len(value):,} characters, over the {MAX_TEXT_CHARS:,} limit",
+            record=record,
+            field=field,
+        )
     return value
 
 
@@ -94,8 +97,10 @@ def make_ids(task: str, *columns: Sequence[str]) -> list[str]:
     The digest is :func:`analysis.table.columns.item_key`'s: blake2b of the parts joined by ``\x1f``.
     """
     digest, sep, head = hashlib.blake2b, "\x1f", task + "\x1f"
-    return [task + "-" + digest((head + sep.join(parts)).encode(), digest_size=8).hexdigest()
-            for parts in zip(*columns, strict=True)]
+    return [
+        task + "-" + digest((head + sep.join(parts)).encode(), digest_size=8).hexdigest()
+        for parts in zip(*columns, strict=True)
+    ]
 
 
 def video(clip_id: str) -> str:
@@ -159,12 +164,15 @@ def mask_unscored(values: list[Any], scored: Sequence[bool]) -> list[Any]:
     return [v if s else None for v, s in zip(values, scored, strict=True)]
 
 
-def with_verdicts(frame: pd.DataFrame, verdicts: Callable[[pd.DataFrame, str], tuple[list[Any], list[Any]]]
-                  ) -> pd.DataFrame:
+def with_verdicts(
+    frame: pd.DataFrame, verdicts: Callable[[pd.DataFrame, str], tuple[list[Any], list[Any]]]
+) -> pd.DataFrame:
     """Fill the parsed answers and verdicts of both parsers (official, lenient) from ``verdicts``."""
     scored = frame["scored"].tolist()
-    for parser, (p_col, c_col) in {"official": ("parsed", "correct"),
-                                   "lenient": ("alt_parsed", "alt_correct")}.items():
+    for parser, (p_col, c_col) in {
+        "official": ("parsed", "correct"),
+        "lenient": ("alt_parsed", "alt_correct"),
+    }.items():
         parsed, correct = verdicts(frame, parser)
         frame[p_col] = pd.Series(parsed, dtype="string")
         frame[c_col] = pd.Series(mask_unscored(correct, scored), dtype="boolean")

@@ -47,7 +47,7 @@ def _sth_split(out: pd.DataFrame, rows: Bools) -> None:
         text = str(gold[i])
         if not text.startswith("Scene change: "):
             continue
-        change, _, locations = text[len("Scene change: "):].partition(", Locations: ")
+        change, _, locations = text[len("Scene change: ") :].partition(", Locations: ")
         record = json.loads(extra[i]) if extra[i] else {}
         record["gold_locations"] = locations or None
         gold[i], extra[i] = change, json.dumps(record, ensure_ascii=False)

@@ -56,8 +56,9 @@ def _check_task(records: readers.Records, task: str) -> None:
         if kind is None:
             continue
         if task_type_name(kind) != TASK_TYPES[task]:
-            raise records.error(index, f"{kind!r} is not {TASK_TYPES[task]}, the task given (--task {task})",
-                                "task_type")
+            raise records.error(
+                index, f"{kind!r} is not {TASK_TYPES[task]}, the task given (--task {task})", "task_type"
+            )
 
 
 def _clip(records: readers.Records, index: int) -> str:
@@ -126,8 +127,12 @@ def _tsh(records: readers.Records, model: str) -> pd.DataFrame:
         key = _text(records, i, "question_id", optional=True) or _text(records, i, "index")
         if key in data:
             raise records.error(i, f"repeats the entry {key!r}", "question_id")
-        data[key] = {"video": _clip(records, i), "Question": _text(records, i, "question"),
-                     "Correct Answer": _text(records, i, "answer"), "Model Answer": _answer(records, i)}
+        data[key] = {
+            "video": _clip(records, i),
+            "Question": _text(records, i, "question"),
+            "Correct Answer": _text(records, i, "answer"),
+            "Model Answer": _answer(records, i),
+        }
     return tsh._table(records.path, data, model, gold_only=False)
 
 
@@ -136,8 +141,10 @@ def _sth(records: readers.Records, model: str) -> pd.DataFrame:
     pred: dict[str, Any] = {}
     for i in range(len(records)):
         clip = _clip(records, i)
-        gold[clip] = {"Scene change": _text(records, i, "answer_scene_change"),
-                      "Locations": _text(records, i, "answer_locations", optional=True)}
+        gold[clip] = {
+            "Scene change": _text(records, i, "answer_scene_change"),
+            "Locations": _text(records, i, "answer_locations", optional=True),
+        }
         pred[clip] = _answer(records, i)
     keys = list(pred)
     return sth._table(keys, [""] * len(keys), gold, pred, records.path, records.path, model)

@@ -53,8 +53,9 @@ def _scene(value: str, _original: str | None) -> str:
             raise InvalidLabel("STH gold must be {'Scene change': ..., 'Locations': ...}") from None
     match = _SCENE.match(text)
     if match is None:
-        raise InvalidLabel("STH gold must read 'Scene change: Yes, Locations: from X to Y.', "
-                           f"got {text[:40]!r}")
+        raise InvalidLabel(
+            f"STH gold must read 'Scene change: Yes, Locations: from X to Y.', got {text[:40]!r}"
+        )
     change = match.group(1).capitalize()
     locations = (match.group(2) or "").strip()
     if change == "Yes" and not re.match(r"from (.+?) to (.+?)\.", locations, re.I):
@@ -80,8 +81,10 @@ def _scene_split(value: str | None, extra: Mapping[str, Any]) -> tuple[str | Non
 
 def _scene_facts(fields: Mapping[str, Any], extra: Mapping[str, Any]) -> list[tuple[str, str]]:
     parsed = fields.get("parsed")
-    model = (f"scene change {parsed if parsed not in (None, '') else '(unparsed)'} · "
-             f"{extra.get('locations') or '(no locations)'}")
+    model = (
+        f"scene change {parsed if parsed not in (None, '') else '(unparsed)'} · "
+        f"{extra.get('locations') or '(no locations)'}"
+    )
     gold = f"scene change {fields.get('gold') or ''} · {extra.get('gold_locations') or '-'}"
     return [("model", model), ("gold", gold)]
 
@@ -94,7 +97,15 @@ def _scene_native(gold: str, extra: Mapping[str, Any]) -> str:
     return f"Scene change: {gold.capitalize()}"
 
 
-SCENE = GoldKind("scene", _scene, "choice-and-text", choices=("Yes", "No"),
-                 text_label="Locations (l): from X to Y.", compose=_scene_compose, split=_scene_split,
-                 facts=_scene_facts, native=_scene_native)
+SCENE = GoldKind(
+    "scene",
+    _scene,
+    "choice-and-text",
+    choices=("Yes", "No"),
+    text_label="Locations (l): from X to Y.",
+    compose=_scene_compose,
+    split=_scene_split,
+    facts=_scene_facts,
+    native=_scene_native,
+)
 """STH: ``Scene change: Yes, Locations: from X to Y.`` or ``Scene change: No``."""

@@ -68,7 +68,8 @@ def official(raw: str | None, choices: Choices) -> frozenset[str]:
 
 
 _ANSWER_PREFIX = re.compile(
-    r"^\W*(?:the\s+)?(?:correct\s+|final\s+)?(?:answers?|options?|choices?)\s*(?:is|are|:)?\s*", re.I)
+    r"^\W*(?:the\s+)?(?:correct\s+|final\s+)?(?:answers?|options?|choices?)\s*(?:is|are|:)?\s*", re.I
+)
 _LETTERS_ONLY = re.compile(r"\band\b|\bor\b|[\s,;&/().\[\]*:]")
 _LETTER_TOKEN = re.compile(r"\b([A-D]{1,4})\b")
 
@@ -109,7 +110,7 @@ def _tokens(text: str) -> frozenset[str]:
 
 def _is_article(text: str, start: int) -> bool:
     before = text[:start].rstrip(" \t")
-    after = text[start + 1:]
+    after = text[start + 1 :]
     at_sentence_start = not before or before[-1] in ".!?:\n"
     follows_word = re.match(r"\s+([a-z]\w*)", after)
     if not at_sentence_start or not follows_word:
@@ -238,8 +239,20 @@ def _columns_one_by_one(
     return {key: [r[key] for r in rows] for key in _ROW_KEYS}
 
 
-_ROW_KEYS = ("item_id", "pair_id", "side", "question", "options", "gold", "raw_answer", "scored",
-             "skip_reason", "media", "source", "extra")
+_ROW_KEYS = (
+    "item_id",
+    "pair_id",
+    "side",
+    "question",
+    "options",
+    "gold",
+    "raw_answer",
+    "scored",
+    "skip_reason",
+    "media",
+    "source",
+    "extra",
+)
 
 
 def _group(
@@ -282,10 +295,17 @@ def _row(
     shown = choices if choices is not None else gold_choices
     source = pred_path if pred_path is not None and not reason else gold_path
     return {
-        "item_id": item_id(group, clip), "pair_id": group, "side": clip, "question": question,
+        "item_id": item_id(group, clip),
+        "pair_id": group,
+        "side": clip,
+        "question": question,
         "options": json_list([f"{k}. {v}" for k, v in (shown or {}).items()]),
-        "gold": gold, "raw_answer": raw, "scored": not reason, "skip_reason": reason,
-        "media": video(clip), "source": f"{source.name}:{where}",
+        "gold": gold,
+        "raw_answer": raw,
+        "scored": not reason,
+        "skip_reason": reason,
+        "media": video(clip),
+        "source": f"{source.name}:{where}",
         "extra": json.dumps({"Choices": choices or {}, **extra}, ensure_ascii=False),
     }
 

@@ -77,8 +77,9 @@ def columns(
         "scored": [not why for why in reasons],
         "skip_reason": reasons,
         "media": videos(clip_ids),
-        "source": [f"{name}:group {g!r}, clip {c!r}"
-                   for name, g, c in zip(source, group_ids, clip_ids, strict=True)],
+        "source": [
+            f"{name}:group {g!r}, clip {c!r}" for name, g, c in zip(source, group_ids, clip_ids, strict=True)
+        ],
         "extra": _extras(records, choices, missing, plain, extras),
     }
 
@@ -93,8 +94,16 @@ def _fields(records: Sequence[Any]) -> tuple[Sequence[Any], ...] | None:
         return None
     if not records:
         return (), (), [], (), ()
-    rows = [(r.get("Correct Answer"), r.get("Question"), r.get("Choices"), r.get("Model Answer"),
-             r.keys() <= KNOWN) for r in records]
+    rows = [
+        (
+            r.get("Correct Answer"),
+            r.get("Question"),
+            r.get("Choices"),
+            r.get("Model Answer"),
+            r.keys() <= KNOWN,
+        )
+        for r in records
+    ]
     gold, questions, choices, raws, plain = zip(*rows, strict=True)
     if not set(map(type, choices)) <= {dict, type(None)}:
         return None
@@ -134,8 +143,9 @@ def _answers(
     if pred_path is None:
         return [None] * n, list(gold_choices), [False] * n
     per_row = [a for (a, _), k in zip(answers, counts, strict=True) for _ in range(k)]
-    found = [None if a is None else (a.get(clip) or _MISSING)
-             for a, clip in zip(per_row, clip_ids, strict=True)]
+    found = [
+        None if a is None else (a.get(clip) or _MISSING) for a, clip in zip(per_row, clip_ids, strict=True)
+    ]
     given = [i for i, f in enumerate(found) if f is not None and f is not _MISSING]
     fields = _fields([found[i] for i in given])
     if fields is None or not texts_ok(fields[3], optional=True):

@@ -40,7 +40,15 @@ from analysis.files.readers import read_object
 
 ACH_TASKS: tuple[str, ...] = ("bqa", "mcq")
 CATALOGUE_COLUMNS: tuple[str, ...] = (
-    "pair_id", "clips", "n_clips", "n_bqa", "n_mcq", "media", "actions", "captions", "similarity",
+    "pair_id",
+    "clips",
+    "n_clips",
+    "n_bqa",
+    "n_mcq",
+    "media",
+    "actions",
+    "captions",
+    "similarity",
 )
 """Columns of :func:`catalogue`. ``clips`` is a tuple of clip ids in file order; ``media``,
 ``actions`` and ``captions`` are dicts keyed by clip id; ``similarity`` a dict of name -> score."""
@@ -54,13 +62,17 @@ def ach_rows(table: pd.DataFrame) -> pd.DataFrame:
     """The table's VidHalluc ACH rows (bqa and mcq) that belong to a pair."""
     # VidHalluc's rows first (one comparison, no text made), then the text tests on those alone
     rows = table[(table["benchmark"] == "vidhalluc").fillna(False).to_numpy(dtype=bool)]
-    keep = (rows["task"].astype(str).isin(ACH_TASKS) & (rows["pair_id"].astype(str) != "")
-            & (rows["side"].astype(str) != ""))
+    keep = (
+        rows["task"].astype(str).isin(ACH_TASKS)
+        & (rows["pair_id"].astype(str) != "")
+        & (rows["side"].astype(str) != "")
+    )
     return rows[keep]
 
 
-def catalogue(table: pd.DataFrame, *, similarity: Mapping[str, Mapping[str, float]] | None = None
-              ) -> pd.DataFrame:
+def catalogue(
+    table: pd.DataFrame, *, similarity: Mapping[str, Mapping[str, float]] | None = None
+) -> pd.DataFrame:
     """One row per ACH pair, in file order: columns :data:`CATALOGUE_COLUMNS`."""
     rows = ach_rows(table).drop_duplicates("item_id")
     if rows.empty:
@@ -84,22 +96,26 @@ def catalogue(table: pd.DataFrame, *, similarity: Mapping[str, Mapping[str, floa
     out["media"] = out["clips"].map(lambda cs: {c: media.get(c, f"{c}.mp4") for c in cs})
     out["actions"] = out["clips"].map(lambda cs: {c: described[c][0] for c in cs if c in described})
     out["captions"] = out["clips"].map(
-        lambda cs: {c: described[c][1] for c in cs if c in described and described[c][1]})
+        lambda cs: {c: described[c][1] for c in cs if c in described and described[c][1]}
+    )
     scores = _pair_similarity(mcq, records, similarity or {})
     out["similarity"] = out["pair_id"].map(lambda p: scores.get(p, {}))
     return out[list(CATALOGUE_COLUMNS)].reset_index(drop=True)
 
 
-def pair_view(pair_id: str, table: pd.DataFrame, *,
-              similarity: Mapping[str, Mapping[str, float]] | None = None) -> PairView:
+def pair_view(
+    pair_id: str, table: pd.DataFrame, *, similarity: Mapping[str, Mapping[str, float]] | None = None
+) -> PairView:
     """Everything the pair view shows of ``pair_id``; KeyError when the table has no such pair."""
     rows = ach_rows(table)
     rows = rows[rows["pair_id"].astype(str) == pair_id]
     if rows.empty:
         raise KeyError(f"no ACH pair {pair_id!r} in the table")
     entry = catalogue(rows, similarity=similarity).iloc[0]
-    clips = tuple(ClipInfo(c, entry["media"][c], entry["actions"].get(c, ""), entry["captions"].get(c, ""))
-                  for c in entry["clips"])
+    clips = tuple(
+        ClipInfo(c, entry["media"][c], entry["actions"].get(c, ""), entry["captions"].get(c, ""))
+        for c in entry["clips"]
+    )
     answers = pair_answers(rows)
     models = tuple(sorted(m for m in answers["model"].unique() if m))
     return PairView(pair_id, clips, dict(entry["similarity"]), models, answers)
@@ -112,14 +128,23 @@ def pair_answers(rows: pd.DataFrame) -> pd.DataFrame:
     answered by some model appears once per model that answered it.
     """
     rows = ach_rows(rows)
-    out = pd.DataFrame({
-        "task": rows["task"].astype(str), "question_index": _question_index(rows),
-        "question": rows["question"].astype(str), "options": rows["options"].astype(str),
-        "clip_id": rows["side"].astype(str), "gold": rows["gold"].astype(str),
-        "item_id": rows["item_id"].astype(str), "model": rows["model"].astype(str),
-        "raw_answer": rows["raw_answer"], "parsed": rows["parsed"], "correct": rows["correct"],
-        "alt_parsed": rows["alt_parsed"], "alt_correct": rows["alt_correct"],
-    })
+    out = pd.DataFrame(
+        {
+            "task": rows["task"].astype(str),
+            "question_index": _question_index(rows),
+            "question": rows["question"].astype(str),
+            "options": rows["options"].astype(str),
+            "clip_id": rows["side"].astype(str),
+            "gold": rows["gold"].astype(str),
+            "item_id": rows["item_id"].astype(str),
+            "model": rows["model"].astype(str),
+            "raw_answer": rows["raw_answer"],
+            "parsed": rows["parsed"],
+            "correct": rows["correct"],
+            "alt_parsed": rows["alt_parsed"],
+            "alt_correct": rows["alt_correct"],
+        }
+    )
     answered = set(out.loc[out["model"] != "", "item_id"])
     out = out[(out["model"] != "") | ~out["item_id"].isin(answered)].drop_duplicates(["item_id", "model"])
     order = {item: n for n, item in enumerate(dict.fromkeys(out["item_id"]))}
@@ -167,8 +192,10 @@ def _records(extras: pd.Series) -> list[dict[str, Any]]:
 
 def _question_index(rows: pd.DataFrame) -> pd.Series:
     """``question_index`` of bqa rows from ``extra``; 0 for MCQ (one question per clip)."""
-    values = [int(_loads(e).get("question_index", 0)) if t == "bqa" and e else 0
-              for t, e in zip(rows["task"].astype(str), rows["extra"].astype(str), strict=True)]
+    values = [
+        int(_loads(e).get("question_index", 0)) if t == "bqa" and e else 0
+        for t, e in zip(rows["task"].astype(str), rows["extra"].astype(str), strict=True)
+    ]
     return pd.Series(values, index=rows.index, dtype="int64")
 
 
@@ -186,18 +213,24 @@ def _describe_clips(mcq: pd.DataFrame, records: Sequence[dict[str, Any]]) -> dic
     for clip, gold, record in zip(mcq["side"].astype(str), mcq["gold"].astype(str), records, strict=True):
         choices = record.get("Choices") or {}
         action = " / ".join(str(choices[k]) for k in sorted(gold_letters(gold)) if k in choices)
-        caption = next((v.strip() for k, v in record.items()
-                        if k != "Choices" and isinstance(v, str) and _CAPTION.search(k) and v.strip()), "")
+        caption = next(
+            (
+                v.strip()
+                for k, v in record.items()
+                if k != "Choices" and isinstance(v, str) and _CAPTION.search(k) and v.strip()
+            ),
+            "",
+        )
         out.setdefault(clip, (action, caption))
     return out
 
 
-def _pair_similarity(mcq: pd.DataFrame, records: Sequence[dict[str, Any]],
-                     given: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
+def _pair_similarity(
+    mcq: pd.DataFrame, records: Sequence[dict[str, Any]], given: Mapping[str, Mapping[str, float]]
+) -> dict[str, dict[str, float]]:
     """Per pair, {score name: value}: numeric clip-record fields, then ``given`` on top."""
     found: dict[str, dict[str, dict[str, float]]] = {}
-    for pair, clip, record in zip(mcq["pair_id"].astype(str), mcq["side"].astype(str), records,
-                                  strict=True):
+    for pair, clip, record in zip(mcq["pair_id"].astype(str), mcq["side"].astype(str), records, strict=True):
         for key, value in record.items():
             if _SIMILARITY.search(key) and isinstance(value, (int, float)) and not isinstance(value, bool):
                 found.setdefault(pair, {}).setdefault(key, {})[clip] = float(value)
@@ -220,8 +253,9 @@ GOLD_NAMES: tuple[str, ...] = ("ach_binaryqa.json", "ach_mcq.json")
 """The released names of the gold files holding the ACH pairs."""
 
 
-def filter_gold(source: Path, keep: Collection[str], target: Path,
-                corrected: Mapping[str, str]) -> tuple[str, int]:
+def filter_gold(
+    source: Path, keep: Collection[str], target: Path, corrected: Mapping[str, str]
+) -> tuple[str, int]:
     """A copy of ``ach_binaryqa.json`` or ``ach_mcq.json`` holding only the pairs in ``keep``.
 
     ``corrected`` (item id -> gold) is written in first (the package's own corrected-file writer);
@@ -231,8 +265,10 @@ def filter_gold(source: Path, keep: Collection[str], target: Path,
     data = read_object(source)
     task = detect(source, data)
     if task not in PAIR_TASKS:
-        raise InputError(source, f"holds VidHalluc {task}, which has no ACH pairs "
-                         "(expected ach_binaryqa.json or ach_mcq.json)")
+        raise InputError(
+            source,
+            f"holds VidHalluc {task}, which has no ACH pairs (expected ach_binaryqa.json or ach_mcq.json)",
+        )
     if corrected:
         text = write_corrected(source, corrected)
         data = json.loads(text) if text is not None else data

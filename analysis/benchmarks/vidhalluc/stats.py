@@ -45,27 +45,47 @@ def bqa_stats(frame: pd.DataFrame, parser: str) -> ClusterStats:
     rows = frame[scored]
     _, correct = bqa.verdicts(rows, parser)
     keys = bqa.question_keys(rows).to_numpy(dtype=object)
-    per_question = pd.DataFrame({"key": keys, "pair": rows["pair_id"].astype(str).to_numpy(dtype=object),
-                                 "ok": np.asarray(correct, dtype=bool)})
+    per_question = pd.DataFrame(
+        {
+            "key": keys,
+            "pair": rows["pair_id"].astype(str).to_numpy(dtype=object),
+            "ok": np.asarray(correct, dtype=bool),
+        }
+    )
     questions = per_question.groupby("key", sort=False).agg(pair=("pair", "first"), ok=("ok", "all"))
-    return _accuracy_stats("clip pair", questions["pair"].to_numpy(dtype=object),
-                           questions.index.to_numpy(dtype=object), questions["ok"].to_numpy(dtype=bool), None)
+    return _accuracy_stats(
+        "clip pair",
+        questions["pair"].to_numpy(dtype=object),
+        questions.index.to_numpy(dtype=object),
+        questions["ok"].to_numpy(dtype=bool),
+        None,
+    )
 
 
 def mcq_stats(frame: pd.DataFrame, parser: str) -> ClusterStats:
     """Clip questions per clip pair."""
     rows = frame[frame["scored"].to_numpy(dtype=bool)]
     _, correct = mcq.verdicts(rows, parser)
-    return _accuracy_stats("clip pair", rows["pair_id"].astype(str).to_numpy(dtype=object),
-                           rows["item_id"].to_numpy(dtype=object), np.asarray(correct, dtype=bool), None)
+    return _accuracy_stats(
+        "clip pair",
+        rows["pair_id"].astype(str).to_numpy(dtype=object),
+        rows["item_id"].to_numpy(dtype=object),
+        np.asarray(correct, dtype=bool),
+        None,
+    )
 
 
 def tsh_stats(frame: pd.DataFrame, parser: str) -> ClusterStats:
     """Entries per video (an empty file gives accuracy 0, the official convention)."""
     rows = frame[frame["scored"].to_numpy(dtype=bool)]
     _, correct = tsh.verdicts(rows, parser)
-    return _accuracy_stats("video", rows["media"].to_numpy(dtype=object),
-                           rows["item_id"].to_numpy(dtype=object), np.asarray(correct, dtype=bool), 0.0)
+    return _accuracy_stats(
+        "video",
+        rows["media"].to_numpy(dtype=object),
+        rows["item_id"].to_numpy(dtype=object),
+        np.asarray(correct, dtype=bool),
+        0.0,
+    )
 
 
 STH_STATS = ("n", "tp", "tn", "fp", "fn", "both_yes", "pair_score")
@@ -95,8 +115,15 @@ def sth_stats(frame: pd.DataFrame, parser: str, embedder: SentenceEmbedder | sth
     p = sth.parts(frame, parser, embedder)
     pred, gold = p.pred_yes, p.gold_yes
     pair_score = p.pair_score if p.pair_score is not None else np.full(pred.size, math.nan)
-    columns = {"n": np.ones(pred.size, dtype=bool), "tp": pred & gold, "tn": ~pred & ~gold,
-               "fp": pred & ~gold, "fn": ~pred & gold, "both_yes": pred & gold, "pair_score": pair_score}
+    columns = {
+        "n": np.ones(pred.size, dtype=bool),
+        "tp": pred & gold,
+        "tn": ~pred & ~gold,
+        "fp": pred & ~gold,
+        "fn": ~pred & gold,
+        "both_yes": pred & gold,
+        "pair_score": pair_score,
+    }
     everything = [(None, np.ones(pred.size, dtype=bool))]
     keys, values = tally(p.rows["media"].to_numpy(dtype=object), columns, everything)
     return ClusterStats("video", keys, STH_STATS, (None,), values, sth_metrics)

@@ -219,8 +219,14 @@ def load(predictions: Path, gold_path: Path, model: str) -> pd.DataFrame:
             expect(predictions, raw, (str,), record=f"video {key!r}")
     keys = [k for k in pred if k in gold] + [k for k in pred if k not in gold]
     keys += [k for k in gold if k not in pred]
-    reasons = ["" if k in gold and k in pred else "id not in the gold file" if k in pred
-               else "no prediction for this id" for k in keys]
+    reasons = [
+        ""
+        if k in gold and k in pred
+        else "id not in the gold file"
+        if k in pred
+        else "no prediction for this id"
+        for k in keys
+    ]
     return _table(keys, reasons, gold, pred, predictions, gold_path, model)
 
 
@@ -249,18 +255,31 @@ def _table(
         "scored": [not r for r in reasons],
         "skip_reason": reasons,
         "media": videos(keys),
-        "source": [f"{pred_name if k in pred else gold_name}:video {k!r}"
-                   for pred_name, gold_name in ((pred_path.name, gold_path.name),) for k in keys],
-        "extra": [json.dumps({"gold_locations": r.get("Locations"), "locations": official(raw)[2],
-                              "alt_locations": lenient(raw)[2]}, ensure_ascii=False)
-                  for r, raw in zip(gold_records, raws, strict=True)],
+        "source": [
+            f"{pred_name if k in pred else gold_name}:video {k!r}"
+            for pred_name, gold_name in ((pred_path.name, gold_path.name),)
+            for k in keys
+        ],
+        "extra": [
+            json.dumps(
+                {
+                    "gold_locations": r.get("Locations"),
+                    "locations": official(raw)[2],
+                    "alt_locations": lenient(raw)[2],
+                },
+                ensure_ascii=False,
+            )
+            for r, raw in zip(gold_records, raws, strict=True)
+        ],
     }
     frame = table(cols, task=TASK, model=model, n=len(keys))
     scored = frame["scored"].tolist()
     # Unscored rows still show the reading of an answer they hold (ids missing from the gold file).
     shown = [s or raw is not None for s, raw in zip(scored, raws, strict=True)]
-    for parser, (p_col, c_col) in {"official": ("parsed", "correct"),
-                                   "lenient": ("alt_parsed", "alt_correct")}.items():
+    for parser, (p_col, c_col) in {
+        "official": ("parsed", "correct"),
+        "lenient": ("alt_parsed", "alt_correct"),
+    }.items():
         parsed, correct, _, _ = verdicts(frame, parser)
         frame[p_col] = pd.Series(mask_unscored(parsed, shown), dtype="string")
         frame[c_col] = pd.Series(mask_unscored(correct, scored), dtype="boolean")
@@ -313,8 +332,13 @@ def overall(
     if p.pair_score is not None:
         desc = math.fsum(p.pair_score.tolist()) / (2 * n_both) if n_both else 0.0
     score = None if desc is None else classification * 0.6 + desc * 0.4
-    metrics: MetricDict = {"mcc": corr, "classification_score": classification,
-                           "description_score": desc, "score": score, "n": n}
+    metrics: MetricDict = {
+        "mcc": corr,
+        "classification_score": classification,
+        "description_score": desc,
+        "score": score,
+        "n": n,
+    }
     return metrics, n, p.skipped
 
 

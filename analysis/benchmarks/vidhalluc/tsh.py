@@ -91,11 +91,14 @@ def official_correct(parsed: str | None, gold: str) -> bool:
 _BARE = re.compile(r"^[\W_]*(ab|ba|a|b)[\W_]*$", re.I)
 _ORDER_TOKEN = re.compile(r"(?<![A-Za-z])(AB|BA)(?![A-Za-z])")
 _BARE_PAIR = re.compile(
-    r"(?<![A-Za-z])([AB])\s*(?:->|→|,|then|before|followed by)\s*(?!\1)([AB])(?![A-Za-z])")
+    r"(?<![A-Za-z])([AB])\s*(?:->|→|,|then|before|followed by)\s*(?!\1)([AB])(?![A-Za-z])"
+)
 _LENIENT_MENTION = re.compile(r"\baction\s*\(?([ab])\b|(?<![a-z0-9])\(?([ab])[.)](?![a-z0-9])", re.I)
 _FORWARD = re.compile(
     r"\b(?:before|then|followed by|prior to|precedes|preceding|next|later|afterwards?|"
-    r"after (?:that|this|which|it)|first)\b", re.I)
+    r"after (?:that|this|which|it)|first)\b",
+    re.I,
+)
 _BACKWARD = re.compile(r"\b(?:after|following|preceded by|follows)\b", re.I)
 
 
@@ -122,8 +125,9 @@ def lenient(raw: str | None) -> str | None:
     pair = _BARE_PAIR.search(raw)
     if pair:
         return pair.group(1) + pair.group(2)
-    mentions = [(m.start(), m.end(), (m.group(1) or m.group(2)).upper())
-                for m in _LENIENT_MENTION.finditer(raw)]
+    mentions = [
+        (m.start(), m.end(), (m.group(1) or m.group(2)).upper()) for m in _LENIENT_MENTION.finditer(raw)
+    ]
     letters = list(dict.fromkeys(letter for _, _, letter in mentions))
     if len(letters) < 2:
         return letters[0] if letters else None
@@ -173,8 +177,12 @@ def _table(path: Path, data: dict[str, Any], model: str, *, gold_only: bool) -> 
     if cols is None:
         cols = _columns_one_by_one(path, data, gold_only=gold_only)
     n = len(cols["item_id"])
-    frame = table({**cols, "scored": not gold_only, "skip_reason": GOLD_ONLY if gold_only else ""},
-                  task=TASK, model=model, n=n)
+    frame = table(
+        {**cols, "scored": not gold_only, "skip_reason": GOLD_ONLY if gold_only else ""},
+        task=TASK,
+        model=model,
+        n=n,
+    )
     return with_verdicts(frame, verdicts)
 
 
@@ -183,8 +191,9 @@ def _columns(path: Path, data: dict[str, Any], *, gold_only: bool) -> dict[str, 
     keys, records = list(data), list(data.values())
     if not only(dict, records):
         return None
-    fields = [(r.get("video"), r.get("Question"), r.get("Correct Answer"), r.get("Model Answer"))
-              for r in records]
+    fields = [
+        (r.get("video"), r.get("Question"), r.get("Correct Answer"), r.get("Model Answer")) for r in records
+    ]
     empty: list[list[Any]] = [[], [], [], []]
     clips, questions, golds, raws = [list(c) for c in zip(*fields, strict=True)] if fields else empty
     if not all(texts_ok(c, optional=False) for c in (clips, questions, golds)):
@@ -207,8 +216,9 @@ def _columns(path: Path, data: dict[str, Any], *, gold_only: bool) -> dict[str, 
 
 def _columns_one_by_one(path: Path, data: dict[str, Any], *, gold_only: bool) -> dict[str, list[Any]]:
     """The columns record by record: every check in file order, so the first bad value is named."""
-    cols: dict[str, list[Any]] = {k: [] for k in ("item_id", "question", "gold", "raw_answer", "media",
-                                                  "source", "extra")}
+    cols: dict[str, list[Any]] = {
+        k: [] for k in ("item_id", "question", "gold", "raw_answer", "media", "source", "extra")
+    }
     for key, record in data.items():
         where = f"key {key!r}"
         expect(path, record, (dict,), record=where)
@@ -218,8 +228,9 @@ def _columns_one_by_one(path: Path, data: dict[str, Any], *, gold_only: bool) ->
         cols["gold"].append(field(path, record, "Correct Answer", record=where))
         # A null answer (a model that returned nothing) reads as unparsed; the official script
         # would stop on it with an AttributeError.
-        cols["raw_answer"].append(None if gold_only else field(path, record, "Model Answer", record=where,
-                                                                optional=True))
+        cols["raw_answer"].append(
+            None if gold_only else field(path, record, "Model Answer", record=where, optional=True)
+        )
         cols["media"].append(video(clip))
         cols["source"].append(f"{path.name}:{where}")
         cols["extra"].append(extra_json(record, _KNOWN))

@@ -78,17 +78,25 @@ class PairChecks:
 
     def failures(self) -> list[str]:
         """Why the pair is dropped, one phrase per failed check (empty when none failed)."""
-        out = [f"{clip}: no clear action" for clip, ok in zip(self.clips, self.clear_action, strict=True)
-               if ok is False]
-        out += [f"{clip}: several actions" for clip, ok in zip(self.clips, self.single_action, strict=True)
-                if ok is False]
+        out = [
+            f"{clip}: no clear action"
+            for clip, ok in zip(self.clips, self.clear_action, strict=True)
+            if ok is False
+        ]
+        out += [
+            f"{clip}: several actions"
+            for clip, ok in zip(self.clips, self.single_action, strict=True)
+            if ok is False
+        ]
         return out + (["the clips show the same action"] if self.actions_differ is False else [])
 
     def as_dict(self) -> dict[str, object]:
         """JSON-ready: ``{"clear_action": {clip: bool}, "single_action": {...}, "actions_differ": bool}``."""
-        return {"clear_action": dict(zip(self.clips, self.clear_action, strict=True)),
-                "single_action": dict(zip(self.clips, self.single_action, strict=True)),
-                "actions_differ": self.actions_differ}
+        return {
+            "clear_action": dict(zip(self.clips, self.clear_action, strict=True)),
+            "single_action": dict(zip(self.clips, self.single_action, strict=True)),
+            "actions_differ": self.actions_differ,
+        }
 
 
 def decide(checks: PairChecks) -> Decision | None:
@@ -158,8 +166,8 @@ def split_key(item_key: str) -> tuple[str, str] | None:
     """``(pair_id, clip)`` of a validation item key (clip "" for the pair item); None for others."""
     pair_prefix, clip_prefix, _ = _keys()
     if item_key.startswith(pair_prefix):
-        return item_key[len(pair_prefix):], ""
+        return item_key[len(pair_prefix) :], ""
     if item_key.startswith(clip_prefix) and "|" in item_key:
-        pair, _, clip = item_key[len(clip_prefix):].rpartition("|")
+        pair, _, clip = item_key[len(clip_prefix) :].rpartition("|")
         return pair, clip
     return None

@@ -30,13 +30,24 @@ from analysis.store import Store
 from analysis.store.export import csv_safe, csv_writer
 from analysis.store.visibility import Viewer
 
-CSV_HEAD: tuple[str, ...] = ("pair_id", "final_decision", "resolution", "role", "reviewer", "decision",
-                             "actions_differ", "note", "time", "reason")
+CSV_HEAD: tuple[str, ...] = (
+    "pair_id",
+    "final_decision",
+    "resolution",
+    "role",
+    "reviewer",
+    "decision",
+    "actions_differ",
+    "note",
+    "time",
+    "reason",
+)
 """Leading CSV columns; ``clip_<i>``, ``clear_action_<i>``, ``single_action_<i>`` follow per clip."""
 
 
-def pair_records(store: Store, catalogue: pd.DataFrame, *, required: int = 1,
-                 viewer: Viewer | None = None) -> list[dict[str, Any]]:
+def pair_records(
+    store: Store, catalogue: pd.DataFrame, *, required: int = 1, viewer: Viewer | None = None
+) -> list[dict[str, Any]]:
     """Every catalogue pair with its final decision and every review, as JSON-ready records.
 
     Keys ``pair_id``, ``clips``, ``decision``, ``resolution``, ``reviews`` and ``adjudication``:
@@ -51,11 +62,16 @@ def pair_records(store: Store, catalogue: pd.DataFrame, *, required: int = 1,
     records = []
     for pair, members in clips.items():
         row = final.loc[pair]
-        records.append({
-            "pair_id": pair, "clips": list(members), "decision": row["decision"],
-            "resolution": row["resolution"], "reviews": reviews.get(pair, []),
-            "adjudication": settled[pair][0] if pair in settled else None,
-        })
+        records.append(
+            {
+                "pair_id": pair,
+                "clips": list(members),
+                "decision": row["decision"],
+                "resolution": row["resolution"],
+                "reviews": reviews.get(pair, []),
+                "adjudication": settled[pair][0] if pair in settled else None,
+            }
+        )
     return records
 
 
@@ -69,8 +85,9 @@ def _by_pair(frame: pd.DataFrame) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def export_pairs_json(store: Store, catalogue: pd.DataFrame, path: Path, *, required: int = 1,
-                      viewer: Viewer | None = None) -> int:
+def export_pairs_json(
+    store: Store, catalogue: pd.DataFrame, path: Path, *, required: int = 1, viewer: Viewer | None = None
+) -> int:
     """Write the validated pair list as JSON (``{"benchmark", "required", "counts", "pairs"}``).
 
     Returns the number of pairs written. ``viewer``: as seen by them (:func:`pair_records`).
@@ -83,8 +100,9 @@ def export_pairs_json(store: Store, catalogue: pd.DataFrame, path: Path, *, requ
     return len(records)
 
 
-def export_pairs_csv(store: Store, catalogue: pd.DataFrame, path: Path, *, required: int = 1,
-                     viewer: Viewer | None = None) -> int:
+def export_pairs_csv(
+    store: Store, catalogue: pd.DataFrame, path: Path, *, required: int = 1, viewer: Viewer | None = None
+) -> int:
     """Write one CSV row per (pair, reviewer) with every check; a pair nobody reviewed gets one row.
 
     Check cells are ``yes`` / ``no`` (empty when unanswered). Returns the number of data rows.
@@ -92,8 +110,7 @@ def export_pairs_csv(store: Store, catalogue: pd.DataFrame, path: Path, *, requi
     """
     records = pair_records(store, catalogue, required=required, viewer=viewer)
     width = max((len(r["clips"]) for r in records), default=2)
-    header = [*CSV_HEAD, *(f"{name}_{i}" for i in range(1, width + 1)
-                           for name in ("clip", *CLIP_CRITERIA))]
+    header = [*CSV_HEAD, *(f"{name}_{i}" for i in range(1, width + 1) for name in ("clip", *CLIP_CRITERIA))]
     buffer = io.StringIO()
     writer = csv_writer(buffer)
     writer.writerow(header)
@@ -110,9 +127,18 @@ def export_pairs_csv(store: Store, catalogue: pd.DataFrame, path: Path, *, requi
 
 def _csv_row(record: dict[str, Any], role: str, review: dict[str, Any] | None, width: int) -> list[Any]:
     review = review or {}
-    row = [record["pair_id"], record["decision"], record["resolution"], role, review.get("reviewer"),
-           review.get("decision"), _yes_no(review.get("actions_differ")), review.get("note"),
-           review.get("time"), review.get("reason")]
+    row = [
+        record["pair_id"],
+        record["decision"],
+        record["resolution"],
+        role,
+        review.get("reviewer"),
+        review.get("decision"),
+        _yes_no(review.get("actions_differ")),
+        review.get("note"),
+        review.get("time"),
+        review.get("reason"),
+    ]
     for i in range(width):
         clip = record["clips"][i] if i < len(record["clips"]) else None
         row.append(clip)
@@ -125,8 +151,9 @@ def _yes_no(value: bool | None) -> str | None:
     return None if value is None else ("yes" if value else "no")
 
 
-def filter_gold(source: Path, keep: Collection[str], target: Path,
-                corrected: Mapping[str, str] | None = None) -> int:
+def filter_gold(
+    source: Path, keep: Collection[str], target: Path, corrected: Mapping[str, str] | None = None
+) -> int:
     """Copy a gold file that holds pairs keeping only the pairs in ``keep`` (the benchmark's own rule).
 
     ``corrected`` (item id -> gold) is written into the copy. Returns the number of groups
@@ -141,8 +168,9 @@ def kept_pairs(store: Store, *, required: int = 1, viewer: Viewer | None = None)
     return table.loc[table["decision"] == "keep", "pair_id"].astype(str).tolist()
 
 
-def export_kept_gold(store: Store, gold: Sequence[Path], out_dir: Path, *,
-                     required: int = 1, viewer: Viewer | None = None) -> dict[str, Path]:
+def export_kept_gold(
+    store: Store, gold: Sequence[Path], out_dir: Path, *, required: int = 1, viewer: Viewer | None = None
+) -> dict[str, Path]:
     """Filtered copies of the gold files holding pairs under ``out_dir``, same names: {task: path written}.
 
     Only pairs with a final keep decision stay; pairs not yet decided are left out. ``viewer``:

@@ -25,8 +25,16 @@ from analysis.store.events import write_labels
 from analysis.store.visibility import Viewer, visible_events
 
 VALIDATION_COLUMNS: tuple[str, ...] = (
-    "pair_id", "reviewer", "clips", "decision", "clear_action", "single_action", "actions_differ",
-    "note", "time", "reason",
+    "pair_id",
+    "reviewer",
+    "clips",
+    "decision",
+    "clear_action",
+    "single_action",
+    "actions_differ",
+    "note",
+    "time",
+    "reason",
 )
 """Columns of :func:`validations`: ``clips`` a tuple, ``clear_action`` / ``single_action`` dicts
 clip -> bool, ``actions_differ`` a bool, ``time`` the latest label's time."""
@@ -41,13 +49,16 @@ def _writes(checks: PairChecks, note: str | None) -> list[tuple[ItemRef, str, ob
         for clip, value in zip(checks.clips, getattr(checks, criterion), strict=True):
             writes.append((clip_item(checks.pair_id, clip), FIELDS[criterion], value))
     pair = pair_item(checks.pair_id)
-    writes += [(pair, FIELDS["actions_differ"], checks.actions_differ),
-               (pair, FIELDS["decision"], checks.decision)]
+    writes += [
+        (pair, FIELDS["actions_differ"], checks.actions_differ),
+        (pair, FIELDS["decision"], checks.decision),
+    ]
     return writes + ([(pair, NOTE_FIELD, note)] if note is not None else [])
 
 
-def save_validation(store: Store, checks: PairChecks, reviewer: Identity,
-                    note: str | None = "") -> list[Event]:
+def save_validation(
+    store: Store, checks: PairChecks, reviewer: Identity, note: str | None = ""
+) -> list[Event]:
     """Store ``reviewer``'s complete checks (and note; None leaves the note as it is) at once.
 
     Returns the events written: checks that did not change write nothing.
@@ -55,22 +66,24 @@ def save_validation(store: Store, checks: PairChecks, reviewer: Identity,
     return write_labels(store, _writes(checks, note), reviewer, scope="vote")
 
 
-def adjudicate_pair(store: Store, checks: PairChecks, adjudicator: Identity, reason: str,
-                    note: str | None = None) -> list[Event]:
+def adjudicate_pair(
+    store: Store, checks: PairChecks, adjudicator: Identity, reason: str, note: str | None = None
+) -> list[Event]:
     """Settle a pair: every check and the decision as ``final`` adjudication events, with a reason."""
     if not isinstance(reason, str) or not reason.strip():
         raise InvalidLabel("an adjudication needs a reason")
     writes = _writes(checks, note)
     mine = current_labels(store, pair_owner(), scope="vote", reviewer=adjudicator.name)
     if mine["item_id"].isin({ref.item_id for ref, _, _ in writes}).any():
-        raise OwnVote(f"{adjudicator.name} validated pair {checks.pair_id}: "
-                      "another adjudicator must settle it")
-    return write_labels(store, writes, adjudicator, reason, scope="final",
-                        kind="adjudicate", allow_same=True)
+        raise OwnVote(
+            f"{adjudicator.name} validated pair {checks.pair_id}: another adjudicator must settle it"
+        )
+    return write_labels(store, writes, adjudicator, reason, scope="final", kind="adjudicate", allow_same=True)
 
 
-def shown_labels(store: Store, viewer: Viewer | None, *, scope: str = "vote",
-                 reviewer: str | None = None) -> pd.DataFrame:
+def shown_labels(
+    store: Store, viewer: Viewer | None, *, scope: str = "vote", reviewer: str | None = None
+) -> pd.DataFrame:
     """The current labels of the pairs' benchmark (:func:`~analysis.store.current_labels`) ``viewer`` may see.
 
     A label is shown when the event that set it is one :func:`analysis.store.visibility.visible_events`
@@ -85,8 +98,9 @@ def shown_labels(store: Store, viewer: Viewer | None, *, scope: str = "vote",
     return labels[labels["event_id"].isin(set(seen["event_id"]))].reset_index(drop=True)
 
 
-def check_labels(store: Store, *, scope: str = "vote", reviewer: str | None = None,
-                 viewer: Viewer | None = None) -> pd.DataFrame:
+def check_labels(
+    store: Store, *, scope: str = "vote", reviewer: str | None = None, viewer: Viewer | None = None
+) -> pd.DataFrame:
     """Current validation labels, one row per label (of each reviewer in the vote scope).
 
     Columns ``pair_id``, ``clip`` ("" for the pair), ``field``, ``value``, ``reviewer``, ``time``,
@@ -98,26 +112,39 @@ def check_labels(store: Store, *, scope: str = "vote", reviewer: str | None = No
     wanted = [k is not None and f in fields for k, f in zip(keys, labels["field"], strict=True)]
     labels = labels.loc[pd.Series(wanted, index=labels.index, dtype=bool)]
     parts = [k for k, w in zip(keys, wanted, strict=True) if w and k is not None]
-    return pd.DataFrame({
-        "pair_id": [p for p, _ in parts], "clip": [c for _, c in parts],
-        "field": labels["field"].tolist(), "value": labels["value"].tolist(),
-        "reviewer": labels["reviewer"].tolist(), "time": labels["time"].tolist(),
-        "reason": labels["reason"].tolist(),
-    })
+    return pd.DataFrame(
+        {
+            "pair_id": [p for p, _ in parts],
+            "clip": [c for _, c in parts],
+            "field": labels["field"].tolist(),
+            "value": labels["value"].tolist(),
+            "reviewer": labels["reviewer"].tolist(),
+            "time": labels["time"].tolist(),
+            "reason": labels["reason"].tolist(),
+        }
+    )
 
 
 def checks_from_labels(pair_id: str, clips: Sequence[str], labels: pd.DataFrame) -> PairChecks:
     """One pair's checks from :func:`check_labels` rows of one reviewer (or of the final scope)."""
     mine = labels[labels["pair_id"] == pair_id]
     value = {(c, f): v == "yes" for c, f, v in zip(mine["clip"], mine["field"], mine["value"], strict=True)}
+
     def per_clip(criterion: Criterion) -> tuple[Check, ...]:
         return tuple(value.get((clip, FIELDS[criterion])) for clip in clips)
-    return PairChecks(pair_id, tuple(clips), per_clip("clear_action"), per_clip("single_action"),
-                      value.get(("", FIELDS["actions_differ"])))
+
+    return PairChecks(
+        pair_id,
+        tuple(clips),
+        per_clip("clear_action"),
+        per_clip("single_action"),
+        value.get(("", FIELDS["actions_differ"])),
+    )
 
 
-def my_validation(store: Store, pair_id: str, clips: Sequence[str], reviewer: Identity
-                  ) -> tuple[PairChecks, str]:
+def my_validation(
+    store: Store, pair_id: str, clips: Sequence[str], reviewer: Identity
+) -> tuple[PairChecks, str]:
     """The reviewer's current checks of a pair (blank when none) and note: what the form loads."""
     labels = check_labels(store, reviewer=reviewer.name)
     labels = labels[labels["pair_id"] == pair_id]
@@ -125,8 +152,13 @@ def my_validation(store: Store, pair_id: str, clips: Sequence[str], reviewer: Id
     return checks_from_labels(pair_id, clips, labels), (notes[0] if notes else "")
 
 
-def validations(store: Store, *, scope: str = "vote", clips: Mapping[str, Sequence[str]] | None = None,
-                viewer: Viewer | None = None) -> pd.DataFrame:
+def validations(
+    store: Store,
+    *,
+    scope: str = "vote",
+    clips: Mapping[str, Sequence[str]] | None = None,
+    viewer: Viewer | None = None,
+) -> pd.DataFrame:
     """Every current validation, one row per (pair, reviewer): :data:`VALIDATION_COLUMNS`.
 
     ``scope="final"`` gives the adjudications (``reviewer`` is the adjudicator). ``clips`` (pair ->
@@ -136,9 +168,20 @@ def validations(store: Store, *, scope: str = "vote", clips: Mapping[str, Sequen
     labels = check_labels(store, scope=scope, viewer=viewer)
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for pair, clip, field, value, who, time, reason in labels.itertuples(index=False):
-        row = rows.setdefault((pair, who), {"pair_id": pair, "reviewer": who, "clear_action": {},
-                                            "single_action": {}, "actions_differ": None, "decision": None,
-                                            "note": "", "time": "", "reason": ""})
+        row = rows.setdefault(
+            (pair, who),
+            {
+                "pair_id": pair,
+                "reviewer": who,
+                "clear_action": {},
+                "single_action": {},
+                "actions_differ": None,
+                "decision": None,
+                "note": "",
+                "time": "",
+                "reason": "",
+            },
+        )
         row["time"] = max(row["time"], time)
         row["reason"] = reason or row["reason"]
         if field == NOTE_FIELD:

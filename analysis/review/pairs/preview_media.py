@@ -98,8 +98,15 @@ def write_thumbnails(path: Path, targets: Sequence[Path], width: int) -> None:
             image.resize((width, height), Image.Resampling.BILINEAR).save(target, "JPEG", quality=82)
 
 
-def write_side_by_side(paths: Sequence[Path], target: Path, *, height: int, pad: Pad, fps: float | None,
-                       progress: Callable[[float], None]) -> None:
+def write_side_by_side(
+    paths: Sequence[Path],
+    target: Path,
+    *,
+    height: int,
+    pad: Pad,
+    fps: float | None,
+    progress: Callable[[float], None],
+) -> None:
     """Encode the clips side by side at one height, each padded in time to the longest one.
 
     ``pad="hold"`` shows a shorter clip's last frame until the end, ``"black"`` a black panel.
@@ -129,6 +136,13 @@ def write_side_by_side(paths: Sequence[Path], target: Path, *, height: int, pad:
             return np.hstack(parts)
 
         out = VideoClip(frame_function=frame, duration=duration)
-        out.write_videofile(str(target), fps=rate, codec="libx264", audio=False, preset="ultrafast",
-                            logger=None, ffmpeg_params=["-movflags", "+faststart", "-pix_fmt", "yuv420p"])
+        out.write_videofile(
+            str(target),
+            fps=rate,
+            codec="libx264",
+            audio=False,
+            preset="ultrafast",
+            logger=None,
+            ffmpeg_params=["-movflags", "+faststart", "-pix_fmt", "yuv420p"],
+        )
         out.close()

@@ -150,8 +150,15 @@ def thumbnails(video: Path, cache_dir: Path, *, width: int = 160) -> MediaResult
     return _publish(lambda: write_thumbnails(video, temps, width), temps, targets, cache_dir)
 
 
-def side_by_side(videos: Sequence[Path], cache_dir: Path, *, height: int = 360, pad: Pad = "hold",
-                 fps: float | None = None, progress: Progress | None = None) -> MediaResult:
+def side_by_side(
+    videos: Sequence[Path],
+    cache_dir: Path,
+    *,
+    height: int = 360,
+    pad: Pad = "hold",
+    fps: float | None = None,
+    progress: Progress | None = None,
+) -> MediaResult:
     """An mp4 of ``videos`` side by side at ``height`` pixels, padded to the longest (cached)."""
     if not videos:
         return MediaResult("failed", message="no videos to put side by side")
@@ -168,12 +175,17 @@ def side_by_side(videos: Sequence[Path], cache_dir: Path, *, height: int = 360, 
     target.parent.mkdir(parents=True, exist_ok=True)
     temp = target.with_name(f".{uuid.uuid4().hex}.mp4")  # ffmpeg picks the format by extension
     report = progress or (lambda _: None)
-    return _publish(lambda: write_side_by_side(videos, temp, height=height, pad=pad, fps=fps,
-                                               progress=report), [temp], (target,), cache_dir)
+    return _publish(
+        lambda: write_side_by_side(videos, temp, height=height, pad=pad, fps=fps, progress=report),
+        [temp],
+        (target,),
+        cache_dir,
+    )
 
 
-def _publish(build: Callable[[], None], temps: Sequence[Path], targets: tuple[Path, ...],
-             cache_dir: Path) -> MediaResult:
+def _publish(
+    build: Callable[[], None], temps: Sequence[Path], targets: tuple[Path, ...], cache_dir: Path
+) -> MediaResult:
     """Run ``build`` into the temporary files, move them into place, keep the cache in budget."""
     try:
         build()
@@ -231,16 +243,24 @@ class MediaJobs:
 
     def submit_thumbnails(self, video: Path, *, width: int = 160) -> str:
         """Queue the thumbnails of one clip; returns the job id."""
-        return self._submit("thumbnails", ["thumbnails", str(video), width],
-                            lambda _: thumbnails(video, self.cache_dir, width=width))
+        return self._submit(
+            "thumbnails",
+            ["thumbnails", str(video), width],
+            lambda _: thumbnails(video, self.cache_dir, width=width),
+        )
 
-    def submit_preview(self, videos: Sequence[Path], *, height: int = 360, pad: Pad = "hold",
-                       fps: float | None = None) -> str:
+    def submit_preview(
+        self, videos: Sequence[Path], *, height: int = 360, pad: Pad = "hold", fps: float | None = None
+    ) -> str:
         """Queue the side-by-side preview of a pair's clips; returns the job id."""
         clips = list(videos)
-        return self._submit("preview", ["preview", *map(str, clips), height, pad, fps],
-                            lambda report: side_by_side(clips, self.cache_dir, height=height, pad=pad,
-                                                        fps=fps, progress=report))
+        return self._submit(
+            "preview",
+            ["preview", *map(str, clips), height, pad, fps],
+            lambda report: side_by_side(
+                clips, self.cache_dir, height=height, pad=pad, fps=fps, progress=report
+            ),
+        )
 
     def status(self, job_id: str) -> JobStatus:
         """The job's current state and progress (an unknown id reads as a failed job)."""
@@ -289,8 +309,14 @@ class MediaJobs:
         except Exception as exc:  # a bug must not kill the worker silently: show it as the job's failure
             result = MediaResult("failed", message=f"{type(exc).__name__}: {exc}"[:300])
         state: JobState = "done" if result.status == "ok" else result.status
-        self._update(job_id, state=state, outputs=result.outputs, cached=result.cached,
-                     message=result.message, **({"progress": 1.0} if state == "done" else {}))
+        self._update(
+            job_id,
+            state=state,
+            outputs=result.outputs,
+            cached=result.cached,
+            message=result.message,
+            **({"progress": 1.0} if state == "done" else {}),
+        )
         with self._lock:
             self._pending.pop(signature, None)
             self._futures.pop(job_id, None)
@@ -304,11 +330,25 @@ class MediaJobs:
     def _evict(self) -> None:
         """Forget the oldest finished jobs beyond ``keep`` (their files stay in the cache)."""
         finished = [j for j, job in self._jobs.items() if job.finished]
-        for job_id in finished[:max(0, len(self._jobs) - self._keep)]:
+        for job_id in finished[: max(0, len(self._jobs) - self._keep)]:
             del self._jobs[job_id]
 
+
 __all__ = [
-    "FRAMES", "VERSION", "JobState", "JobStatus", "MediaInfo", "MediaJobs", "MediaResult", "MediaStatus",
-    "Pad", "bound_cache", "cache_budget", "content_key", "default_preview_dir", "probe", "side_by_side",
+    "FRAMES",
+    "VERSION",
+    "JobState",
+    "JobStatus",
+    "MediaInfo",
+    "MediaJobs",
+    "MediaResult",
+    "MediaStatus",
+    "Pad",
+    "bound_cache",
+    "cache_budget",
+    "content_key",
+    "default_preview_dir",
+    "probe",
+    "side_by_side",
     "thumbnails",
 ]

@@ -57,10 +57,13 @@ def progress(store: Store, assignments: pd.DataFrame) -> dict[str, Any]:
     per_pair = frame.groupby("pair_id")["done"].all()
     per_reviewer = frame.groupby("reviewer")["done"].agg(["sum", "size"])
     return {
-        "done": int(frame["done"].sum()), "total": len(frame),
-        "pairs_done": int(per_pair.sum()), "pairs_total": len(per_pair),
-        "reviewers": {str(r): {"done": int(row["sum"]), "total": int(row["size"])}
-                      for r, row in per_reviewer.iterrows()},
+        "done": int(frame["done"].sum()),
+        "total": len(frame),
+        "pairs_done": int(per_pair.sum()),
+        "pairs_total": len(per_pair),
+        "reviewers": {
+            str(r): {"done": int(row["sum"]), "total": int(row["size"])} for r, row in per_reviewer.iterrows()
+        },
     }
 
 
@@ -88,8 +91,10 @@ def agreement(store: Store, viewer: Viewer | None = None) -> dict[str, dict[str,
     ``krippendorff_alpha`` and ``pairs`` (Cohen's kappa per pair of reviewers). ``viewer``: over
     the items whose votes they may see only.
     """
-    return {name: agreement_report(store, pair_owner(), field, items=_shown_items(store, viewer, field))
-            for name, field in FIELDS.items()}
+    return {
+        name: agreement_report(store, pair_owner(), field, items=_shown_items(store, viewer, field))
+        for name, field in FIELDS.items()
+    }
 
 
 def agreement_summary(store: Store, viewer: Viewer | None = None) -> pd.DataFrame:
@@ -101,11 +106,30 @@ def agreement_summary(store: Store, viewer: Viewer | None = None) -> pd.DataFram
     rows = []
     for name, report in agreement(store, viewer).items():
         kappas = [p["kappa"] for p in report["pairs"] if p["kappa"] is not None]
-        rows.append((name, "clip" if name in CLIP_CRITERIA else "pair", report["n_items"],
-                     report["raw_agreement"], report["krippendorff_alpha"],
-                     sum(kappas) / len(kappas) if kappas else None, len(report["pairs"])))
-    frame = pd.DataFrame(rows, columns=["criterion", "unit", "n_items", "raw_agreement", "krippendorff_alpha",
-                                        "kappa", "reviewer_pairs"], dtype=object)  # undefined stays None
+        rows.append(
+            (
+                name,
+                "clip" if name in CLIP_CRITERIA else "pair",
+                report["n_items"],
+                report["raw_agreement"],
+                report["krippendorff_alpha"],
+                sum(kappas) / len(kappas) if kappas else None,
+                len(report["pairs"]),
+            )
+        )
+    frame = pd.DataFrame(
+        rows,
+        columns=[
+            "criterion",
+            "unit",
+            "n_items",
+            "raw_agreement",
+            "krippendorff_alpha",
+            "kappa",
+            "reviewer_pairs",
+        ],
+        dtype=object,
+    )  # undefined stays None
     return frame.astype({"n_items": "int64", "reviewer_pairs": "int64"})
 
 
@@ -132,13 +156,22 @@ def disagreement_queue(store: Store, viewer: Viewer | None = None) -> pd.DataFra
     voted = _voted(store, viewer)
     by_pair = {p: dict(zip(g["reviewer"], g["decision"], strict=True)) for p, g in voted.groupby("pair_id")}
     order = [*CRITERIA, "decision"]
-    rows = [(pair, tuple(c for c in order if c in criteria), tuple(sorted(clips)), by_pair.get(pair, {}),
-             "decision" in criteria) for pair, (criteria, clips) in sorted(found.items())]
+    rows = [
+        (
+            pair,
+            tuple(c for c in order if c in criteria),
+            tuple(sorted(clips)),
+            by_pair.get(pair, {}),
+            "decision" in criteria,
+        )
+        for pair, (criteria, clips) in sorted(found.items())
+    ]
     return pd.DataFrame(rows, columns=list(QUEUE_COLUMNS))
 
 
-def decisions(store: Store, pair_ids: Iterable[str] | None = None, *, required: int = 1,
-              viewer: Viewer | None = None) -> pd.DataFrame:
+def decisions(
+    store: Store, pair_ids: Iterable[str] | None = None, *, required: int = 1, viewer: Viewer | None = None
+) -> pd.DataFrame:
     """Each pair's final decision and how it stands (:data:`RESOLUTIONS`): :data:`DECISION_COLUMNS`.
 
     An adjudicated decision wins; otherwise the reviewers' decision when at least ``required`` of

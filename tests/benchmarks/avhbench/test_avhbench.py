@@ -390,9 +390,9 @@ def _varied_records() -> list[dict[str, Any]]:
         task, label = (A2V, V2A, AVM, CAP)[i % 4], ("Yes", "No")[i % 2]
         r = rec(f"{i % 40:05d}", task, f"Is thing {i % 70} visible?", label, pred=pred)
         if i % 9 == 0:
-            r["text"] += (
-                " Answer yes or no.", " please ANSWER only 'Yes' or 'No'.", " Anſwer yes."
-            )[i // 9 % 3]
+            r["text"] += (" Answer yes or no.", " please ANSWER only 'Yes' or 'No'.", " Anſwer yes.")[
+                i // 9 % 3
+            ]
         if i % 10 == 0:
             r = {("response" if k == "pred" else k): v for k, v in r.items()}
         if i % 12 == 0:
@@ -432,8 +432,10 @@ def test_column_reading_with_gold_fills_task_and_label(tmp_path: Path) -> None:
 
 def test_a_model_field_that_is_not_text_names_the_model_by_the_file(tmp_path: Path) -> None:
     # the loader used to crash with "unhashable type: 'list'" when gathering the model names
-    records = [rec("00001", A2V, "Q?", "Yes", pred="Yes", model=["x"]),
-               rec("00002", A2V, "R?", "No", pred="No")]
+    records = [
+        rec("00001", A2V, "Q?", "Yes", pred="Yes", model=["x"]),
+        rec("00002", A2V, "R?", "No", pred="No"),
+    ]
     assert set(avhbench.load(write(tmp_path / "run.json", records))["model"]) == {"run"}
 
 

@@ -67,9 +67,7 @@ def test_every_case_file_answer_scores_the_same(tmp_path: Path) -> None:
 
 
 _TEXT = st.text(
-    alphabet=st.sampled_from(
-        [*'yesnoYESNO ,.!/\t\n\r\x0b\x1c"\\:{}İıΣσςß\u00a0\u3000好不', "\x00", "é"]
-    ),
+    alphabet=st.sampled_from([*'yesnoYESNO ,.!/\t\n\r\x0b\x1c"\\:{}İıΣσςß\u00a0\u3000好不', "\x00", "é"]),
     max_size=12,
 )
 

@@ -53,8 +53,10 @@ def test_each_row_gets_the_verdict_of_its_own_pair(tmp_path: Path) -> None:
     table = dvb.load(write(tmp_path / "tested_model_output_seed_1.json", records()))
     scored = table["scored"].to_numpy(dtype=bool)
     assert scored.sum() == 9  # record 5 invalid; ids img0/img1 repeated: the first two give way
-    for parser, parsed_col, correct_col in (("official", "parsed", "correct"),
-                                            ("aligned", "alt_parsed", "alt_correct")):
+    for parser, parsed_col, correct_col in (
+        ("official", "parsed", "correct"),
+        ("aligned", "alt_parsed", "alt_correct"),
+    ):
         for row in range(len(table)):
             if not scored[row]:
                 assert table[parsed_col].isna()[row] and table[correct_col].isna()[row]
@@ -64,17 +66,39 @@ def test_each_row_gets_the_verdict_of_its_own_pair(tmp_path: Path) -> None:
             assert bool(table[correct_col][row]) == bool(one.exact[0]), (parser, row)
 
 
-@pytest.mark.parametrize("path", [
-    "./test/Chart/x.png", "x.png", "", "/x.png", "./x.png", "../x.png", "a\\b\\c.png", "a/b/", "a//b.png",
-    "./test/Movie/sub/x.png", "C:\\data\\Poster\\p.jpg",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "./test/Chart/x.png",
+        "x.png",
+        "",
+        "/x.png",
+        "./x.png",
+        "../x.png",
+        "a\\b\\c.png",
+        "a/b/",
+        "a//b.png",
+        "./test/Movie/sub/x.png",
+        "C:\\data\\Poster\\p.jpg",
+    ],
+)
 def test_domains_of_a_column_are_those_of_each_path(path: str) -> None:
     paths = [path, "./test/Nature/y.jpg", path]
     assert dvb_io.domains_of(paths) == [dvb_io.domain_of(p) for p in paths]
 
 
-@pytest.mark.parametrize("odd", ['quo"te.png', "back\\slash.png", "tab\there.png", "nbsp\u00a0.png", "é.png",
-                                 "line\u2028sep.png", "del\x7f.png"])
+@pytest.mark.parametrize(
+    "odd",
+    [
+        'quo"te.png',
+        "back\\slash.png",
+        "tab\there.png",
+        "nbsp\u00a0.png",
+        "é.png",
+        "line\u2028sep.png",
+        "del\x7f.png",
+    ],
+)
 def test_image_media_of_a_column_is_media_json_of_each_path(odd: str) -> None:
     plain = ["./test/UI/a.png", "./test/Chart/b.png"]
     assert image_media(plain) == [media_json([("image", p, "image")]) for p in plain]
@@ -110,8 +134,9 @@ def test_derived_token_f1_from_flags_equals_comparing_the_answers(tmp_path: Path
     table.loc[2, "parsed"] = "1" * 999  # longer than the gold
     table.loc[7, "parsed"] = "0x1"
     table["parsed"] = table["parsed"].astype("string")
-    other = make_table({"benchmark": "cmm", "item_id": ["c1", "c2"], "gold": ["yes", "no"],
-                        "scored": [True, True]})
+    other = make_table(
+        {"benchmark": "cmm", "item_id": ["c1", "c2"], "gold": ["yes", "no"], "scored": [True, True]}
+    )
     both = concat_tables([other, table])
     rows = np.flatnonzero((both["benchmark"] == "detailverifybench").to_numpy(dtype=bool))
     derived = dvb.derive(both, rows)
@@ -124,23 +149,37 @@ def test_derived_token_f1_from_flags_equals_comparing_the_answers(tmp_path: Path
 def test_derived_labels_come_from_extra(tmp_path: Path) -> None:
     gold = tmp_path / "real_test.jsonl"
     labels = [{"text": "red", "labels": ["Object Color Hallucination"]}, {"text": "tall", "labels": ["Size"]}]
-    gold.write_text(pd.Series([{"filename": "img1.png", "category": "UI", "description_tag": GOLD,
-                                "hallucination_labels": labels}]).to_json(orient="records", lines=True))
+    gold.write_text(
+        pd.Series(
+            [
+                {
+                    "filename": "img1.png",
+                    "category": "UI",
+                    "description_tag": GOLD,
+                    "hallucination_labels": labels,
+                }
+            ]
+        ).to_json(orient="records", lines=True)
+    )
     table = dvb.load(write(tmp_path / "out.json", records()), gold=gold)
     derived = dvb.derive(table, np.arange(len(table)))
     # records 2 and 12 are img1.png with the gold GOLD; record 2 is not scored (its id comes again)
     assert derived["_labels"] == [None] * 11 + [labels]
 
 
-@pytest.mark.parametrize(("field", "value", "problem"), [
-    ("id", True, "expected a string or a number, got a boolean"),
-    ("validation_passed", "yes", "expected a boolean, got a string"),
-    ("image_path", None, "is null, expected a string"),
-    ("gt_hallucinated_caption_with_tags", "x" * (MAX_TEXT_CHARS + 1), "over the"),
-    ("original_caption", 3, "expected a string, got a number"),
-])
-def test_a_bad_value_is_named_with_its_record_and_field(tmp_path: Path, field: str, value: object,
-                                                        problem: str) -> None:
+@pytest.mark.parametrize(
+    ("field", "value", "problem"),
+    [
+        ("id", True, "expected a string or a number, got a boolean"),
+        ("validation_passed", "yes", "expected a boolean, got a string"),
+        ("image_path", None, "is null, expected a string"),
+        ("gt_hallucinated_caption_with_tags", "x" * (MAX_TEXT_CHARS + 1), "over the"),
+        ("original_caption", 3, "expected a string, got a number"),
+    ],
+)
+def test_a_bad_value_is_named_with_its_record_and_field(
+    tmp_path: Path, field: str, value: object, problem: str
+) -> None:
     bad = records()
     bad[7][field] = value
     with pytest.raises(InputError) as err:
@@ -150,11 +189,24 @@ def test_a_bad_value_is_named_with_its_record_and_field(tmp_path: Path, field: s
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(
-    st.sampled_from(["NO HALLUCINATION", " no hallucination\n", "No Hallucination.", "NO  HALLUCINATION",
-                     "ｎo hallucination", "no hallucınation", "NO HALLUCINATIOn \t", "", "ß" * 9]),
-    st.text(alphabet=st.sampled_from(list("nohalucit NOHALUCIT\tßﬁİı.")), max_size=24),
-))
+@given(
+    st.one_of(
+        st.sampled_from(
+            [
+                "NO HALLUCINATION",
+                " no hallucination\n",
+                "No Hallucination.",
+                "NO  HALLUCINATION",
+                "ｎo hallucination",
+                "no hallucınation",
+                "NO HALLUCINATIOn \t",
+                "",
+                "ß" * 9,
+            ]
+        ),
+        st.text(alphabet=st.sampled_from(list("nohalucit NOHALUCIT\tßﬁİı.")), max_size=24),
+    )
+)
 def test_says_none_is_the_official_no_hallucination_test(text: str) -> None:
     assert says_none(text) == is_no_hallucination(text)
 

@@ -81,8 +81,10 @@ def test_predictions_tokenised_like_their_gold(items: list[tuple[str, str]]) -> 
 def test_tokenised_like_a_gold_table_of_several_chunks() -> None:
     golds = [f"w{i} {H('x')} y.z" for i in range(CHUNK_TEXTS + 5)]
     # equal clean text, same length but other words, other length
-    preds = [strip_tags(g) if i % 3 == 0 else (g.replace("y", "q") if i % 3 == 1 else g + " more")
-             for i, g in enumerate(golds)]
+    preds = [
+        strip_tags(g) if i % 3 == 0 else (g.replace("y", "q") if i % 3 == 1 else g + " more")
+        for i, g in enumerate(golds)
+    ]
     like, same = tokenize_like(preds, tokenize_texts(golds))
     alone = tokenize_texts(preds, sentences=False)
     assert like.starts.tolist() == alone.starts.tolist() and like.flags.tolist() == alone.flags.tolist()
@@ -126,10 +128,19 @@ def test_stored_flags_are_trusted_when_they_can_be_right() -> None:
 
 def loaded(tmp_path: Path) -> pd.DataFrame:
     golds = [f"A {H('red')} car {i}. Two dogs." for i in range(7)]
-    preds = [f"A red {H('car')} 0. Two dogs.", "NO HALLUCINATION", f"A {H('red')} car 2. Two dogs.",
-             f"A red car 3. {H('Two dogs.')}", f"A big {H('red')} car 4. Two dogs.", "A red car 5.", golds[6]]
-    records = [pipeline_record(g, p, id=f"{i}.png", image_path=f"./test/{'Chart' if i % 2 else 'UI'}/{i}.png")
-               for i, (g, p) in enumerate(zip(golds, preds, strict=True))]
+    preds = [
+        f"A red {H('car')} 0. Two dogs.",
+        "NO HALLUCINATION",
+        f"A {H('red')} car 2. Two dogs.",
+        f"A red car 3. {H('Two dogs.')}",
+        f"A big {H('red')} car 4. Two dogs.",
+        "A red car 5.",
+        golds[6],
+    ]
+    records = [
+        pipeline_record(g, p, id=f"{i}.png", image_path=f"./test/{'Chart' if i % 2 else 'UI'}/{i}.png")
+        for i, (g, p) in enumerate(zip(golds, preds, strict=True))
+    ]
     records[5]["validation_passed"] = False
     return dvb.load(write(tmp_path / "tested_model_output_seed_42.json", records))
 

@@ -14,25 +14,33 @@ from analysis.store.values import InvalidLabel, normalize
 
 def test_dvb_gold_may_move_tags_but_not_change_the_caption() -> None:
     original = "A <Hallucination>red</Hallucination> car."
-    moved = normalize("gold", "A red <hallucination>car</hallucination>.", benchmark="detailverifybench",
-                      original=original)
+    moved = normalize(
+        "gold", "A red <hallucination>car</hallucination>.", benchmark="detailverifybench", original=original
+    )
     assert moved == "A red <HALLUCINATION>car</HALLUCINATION>."
     with pytest.raises(InvalidLabel, match="caption text differs"):
-        normalize("gold", "A blue <HALLUCINATION>car</HALLUCINATION>.", benchmark="detailverifybench",
-                  original=original)
+        normalize(
+            "gold",
+            "A blue <HALLUCINATION>car</HALLUCINATION>.",
+            benchmark="detailverifybench",
+            original=original,
+        )
     with pytest.raises(InvalidLabel, match="not closed"):
         normalize("gold", "A <HALLUCINATION>red car.", benchmark="detailverifybench", original=original)
     with pytest.raises(InvalidLabel, match="nested"):
         tagged_to_spans("<HALLUCINATION>a <HALLUCINATION>b</HALLUCINATION></HALLUCINATION>")
     spans = json.dumps({"spans": [[0, 1], [6, 9]]})
     assert normalize("gold", spans, benchmark="detailverifybench", original=original) == (
-        "<HALLUCINATION>A</HALLUCINATION> red <HALLUCINATION>car</HALLUCINATION>.")
+        "<HALLUCINATION>A</HALLUCINATION> red <HALLUCINATION>car</HALLUCINATION>."
+    )
     with pytest.raises(InvalidLabel, match="outside"):
         normalize("gold", json.dumps({"spans": [[5, 99]]}), benchmark="detailverifybench", original=original)
 
 
-@given(st.text(alphabet="ab <>/.", max_size=40), st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)),
-                                                          max_size=5))
+@given(
+    st.text(alphabet="ab <>/.", max_size=40),
+    st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), max_size=5),
+)
 def test_spans_and_tags_round_trip(clean: str, raw_spans: list[tuple[int, int]]) -> None:
     spans = [(min(a, b), max(a, b)) for a, b in raw_spans if min(a, b) < max(a, b) <= len(clean)]
     if "<" in clean:  # a caption that already looks like tags is not a clean caption

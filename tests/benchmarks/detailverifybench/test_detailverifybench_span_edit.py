@@ -26,8 +26,33 @@ from components.review.span_picker import NotTagged, parse_indices, picked, pick
 H, E = OPEN, CLOSE
 ALICE = Identity("alice")
 # pieces that exercise every token alternative, separators, and near-miss tag markup
-PIECES = ["a", "Red", "9", "3.5", "U.S.", "don't", "e-mail", "@x_1", "#tag", "漢字", "カタ", " ", "  ",
-          ",", ".", "\n", "-", "'", "<", ">", "</", "<HALLUCINATION", "HALLUCINATION>", "é", "😀"]
+PIECES = [
+    "a",
+    "Red",
+    "9",
+    "3.5",
+    "U.S.",
+    "don't",
+    "e-mail",
+    "@x_1",
+    "#tag",
+    "漢字",
+    "カタ",
+    " ",
+    "  ",
+    ",",
+    ".",
+    "\n",
+    "-",
+    "'",
+    "<",
+    ">",
+    "</",
+    "<HALLUCINATION",
+    "HALLUCINATION>",
+    "é",
+    "😀",
+]
 texts = st.one_of(st.lists(st.sampled_from(PIECES), max_size=30).map("".join), st.text(max_size=60))
 
 
@@ -117,12 +142,18 @@ def test_picking_tokens_and_saving_stores_the_tagged_caption(catalog: Catalog, t
     assert clean.startswith("The image shows a vertical bar chart")
     shown = render(ctx, row, official)  # pre-selected from the official tags (tokens 16 and 43)
     assert shown["visible"] is True
-    assert shown["value"].count('aria-pressed="true"') == 2 and 'data-i="16" aria-pressed="true"' in shown[
-        "value"]
+    assert (
+        shown["value"].count('aria-pressed="true"') == 2
+        and 'data-i="16" aria-pressed="true"' in shown["value"]
+    )
 
     text = picked(ctx, row, "7|0,1,16")  # click counter | indices: The image (one run) + green
-    expected = f"{H}The image{E} shows" + clean[len("The image shows"):clean.index("green")] + \
-        f"{H}green{E}" + clean[clean.index("green") + len("green"):]
+    expected = (
+        f"{H}The image{E} shows"
+        + clean[len("The image shows") : clean.index("green")]
+        + f"{H}green{E}"
+        + clean[clean.index("green") + len("green") :]
+    )
     assert text == expected
     message = save(ctx, row, ALICE, None, text, [], "", "tokens picked")
     assert message.startswith("Saved as alice: gold")

@@ -16,23 +16,28 @@ from analysis.errors import InputError
 CHOICES = {"A": "jumping", "B": "running", "C": "walking", "D": "sitting"}
 BQA = {
     "g1": [
-        {"q": "Is someone jumping?", "a": {"g1_clip_1": "Yes", "g1_clip_2": "No"}},    # fine
-        {"q": "Is someone running?", "a": {"g1_clip_1": "Yes", "g1_clip_2": "Yes"}},   # same gold: warning
+        {"q": "Is someone jumping?", "a": {"g1_clip_1": "Yes", "g1_clip_2": "No"}},  # fine
+        {"q": "Is someone running?", "a": {"g1_clip_1": "Yes", "g1_clip_2": "Yes"}},  # same gold: warning
     ],
     "g2": [
-        {"q": "Is someone diving?", "a": {"g2_clip_1": "No", "g2_clip_2": "No"}},      # same gold: warning
+        {"q": "Is someone diving?", "a": {"g2_clip_1": "No", "g2_clip_2": "No"}},  # same gold: warning
         {"q": "Is someone swimming?", "a": {"g2_clip_1": "Maybe", "g2_clip_2": "No"}},  # bad gold
     ],
 }
 MCQ = {
     "g1": {
-        "g1_clip_1": {"Question": "q", "Choices": CHOICES, "Correct Answer": "A"},                  # fine
+        "g1_clip_1": {"Question": "q", "Choices": CHOICES, "Correct Answer": "A"},  # fine
         "g1_clip_2": {"Question": "q", "Choices": {"A": "x", "B": "y", "C": "z"}, "Correct Answer": "B"},
         "g1_clip_3": {"Question": "q", "Choices": {**CHOICES, "D": " Jumping"}, "Correct Answer": "A"},
-        "g1_clip_4": {"Question": "q", "Choices": CHOICES, "Correct Answer": "none"},   # N, O, N, E: no A-D
+        "g1_clip_4": {"Question": "q", "Choices": CHOICES, "Correct Answer": "none"},  # N, O, N, E: no A-D
     },
-    "g2": {"g2_clip_1": {"Question": "q", "Choices": {"A": "x", "B": "y", "C": "z", "E": "w"},
-                         "Correct Answer": "D"}},  # malformed and D not among the choices
+    "g2": {
+        "g2_clip_1": {
+            "Question": "q",
+            "Choices": {"A": "x", "B": "y", "C": "z", "E": "w"},
+            "Correct Answer": "D",
+        }
+    },  # malformed and D not among the choices
 }
 TSH = {
     "0": {"video": "t0_clip", "Question": "q", "Correct Answer": "AB"},
@@ -47,8 +52,11 @@ STH = {
     "s5": {"Scene change": "No", "Locations": None},
 }
 # ftyp (24 bytes), an empty moov (8), an mdat of 12 bytes
-MP4 = (b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom" + b"\x00\x00\x00\x08moov"
-       + b"\x00\x00\x00\x0cmdat1234")
+MP4 = (
+    b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom"
+    + b"\x00\x00\x00\x08moov"
+    + b"\x00\x00\x00\x0cmdat1234"
+)
 
 
 def write(folder: Path, name: str, data: Any) -> Path:
@@ -60,8 +68,12 @@ def write(folder: Path, name: str, data: Any) -> Path:
 @pytest.fixture
 def gold_files(tmp_path: Path) -> list[Path]:
     # names chosen so detection must go by shape, except for the empty file named after its task
-    return [write(tmp_path, "one.json", BQA), write(tmp_path, "two.json", MCQ),
-            write(tmp_path, "three.json", TSH), write(tmp_path, "four.json", STH)]
+    return [
+        write(tmp_path, "one.json", BQA),
+        write(tmp_path, "two.json", MCQ),
+        write(tmp_path, "three.json", TSH),
+        write(tmp_path, "four.json", STH),
+    ]
 
 
 def by_check(findings: list[Finding]) -> dict[str, list[Finding]]:
@@ -84,7 +96,9 @@ def test_gold_files_checks(gold_files: list[Path]) -> None:
     assert bad["sth video 's2'"].severity == "warning" and bad["sth video 's3'"].severity == "error"
     assert "mcq group 'g1', clip 'g1_clip_1'" not in bad and "tsh key '0'" not in bad
     assert sorted(f.where for f in found["malformed-options"]) == [
-        "mcq group 'g1', clip 'g1_clip_2'", "mcq group 'g2', clip 'g2_clip_1'"]
+        "mcq group 'g1', clip 'g1_clip_2'",
+        "mcq group 'g2', clip 'g2_clip_1'",
+    ]
     assert [f.where for f in found["duplicate-options"]] == ["mcq group 'g1', clip 'g1_clip_3'"]
     assert [f.where for f in found["bad-locations"]] == ["sth video 's4'"]
     assert "missing-media" not in found  # no media root given
@@ -104,7 +118,7 @@ def test_media_checks(gold_files: list[Path], tmp_path: Path) -> None:
     clips = [f"g{g}_clip_{c}" for g, c in ((1, 1), (1, 2), (1, 3), (1, 4), (2, 1), (2, 2))]
     for clip in clips:
         (root / "ACH_videos" / f"{clip}.mp4").write_bytes(MP4)
-    (root / "ACH_videos" / "g1_clip_2.mp4").write_bytes(b"")               # empty
+    (root / "ACH_videos" / "g1_clip_2.mp4").write_bytes(b"")  # empty
     (root / "ACH_videos" / "g2_clip_1.mp4").write_bytes(b"<html>404</html>")  # not an mp4
     (root / "ACH_videos" / "g2_clip_2.mp4").write_bytes(MP4[:-3])  # cut short: mdat runs past the end
     for clip in ("t0_clip", "t1_clip", "t2_clip"):

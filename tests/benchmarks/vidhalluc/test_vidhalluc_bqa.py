@@ -80,8 +80,15 @@ def test_question_accuracy_official_and_lenient(files: tuple[Path, Path]) -> Non
     # counted: g1 q0 (Yes./No, -> YES, NO: right), g1 q1 (clip 2 null: wrong),
     #          g2 q0 ("Nope" -> NOPE != NO: wrong)  => 1 / 3
     # skipped: g2 q1 (beyond the list), g3 q0 (group absent), g4 q0 (group empty) => 3
-    assert report == {"benchmark": "vidhalluc", "task": "bqa", "parser": "official", "n_scored": 3,
-                      "n_skipped": 3, "overall": {"accuracy": 1 / 3, "n": 3}, "groups": {}}
+    assert report == {
+        "benchmark": "vidhalluc",
+        "task": "bqa",
+        "parser": "official",
+        "n_scored": 3,
+        "n_skipped": 3,
+        "overall": {"accuracy": 1 / 3, "n": 3},
+        "groups": {},
+    }
     lenient = vidhalluc.score(table, task="bqa", parser="lenient")
     # lenient reads "Nope" as NO, so g2 q0 is right too => 2 / 3; the null answer stays wrong
     assert lenient["overall"] == {"accuracy": 2 / 3, "n": 3}
@@ -104,8 +111,11 @@ def test_item_ids_stable_and_unique(files: tuple[Path, Path]) -> None:
 
 
 def test_missing_answers_object_and_vacuous_question(tmp_path: Path) -> None:
-    gold = write(tmp_path, "gold.json", {
-        "g": [{"q": "no clips", "a": {}}, {"q": "two clips", "a": {"c1": "Yes", "c2": "No"}}]})
+    gold = write(
+        tmp_path,
+        "gold.json",
+        {"g": [{"q": "no clips", "a": {}}, {"q": "two clips", "a": {"c1": "Yes", "c2": "No"}}]},
+    )
     pred = write(tmp_path, "pred.json", {"g": [{"q": "no clips"}, {"q": "two clips"}]})
     table = vidhalluc.load(pred, gold=gold, task="bqa")
     report = vidhalluc.score(table, task="bqa")

@@ -10,8 +10,12 @@ import pytest
 
 from analysis.benchmarks.vidhalluc import bqa, mcq, sth, tsh
 
-CASES = [json.loads(line) for line in
-         (Path(__file__).parents[2] / "cases" / "vidhalluc.jsonl").read_text(encoding="utf-8").splitlines()]
+CASES = [
+    json.loads(line)
+    for line in (Path(__file__).parents[2] / "cases" / "vidhalluc.jsonl")
+    .read_text(encoding="utf-8")
+    .splitlines()
+]
 
 
 def _id(case: dict[str, Any]) -> str:

@@ -23,17 +23,25 @@ from analysis.files.readers import without_gc_pauses
 
 CHOICES = {"A": "running", "B": "jumping", "C": "walking", "D": "sitting"}
 GOLD: dict[str, Any] = {
-    "g1": {"g1_clip_1": {"Question": "What?", "Choices": CHOICES, "Correct Answer": "B"},
-           "g1_clip_2": {"Question": "What?", "Choices": {"A": "x \"q\"", "B": "é", "C": "", "D": "w"},
-                         "Correct Answer": "AC", "note": "kept in extra"}},
+    "g1": {
+        "g1_clip_1": {"Question": "What?", "Choices": CHOICES, "Correct Answer": "B"},
+        "g1_clip_2": {
+            "Question": "What?",
+            "Choices": {"A": 'x "q"', "B": "é", "C": "", "D": "w"},
+            "Correct Answer": "AC",
+            "note": "kept in extra",
+        },
+    },
     "g2": {"g2 'clip'": {"Choices": CHOICES, "Correct Answer": "D"}},  # no question
     "g3": {"g3_clip_1": {"Question": "Q", "Choices": CHOICES, "Correct Answer": "A"}},
     "g4": {"g4_clip_1": {"Question": "Q", "Correct Answer": "C", "missing_prediction": False}},  # no choices
     "é": {},
 }
 PRED: dict[str, Any] = {
-    "g1": {"g1_clip_1": {"Choices": {"A": "other", "B": "texts"}, "Model Answer": "B"},
-           "g1_clip_2": {}},  # counted and wrong
+    "g1": {
+        "g1_clip_1": {"Choices": {"A": "other", "B": "texts"}, "Model Answer": "B"},
+        "g1_clip_2": {},
+    },  # counted and wrong
     "g2": {"g2 'clip'": {"Model Answer": None}},  # no choices of its own: the gold's are shown
     "g3": {},  # empty: skipped
     "g4": {"g4_clip_1": {"Model Answer": "C. walking", "Choices": {}}},
@@ -52,21 +60,30 @@ def combined() -> dict[str, Any]:
 @pytest.mark.parametrize("case", ["gold only", "combined", "beside gold"])
 def test_mcq_columns_equal_the_record_by_record_reading(case: str) -> None:
     gold_path, pred_path = Path("ach_mcq.json"), Path("model.json")
-    args = {"gold only": (gold_path, GOLD, None, None), "combined": (pred_path, combined(), pred_path, None),
-            "beside gold": (gold_path, GOLD, pred_path, PRED)}[case]
+    args = {
+        "gold only": (gold_path, GOLD, None, None),
+        "combined": (pred_path, combined(), pred_path, None),
+        "beside gold": (gold_path, GOLD, pred_path, PRED),
+    }[case]
     fast = mcq_columns.columns(*args)
     assert fast is not None
     assert fast == mcq._columns_one_by_one(*args)
 
 
-@pytest.mark.parametrize(("gold", "pred", "field"), [
-    ({"g": {"c": {"Correct Answer": "A", "Choices": {"A": 1}}}}, {"g": {"c": {"Choices": CHOICES}}},
-     "Choices.A"),
-    ({"g": {"c": {"Correct Answer": "A"}}}, {"g": {"c": {"Model Answer": 3}}}, "Model Answer"),
-    ({"g": {"c": {"Correct Answer": "A"}}}, {"g": {"c": {"Choices": []}}}, "Choices"),
-    ({"g": {"c": {"Correct Answer": None}}}, {"g": {"c": {}}}, "Correct Answer"),
-    ({"g": {"c": {"Correct Answer": "A", "Question": 2}}}, {"g": {"c": {}}}, "Question"),
-])
+@pytest.mark.parametrize(
+    ("gold", "pred", "field"),
+    [
+        (
+            {"g": {"c": {"Correct Answer": "A", "Choices": {"A": 1}}}},
+            {"g": {"c": {"Choices": CHOICES}}},
+            "Choices.A",
+        ),
+        ({"g": {"c": {"Correct Answer": "A"}}}, {"g": {"c": {"Model Answer": 3}}}, "Model Answer"),
+        ({"g": {"c": {"Correct Answer": "A"}}}, {"g": {"c": {"Choices": []}}}, "Choices"),
+        ({"g": {"c": {"Correct Answer": None}}}, {"g": {"c": {}}}, "Correct Answer"),
+        ({"g": {"c": {"Correct Answer": "A", "Question": 2}}}, {"g": {"c": {}}}, "Question"),
+    ],
+)
 def test_mcq_bad_values_leave_the_fast_path_and_are_named(
     tmp_path: Path, gold: dict[str, Any], pred: dict[str, Any], field: str
 ) -> None:
@@ -91,8 +108,10 @@ def test_mcq_verdicts_per_distinct_value_equal_each_row(tmp_path: Path) -> None:
     table = vidhalluc.load(pred_path, gold=None, task="mcq")
     extras = [json.loads(e) for e in table["extra"]]
     raws = [r if isinstance(r, str) else None for r in table["raw_answer"].astype(object)]
-    rows = [(raw, e["Choices"], g, bool(e.get("missing_prediction")))
-            for raw, e, g in zip(raws, extras, table["gold"], strict=True)]
+    rows = [
+        (raw, e["Choices"], g, bool(e.get("missing_prediction")))
+        for raw, e, g in zip(raws, extras, table["gold"], strict=True)
+    ]
     for parser in ("official", "lenient"):
         parsed, correct = mcq.verdicts(table, parser)
         assert correct == reference_verdicts(rows, parser)
@@ -101,9 +120,13 @@ def test_mcq_verdicts_per_distinct_value_equal_each_row(tmp_path: Path) -> None:
 
 
 TSH = {
-    "0": {"video": "v0", "Question": "Action A. x\nAction B. y\n", "Correct Answer": "AB",
-          "Model Answer": "ab"},
-    "1": {"video": "v \"1\"", "Question": "q", "Correct Answer": "BA", "Model Answer": None, "extra": [1, 2]},
+    "0": {
+        "video": "v0",
+        "Question": "Action A. x\nAction B. y\n",
+        "Correct Answer": "AB",
+        "Model Answer": "ab",
+    },
+    "1": {"video": 'v "1"', "Question": "q", "Correct Answer": "BA", "Model Answer": None, "extra": [1, 2]},
     "2": {"video": "é", "Question": "q", "Correct Answer": "AB", "Model Answer": "Action B then action A"},
 }
 

@@ -29,9 +29,15 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tokenizer = transformers.RobertaTokenizer(vocab=vocab, merges=[], model_max_length=120)
     tokenizer.save_pretrained(folder)
     torch.manual_seed(0)
-    config = transformers.RobertaConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2,
-                                        num_attention_heads=2, intermediate_size=64,
-                                        max_position_embeddings=130, pad_token_id=1)
+    config = transformers.RobertaConfig(
+        vocab_size=len(vocab),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=130,
+        pad_token_id=1,
+    )
     transformers.RobertaModel(config).save_pretrained(folder)
     return folder
 
@@ -56,16 +62,24 @@ def test_loads_from_a_local_folder_and_embeds(tiny_model: Path) -> None:
 
 
 def test_description_through_the_tiny_model(tiny_model: Path, tmp_path: Path) -> None:
-    gold = write(tmp_path, "sth.json", {
-        "a": {"Scene change": "Yes", "Locations": "from a kitchen to a garden."},
-        "b": {"Scene change": "Yes", "Locations": "from a street to a shop."},
-        "c": {"Scene change": "No", "Locations": "None"},
-    })
-    pred = write(tmp_path, "p.json", {
-        "a": "Scene change: Yes, Locations: from a kitchen to a garden.",
-        "b": "Scene change: Yes, Locations: from the road to a store.",
-        "c": "Scene change: No, Locations: None",
-    })
+    gold = write(
+        tmp_path,
+        "sth.json",
+        {
+            "a": {"Scene change": "Yes", "Locations": "from a kitchen to a garden."},
+            "b": {"Scene change": "Yes", "Locations": "from a street to a shop."},
+            "c": {"Scene change": "No", "Locations": "None"},
+        },
+    )
+    pred = write(
+        tmp_path,
+        "p.json",
+        {
+            "a": "Scene change: Yes, Locations: from a kitchen to a garden.",
+            "b": "Scene change: Yes, Locations: from the road to a store.",
+            "c": "Scene change: No, Locations: None",
+        },
+    )
     table = vidhalluc.load(pred, gold=gold, task="sth")
     embedder, _ = load_simcse(str(tiny_model))
     first = vidhalluc.score(table, task="sth", embedder=embedder)["overall"]
@@ -78,8 +92,9 @@ def test_description_through_the_tiny_model(tiny_model: Path, tmp_path: Path) ->
     assert first["mcc"] == 1.0 and first["score"] == pytest.approx(0.6 + 0.4 * description)
 
 
-def test_environment_variable_feeds_the_default(tiny_model: Path, tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_environment_variable_feeds_the_default(
+    tiny_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(SIMCSE_ENV, str(tiny_model))
     gold = write(tmp_path, "sth.json", {"a": {"Scene change": "Yes", "Locations": "from x to y."}})
     pred = write(tmp_path, "p.json", {"a": "Scene change: Yes, Locations: from x to y."})
@@ -102,8 +117,15 @@ def test_importing_the_module_loads_no_torch() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, analysis.benchmarks.vidhalluc; "
-            "print('torch' in sys.modules or 'transformers' in sys.modules)")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                            cwd=Path(__file__).parents[3])
+    code = (
+        "import sys, analysis.benchmarks.vidhalluc; "
+        "print('torch' in sys.modules or 'transformers' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parents[3],
+    )
     assert result.stdout.strip() == "False"

@@ -12,8 +12,11 @@ CHOICES = {"A": "jumping", "B": "running", "C": "walking", "D": "sitting"}
 
 
 def q(gold: str, answer: str | None = None) -> dict[str, Any]:
-    record: dict[str, Any] = {"Question": "What is the person doing?", "Choices": CHOICES,
-                              "Correct Answer": gold}
+    record: dict[str, Any] = {
+        "Question": "What is the person doing?",
+        "Choices": CHOICES,
+        "Correct Answer": gold,
+    }
     if answer is not None:
         record["Model Answer"] = answer
     return record
@@ -21,8 +24,8 @@ def q(gold: str, answer: str | None = None) -> dict[str, Any]:
 
 COMBINED = {
     "g1": {
-        "g1_clip_1": q("AC", "A and C"),             # {A, C} = {A, C}: right
-        "g1_clip_2": q("B", "A man is running."),    # official {A} (article): wrong; lenient B: right
+        "g1_clip_1": q("AC", "A and C"),  # {A, C} = {A, C}: right
+        "g1_clip_2": q("B", "A man is running."),  # official {A} (article): wrong; lenient B: right
     },
     "g2": {
         # official: no letter, no choice text: {} != {D}; lenient {A, B}: wrong too
@@ -64,12 +67,13 @@ def test_gt_pred_wrapper_and_separate_gold_agree(tmp_path: Path) -> None:
     }
     pred = {
         "g1": {"g1_clip_1": q("A", "A")},  # g1_clip_2 missing from a present group: counted, wrong
-        "g2": {},                          # empty group: skipped
+        "g2": {},  # empty group: skipped
         # g3 absent: skipped
     }
     wrapped = vidhalluc.load(write(tmp_path, "both.json", {"gt": gt, "pred": pred}), task="mcq")
-    separate = vidhalluc.load(write(tmp_path, "pred.json", pred), gold=write(tmp_path, "ach_mcq.json", gt),
-                              task="mcq")
+    separate = vidhalluc.load(
+        write(tmp_path, "pred.json", pred), gold=write(tmp_path, "ach_mcq.json", gt), task="mcq"
+    )
     for table in (wrapped, separate):
         report = vidhalluc.score(table, task="mcq")
         # counted: g1_clip_1 (right), g1_clip_2 (missing: wrong even though gold "" has no letter) => 1 / 2

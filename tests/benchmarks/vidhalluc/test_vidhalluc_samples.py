@@ -48,7 +48,10 @@ def test_every_sample_prediction_scores(manifest: dict[str, Any]) -> None:
 def test_audit_finds_the_known_bad_media(manifest: dict[str, Any]) -> None:
     gold = [SAMPLES / p for p in manifest["gold"]]
     findings = vidhalluc.audit(gold, media_root=SAMPLES / manifest["media_root"])
-    bad = {f.where.removeprefix("clip '").removesuffix("'") + ".mp4" for f in findings
-           if f.check == "unreadable-media"}
+    bad = {
+        f.where.removeprefix("clip '").removesuffix("'") + ".mp4"
+        for f in findings
+        if f.check == "unreadable-media"
+    }
     assert bad == set(manifest["known_bad_media"])
     assert not [f for f in findings if f.check == "missing-media"]

@@ -53,8 +53,9 @@ def write(tmp_path: Path, name: str, data: Any) -> Path:
 
 @pytest.fixture
 def table(tmp_path: Path) -> Any:
-    return vidhalluc.load(write(tmp_path, "gpt4o_sth.json", PRED), gold=write(tmp_path, "sth.json", GOLD),
-                          task="sth")
+    return vidhalluc.load(
+        write(tmp_path, "gpt4o_sth.json", PRED), gold=write(tmp_path, "sth.json", GOLD), task="sth"
+    )
 
 
 def test_rows_and_skips(table: Any) -> None:
@@ -63,9 +64,11 @@ def test_rows_and_skips(table: Any) -> None:
     assert table["skip_reason"].tolist()[4:] == ["id not in the gold file", "no prediction for this id"]
     assert table["parsed"].tolist()[:5] == ["yes", "yes", "no", "yes", "no"]
     assert table["correct"].tolist()[:4] == [True, True, True, False]
-    assert json.loads(table["extra"].iloc[0]) == {"gold_locations": "from kitchen to garden.",
-                                                  "locations": "from kitchen to garden.",
-                                                  "alt_locations": "from kitchen to garden."}
+    assert json.loads(table["extra"].iloc[0]) == {
+        "gold_locations": "from kitchen to garden.",
+        "locations": "from kitchen to garden.",
+        "alt_locations": "from kitchen to garden.",
+    }
     assert isinstance(sth.PROMPT, str) and (table["question"] == sth.PROMPT).all()
 
 
@@ -93,8 +96,9 @@ def test_hand_sized_score(table: Any) -> None:
 def test_side_scores_follow_the_sigmoid_rule(tmp_path: Path) -> None:
     gold = write(tmp_path, "sth.json", {"v": {"Scene change": "Yes", "Locations": "from kitchen to garden."}})
     pred = write(tmp_path, "p.json", {"v": "Scene change: Yes, Locations: from the kitchen to a garden."})
-    embedder = TableEmbedder({"kitchen": [1, 0], "the kitchen": [0.8, 0.6],
-                              "garden": [1, 0], "a garden": [0, 1]})
+    embedder = TableEmbedder(
+        {"kitchen": [1, 0], "the kitchen": [0.8, 0.6], "garden": [1, 0], "a garden": [0, 1]}
+    )
     report = vidhalluc.score(vidhalluc.load(pred, gold=gold, task="sth"), task="sth", embedder=embedder)
 
     def sig(x: float) -> float:
@@ -117,8 +121,9 @@ def test_no_embedder_gives_null_and_says_why(table: Any, caplog: pytest.LogCaptu
     assert "no sentence embedder" in caplog.text
 
 
-def test_auto_embedder_unavailable(table: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                   caplog: pytest.LogCaptureFixture) -> None:
+def test_auto_embedder_unavailable(
+    table: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     monkeypatch.setenv(SIMCSE_ENV, str(tmp_path / "no-such-model"))
     with caplog.at_level(logging.WARNING, logger="halluscope.vidhalluc"):
         report = vidhalluc.score(table, task="sth")
@@ -127,13 +132,24 @@ def test_auto_embedder_unavailable(table: Any, tmp_path: Path, monkeypatch: pyte
 
 
 def test_description_needs_no_embedder_when_nothing_to_embed(tmp_path: Path) -> None:
-    gold = write(tmp_path, "sth.json", {"a": {"Scene change": "Yes", "Locations": "from x to y."},
-                                        "b": {"Scene change": "No", "Locations": "None"}})
+    gold = write(
+        tmp_path,
+        "sth.json",
+        {
+            "a": {"Scene change": "Yes", "Locations": "from x to y."},
+            "b": {"Scene change": "No", "Locations": "None"},
+        },
+    )
     pred = write(tmp_path, "p.json", {"a": "Scene change: Yes, Locations: nowhere", "b": "Scene change: No"})
     report = vidhalluc.score(vidhalluc.load(pred, gold=gold, task="sth"), task="sth", embedder=None)
     # MCC 1 -> classification 1; the one both-yes id has no "from X to Y." -> description 0 / 2 = 0
-    assert report["overall"] == {"mcc": 1.0, "classification_score": 1.0, "description_score": 0.0,
-                                 "score": 0.6, "n": 2}
+    assert report["overall"] == {
+        "mcc": 1.0,
+        "classification_score": 1.0,
+        "description_score": 0.0,
+        "score": 0.6,
+        "n": 2,
+    }
 
 
 def test_mcc_zero_when_undefined_and_when_empty(tmp_path: Path) -> None:
@@ -141,19 +157,35 @@ def test_mcc_zero_when_undefined_and_when_empty(tmp_path: Path) -> None:
     pred = write(tmp_path, "p.json", {"a": "Scene change: No"})
     report = vidhalluc.score(vidhalluc.load(pred, gold=gold, task="sth"), task="sth", embedder=None)
     # one class only: MCC undefined -> 0 (scikit-learn's convention) -> classification 0.25; no both-yes -> 0
-    assert report["overall"] == {"mcc": 0.0, "classification_score": 0.25, "description_score": 0.0,
-                                 "score": 0.15, "n": 1}
+    assert report["overall"] == {
+        "mcc": 0.0,
+        "classification_score": 0.25,
+        "description_score": 0.0,
+        "score": 0.15,
+        "n": 1,
+    }
     empty = vidhalluc.score(vidhalluc.load(write(tmp_path, "e.json", {}), gold=gold, task="sth"), task="sth")
     # nothing to score: MCC 0 by the contract (was null), so ((0 + 1) / 2)^2 = 0.25; no both-yes -> 0;
     # 0.6 x 0.25 + 0.4 x 0 = 0.15
-    assert empty["overall"] == {"mcc": 0.0, "classification_score": 0.25, "description_score": 0.0,
-                                "score": 0.15, "n": 0}
+    assert empty["overall"] == {
+        "mcc": 0.0,
+        "classification_score": 0.25,
+        "description_score": 0.0,
+        "score": 0.15,
+        "n": 0,
+    }
     assert empty["n_skipped"] == 1
 
 
 def test_lenient_parser_rescues_descriptions(tmp_path: Path) -> None:
-    gold = write(tmp_path, "sth.json", {"a": {"Scene change": "Yes", "Locations": "from x to y."},
-                                        "b": {"Scene change": "No", "Locations": "None"}})
+    gold = write(
+        tmp_path,
+        "sth.json",
+        {
+            "a": {"Scene change": "Yes", "Locations": "from x to y."},
+            "b": {"Scene change": "No", "Locations": "None"},
+        },
+    )
     pred = write(tmp_path, "p.json", {"a": "Scene change:Yes, Locations: from x to y", "b": "No"})
     table = vidhalluc.load(pred, gold=gold, task="sth")
     official = vidhalluc.score(table, task="sth", embedder=TableEmbedder())["overall"]

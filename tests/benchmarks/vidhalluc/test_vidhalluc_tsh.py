@@ -20,11 +20,11 @@ def entry(clip: str, gold: str, answer: str | None) -> dict[str, Any]:
 
 
 DATA = {
-    "0": entry("v0_clip_1_0_10", "AB", "AB"),                               # exact: right
+    "0": entry("v0_clip_1_0_10", "AB", "AB"),  # exact: right
     "1": entry("v1_clip_1_0_10", "BA", "Action A happens after action B"),  # official AB (wrong); lenient BA
-    "2": entry("v2_clip_1_0_10", "AB", "AB."),                              # official None; lenient AB
-    "3": entry("v3_clip_1_0_10", "BA", "action b before action a"),         # BA in both
-    "4": entry("v4_clip_1_0_10", "AB", None),                               # null answer: wrong in both
+    "2": entry("v2_clip_1_0_10", "AB", "AB."),  # official None; lenient AB
+    "3": entry("v3_clip_1_0_10", "BA", "action b before action a"),  # BA in both
+    "4": entry("v4_clip_1_0_10", "AB", None),  # null answer: wrong in both
 }
 
 
