@@ -21,7 +21,6 @@ import gradio as gr
 import pandas as pd
 
 from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
-from analysis.query import Filters
 from analysis.review.access import Roles
 from analysis.review.pairs.checks import pair_owner
 from analysis.review.pairs.previews import default_preview_dir
@@ -341,12 +340,6 @@ def launch_kwargs(catalog: Catalog) -> dict[str, Any]:
         "theme": gr.themes.Soft(),
         **gate.launch_kwargs(),  # uploads only when signed in (capped), sign-in guessing slowed
     }
-
-
-def default_filters(catalog: Catalog) -> Filters:
-    """The view the app opens with: the first benchmark, nothing else restricted."""
-    benches = catalog.benchmarks()
-    return Filters(benchmark=benches[0] if benches else None)
 
 
 def open_review(

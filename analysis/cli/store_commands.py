@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.benchmarks import get
-from analysis.benchmarks.base import Benchmark, ScoreReport
+from analysis.benchmarks.base import Benchmark
 from analysis.benchmarks.shared.corrected import load_as_shown
 from analysis.errors import InputError, InvalidLabel, StoreError, UsageError
 from analysis.files.readers import read_jsonl
@@ -59,13 +59,6 @@ def corrected_table(db: str | None, bench: Benchmark, table: pd.DataFrame) -> pd
         store.close()
     print(f"halluscope: {count_corrections(fixed)} gold correction(s) applied", file=sys.stderr)
     return fixed
-
-
-def corrected_report(
-    args: argparse.Namespace, bench: Benchmark, table: pd.DataFrame, task: str | None, parser: str
-) -> ScoreReport:
-    """``score --db DB --corrected``: the report against the store's current corrected gold."""
-    return bench.score(corrected_table(args.db, bench, table), task=task, parser=parser)
 
 
 def read_correction_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:

@@ -47,7 +47,7 @@ def apply_corrections(
 ) -> pd.DataFrame:
     """A copy of ``table`` scored against corrected gold (see the module docstring).
 
-    ``labels`` is :func:`analysis.store.events.current_labels` (columns ``item_id``, ``field``,
+    ``labels`` is :func:`analysis.store.labels.current_labels` (columns ``item_id``, ``field``,
     ``value``...). Rows whose item carries one of ``exclude_flags`` (e.g. ``invalid-question``)
     are marked not scored, with the flag as the reason.
     """

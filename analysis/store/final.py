@@ -8,13 +8,10 @@ current vote and the adjudication that settled them (if any).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import orjson
 import pandas as pd
 
 from analysis.store.db import Store
-from analysis.store.export import guess_format, write_frame
 from analysis.store.labels import current_labels, events_frame
 
 FINAL_COLUMNS: tuple[str, ...] = (
@@ -91,10 +88,3 @@ def final_labels(store: Store, benchmark: str, table: pd.DataFrame | None = None
 
 def _same_gold(official: str | None, corrected: str | None) -> bool:
     return (official or "").strip().lower() == (corrected or "").strip().lower()
-
-
-def export_final_labels(
-    store: Store, path: Path, benchmark: str, *, table: pd.DataFrame | None = None, fmt: str | None = None
-) -> int:
-    """Write :func:`final_labels` as CSV, JSONL or Parquet (by ``fmt`` or the extension); returns rows."""
-    return write_frame(final_labels(store, benchmark, table), path, guess_format(path, fmt))

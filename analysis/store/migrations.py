@@ -2,7 +2,7 @@
 
 Each migration runs once, in its own write transaction together with the row that records it,
 so a crash leaves either the old schema or the new one. Migrations are append-only: never edit
-or reorder one that has shipped; add the next. ``tests/test_store_migrations.py`` builds a
+or reorder one that has shipped; add the next. ``tests/store/test_store_migrations.py`` builds a
 database at the first migration, writes to it, and migrates it to the head.
 """
 

@@ -103,11 +103,6 @@ def blind_view(row: Mapping[str, Any] | pd.Series, store: Store, reviewer: Ident
     return view
 
 
-def reviewer_loads(assignments: pd.DataFrame) -> dict[str, int]:
-    """How many items each reviewer was given."""
-    return {str(k): int(v) for k, v in assignments["reviewer"].value_counts().sort_index().items()}
-
-
 def _plain(value: Any) -> Any:
     if value is None or (not isinstance(value, (str, Sequence)) and pd.isna(value)):
         return None

@@ -283,11 +283,6 @@ def extra_json(record: Mapping[str, Any], keep_out: Sequence[str]) -> str:
     return json.dumps(rest, ensure_ascii=False, default=str) if rest else ""
 
 
-def column_doc(name: str) -> str:
-    """Documentation of one column."""
-    return _BY_NAME[name].doc
-
-
 def _default(col: Column) -> Any:
     if col.dtype == "bool":
         return False

@@ -191,7 +191,7 @@ def adjudicate_item(
     """Settle the current item's gold after a disagreement (adjudicators only, a reason needed)."""
     if ctx.store is None or who is None:
         raise Refused("Refused: sign in to adjudicate.")
-    if not ctx.access(who).adjudicator:
+    if not ctx.access(who).may_adjudicate:
         raise Refused(f"Refused: {who.name} is not an adjudicator (halluscope serve --adjudicator NAME).")
     if not (reason or "").strip():
         raise Refused("An adjudication needs a reason.")
@@ -261,7 +261,7 @@ def build_exports(ctx: ReviewContext, benchmark: str | None, who: Identity | Non
         path = out / f"events-{stem}.{fmt}"
         export_corrections(ctx.store, path, fmt=fmt, frame=log)
         files.append(str(path))
-    if seen.blind or not benchmark:
+    if not ctx.access(who).may_export_team or not benchmark:
         return [*files, "", "", "", ""]
     final = final_labels(ctx.store, benchmark, ctx.catalog.table[ctx.catalog.table["benchmark"] == benchmark])
     if not seen.adjudicator:

@@ -13,7 +13,8 @@ from store_support import ALICE, BACKENDS, BOB, CAROL, cmm_item, open_backend
 
 from analysis.store import InvalidLabel, Store, adjudicate, events_frame, relabel, vote
 from analysis.store.agreement import OwnVote
-from analysis.store.final import FINAL_COLUMNS, export_final_labels, final_labels
+from analysis.store.export import write_frame
+from analysis.store.final import FINAL_COLUMNS, final_labels
 from analysis.store.payload import submit
 from analysis.store.visibility import Viewer, shown_votes, visible_events
 
@@ -132,7 +133,7 @@ def test_final_labels_one_row_per_corrected_item_with_votes_and_adjudication(
     assert (third["reason"], third["votes"], third["adjudicated_by"]) == ("barking is off screen", "{}", None)
     for fmt in ("csv", "jsonl", "parquet"):
         path = tmp_path / f"final.{fmt}"
-        assert export_final_labels(store, path, "cmm", table=table) == 2
+        assert write_frame(final_labels(store, "cmm", table), path, fmt) == 2  # type: ignore[arg-type]
     back = pd.read_parquet(tmp_path / "final.parquet")
     assert back["corrected_gold"].tolist() == ["no", "no"]
     assert (tmp_path / "final.csv").read_text(encoding="utf-8").splitlines()[0] == ",".join(FINAL_COLUMNS)

@@ -18,7 +18,7 @@ Official scorer (``scripts/evaluate_cdh_bench.py``)
     other record (``error``, ``missing_image``, none) even when the same key succeeds later. It
     does not re-parse. Per task, and per task and category: CF-Acc, CS-Acc, CFAD = CS - CF
     (signed), CCR = commonsense errors / counterfactual errors, RPD = CFAD / CS-Acc; null when
-    undefined. Extraction (``analysis/benchmarks/_cdh_parse.py``): text after the last
+    undefined. Extraction (:mod:`.parse`): text after the last
     ``</think>``; yes/no from the first word, else "yes"/是/对 anywhere, else "no"/否/不 anywhere;
     an all-digit qa gold against the first integer; other qa gold as a normalised substring; a
     letter from the first of four regexes on the upper-cased text; mc gold outside A-D is wrong.
@@ -28,7 +28,7 @@ Parsers
     ``reparse``: the official rules re-applied to ``pred`` (equal to ``official`` on a file the
     official script wrote and nobody edited). ``strict``: the alternative kept in the ``alt_*``
     columns; explicit answers only, original-case letters, punctuation splits words (see
-    ``_cdh_parse``). The ``parsed`` column always shows the official rules' reading of ``pred``,
+    :mod:`.parse`). The ``parsed`` column always shows the official rules' reading of ``pred``,
     so the app can show how an answer was read even though ``official`` scores the stored verdict.
 
 Item table

@@ -1,11 +1,12 @@
-"""Hallucination tags, tokens and span diffs: pure functions over one caption.
+"""Hallucination tags and tokens: pure functions over one caption.
 
 DetailVerifyBench marks hallucinated text as ``<HALLUCINATION>...</HALLUCINATION>``. The functions
 here read one caption exactly as the official scorer does (tag pairs, tokens, token flags,
 sentence token counts) and add what a viewer needs: a tag parse that never fails on malformed
-markup, a token alignment, a hit / miss / false-alarm diff, and the projection of span-list
-predictions onto a caption. Whole-column scoring lives in ``analysis/benchmarks/_dvb_batch.py``,
-which is tested against these reference functions.
+markup, a token alignment, and the projection of span-list predictions onto a caption (how the
+published span-list detections are scored). Whole-column scoring lives in :mod:`.batch`, which is
+tested against these reference functions; the inspector's hit / miss / false-alarm view is
+:mod:`.span_view`.
 
 Offsets are Python string indices. "Clean" text is the caption with every tag string removed.
 """
@@ -39,7 +40,6 @@ _WORD = re.compile(r"\w+")
 
 Span = tuple[int, int]
 SegmentKind = Literal["text", "hallucination", "tag", "stray_tag"]
-DiffLabel = Literal["hit", "miss", "false alarm", "not compared"]
 
 
 @dataclass(frozen=True)
@@ -64,16 +64,6 @@ class Segment:
     kind: SegmentKind
     """``hallucination`` inside a tag pair, ``tag`` the markup of a pair, ``stray_tag`` markup the
     official reading ignores (unclosed, nested or unopened tags), else ``text``."""
-
-
-@dataclass(frozen=True)
-class DiffSegment:
-    """A piece of the gold caption (or of words only the prediction has) with its verdict."""
-
-    text: str
-    label: DiffLabel | None
-    source: Literal["gold", "prediction"] = "gold"
-    """``prediction``: words the prediction has and the gold caption lacks (shown, not in gold)."""
 
 
 def strip_tags(text: str) -> str:
@@ -251,73 +241,6 @@ def align_flags(
         elif op == "insert":
             orphans += sum(1 for f in pred_flags[p0:p1] if f)
     return mapped, orphans
-
-
-def span_diff(gold_tagged: str, pred_tagged: str, *, aligned: bool = True) -> list[DiffSegment]:
-    """Hits, misses and false alarms of a prediction, laid over the gold caption.
-
-    ``aligned`` (default) matches words first, so one inserted word does not shift the rest;
-    ``aligned=False`` shows what the official scorer compares: position by position, gold tokens
-    past the shorter sequence are ``not compared``. Text between tokens keeps the label of its
-    neighbours when both agree. The ``gold`` segments re-join to the clean gold caption.
-    """
-    gold_clean, gold_spans, gold_flags = token_flags(gold_tagged)
-    if is_no_hallucination(pred_tagged):
-        pred_clean, pred_spans, pred_flags = gold_clean, gold_spans, [False] * len(gold_spans)
-    else:
-        pred_clean, pred_spans, pred_flags = token_flags(pred_tagged)
-    gold_words = [gold_clean[s:e] for s, e in gold_spans]
-    pred_words = [pred_clean[s:e] for s, e in pred_spans]
-    inserts: dict[int, list[DiffSegment]] = {}
-    if aligned:
-        mapped, _ = align_flags(gold_words, pred_words, pred_flags)
-        compared = len(gold_words)
-        for op, g0, _g1, p0, p1 in token_opcodes(gold_words, pred_words):
-            if op in ("insert", "replace"):
-                text = pred_clean[pred_spans[p0][0] : pred_spans[p1 - 1][1]]
-                label: DiffLabel | None = "false alarm" if op == "insert" and any(pred_flags[p0:p1]) else None
-                inserts.setdefault(g0, []).append(DiffSegment(f" [{text}] ", label, "prediction"))
-    else:
-        compared = min(len(gold_words), len(pred_words))
-        mapped = [bool(f) for f in pred_flags[:compared]] + [False] * (len(gold_words) - compared)
-    labels = [_verdict(g, p, i < compared) for i, (g, p) in enumerate(zip(gold_flags, mapped, strict=True))]
-    return _lay_out(gold_clean, gold_spans, labels, inserts)
-
-
-def _verdict(gold: bool, pred: bool, compared: bool) -> DiffLabel | None:
-    if not compared:
-        return "not compared"
-    if gold:
-        return "hit" if pred else "miss"
-    return "false alarm" if pred else None
-
-
-def _lay_out(
-    clean: str,
-    spans: Sequence[Span],
-    labels: Sequence[DiffLabel | None],
-    inserts: Mapping[int, list[DiffSegment]],
-) -> list[DiffSegment]:
-    out: list[DiffSegment] = []
-
-    def add(text: str, label: DiffLabel | None) -> None:
-        if not text:
-            return
-        if out and out[-1].label == label and out[-1].source == "gold":
-            out[-1] = DiffSegment(out[-1].text + text, label)
-        else:
-            out.append(DiffSegment(text, label))
-
-    pos = 0
-    for i, (start, end) in enumerate(spans):
-        same = i > 0 and labels[i - 1] == labels[i]
-        add(clean[pos:start], labels[i] if same else None)
-        out.extend(inserts.get(i, []))
-        add(clean[start:end], labels[i])
-        pos = end
-    add(clean[pos:], None)
-    out.extend(inserts.get(len(spans), []))
-    return out
 
 
 def tag_spans(text: str, span_strings: Sequence[str], *, every: bool = False) -> tuple[str, list[str]]:
