@@ -31,7 +31,7 @@ def test_every_benchmark_and_task_is_covered() -> None:
 
     expected = {(n, t) for n, b in REGISTRY.items() for t in (b.TASKS if b.TASK_REQUIRED else (None,))}
     assert {(n, t) for n, t, *_ in RUNS} == expected
-    assert len(expected) == 8  # five benchmarks, VidHalluc's four tasks
+    assert len(expected) >= len(REGISTRY)  # a run per benchmark, per task where a file holds one task
 
 
 @pytest.mark.parametrize(

@@ -11,10 +11,12 @@ from typing import Any
 
 import pytest
 
+from analysis.benchmarks import REGISTRY
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"
 GENERATOR = SAMPLES / "generate.py"
-IDS = ("avhbench", "cmm", "vidhalluc", "cdh-bench", "detailverifybench")
+IDS = tuple(REGISTRY)
 MODELS = ("yes-biased", "balanced", "commonsense-prior")
 MAX_BYTES = 15 * 1024 * 1024
 

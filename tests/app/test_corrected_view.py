@@ -17,6 +17,7 @@ from app_data import GRADIO_LOOP_WARNINGS, close_gradio_loop
 from corrections_support import SAMPLES, agreeing_value, other_value
 
 from analysis import benchmarks
+from analysis.charts.common import chart_list
 from analysis.cli.main import main
 from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest, load_paths
 from analysis.query import Filters
@@ -75,7 +76,7 @@ def test_corrected_view_works_for_vidhalluc_tasks(catalog: Catalog, tmp_path: Pa
     assert "**vidhalluc: 1 gold correction(s)**" in lines
     assert f"· {task}</code> accuracy" in lines  # per model and task (names in an escaped code span)
     updates = corrected_charts(ctx, Filters(benchmark="vidhalluc"))
-    assert len(updates) == 5
+    assert len(updates) == 1 + len(chart_list())  # the note, then every chart
 
 
 @pytest.mark.parametrize("name", list(benchmarks.REGISTRY))
@@ -86,7 +87,7 @@ def test_corrected_metrics_and_charts_for_every_benchmark(
     _fix_one_wrong_answer(ctx, name)
     lines = metric_lines(ctx, name)
     assert lines.startswith(f"**{name}: 1 gold correction(s)**") and "→" in lines
-    assert len(corrected_charts(ctx, Filters(benchmark=name))) == 5
+    assert len(corrected_charts(ctx, Filters(benchmark=name))) == 1 + len(chart_list())
 
 
 def test_served_files_give_a_native_zip_with_the_corrected_files(tmp_path: Path) -> None:

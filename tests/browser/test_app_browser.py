@@ -8,6 +8,8 @@ import pytest
 from conftest import PAYLOAD_MODEL, SHOTS, WAIT, open_items
 from playwright.sync_api import Page, expect
 
+from analysis.benchmarks import REGISTRY
+
 pytestmark = [
     # Gradio 6.31's queue sets a pandas option pandas 3 deprecates; -W error would make it fail in the
     # server thread (the ini filter does not outrank -W, a mark does).
@@ -80,7 +82,7 @@ def _play_first_video(page: Page) -> float:
     )
 
 
-@pytest.mark.parametrize("bench", ["avhbench", "cmm", "vidhalluc", "cdh-bench", "detailverifybench"])
+@pytest.mark.parametrize("bench", list(REGISTRY))
 def test_a_failing_item_of_each_benchmark_shows_its_media(page: Page, app_url: str, bench: str) -> None:
     _open(page, app_url)
     _show(page, bench)
