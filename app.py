@@ -237,14 +237,22 @@ def _wire(
             return tuple(gr.skip() for _ in item_out)
         return find(request, profile, item_id, *values)
 
-    def restore_view(request: gr.Request) -> tuple[Any, ...]:
-        return url_state.restore_updates(catalog, request)
+    def start_up(request: gr.Request, profile: gr.OAuthProfile | None) -> tuple[Any, ...]:
+        """The URL's view in one answer: its filters (opened), item, tab, page and charts."""
+        restored = url_state.restore_updates(catalog, request)
+        opened_filters, item_id, tab = (
+            url_state.opened(restored[: len(fin)]),
+            restored[len(fin)],
+            restored[-1],
+        )
+        values = url_state.values_of(restored[: len(fin)])
+        page = refresh(request, profile, *values)
+        item = restore_item(request, profile, item_id, *values)
+        return (*opened_filters, gr.update(value=item_id, interactive=True), tab, *page, *item)
 
-    # The URL's view first (filters, item, tab), then the page and charts of that view.
-    demo.load(restore_view, None, [*fin, jump, tabs], api_visibility="private", **free).then(
-        refresh, fin, refresh_out, api_name="view", **free
-    ).then(restore_item, [jump, *fin], item_out, api_visibility="private", **free).then(
-        lambda: browse.unlocked(len(fin) + 1), None, [*fin, jump], api_visibility="private", **free
+    # One round trip puts the URL's view in place; the filters stay locked until it has.
+    demo.load(
+        start_up, None, [*fin, jump, tabs, *refresh_out, *item_out], api_visibility="private", **free
     ).then(None, None, None, js=url_state.READY_JS, api_visibility="private")
     for widget in fin:  # an empty view, or another benchmark, leaves nothing to inspect
         widget.change(clear_stale, [current, *fin], item_out, api_visibility="private", **free)
@@ -262,7 +270,8 @@ def _wire(
     ).then(refresh, fin, refresh_out, api_visibility="private", **free)
     for widget in (f.models, f.task, f.category, f.wrong_only, f.parser_dependent, f.flagged_only):
         widget.input(refresh, fin, refresh_out, trigger_mode="always_last", api_visibility="private", **free)
-    f.search.submit(refresh, fin, refresh_out, api_visibility="private", **free)
+    # the page and charts of a view: also the API's /view (the same handler whatever calls it)
+    f.search.submit(refresh, fin, refresh_out, api_name="view", **free)
     t.page.submit(paging(0), [t.page, *fin], table_out, api_name="page", **free)
     t.prev_page.click(paging(-1), [t.page, *fin], table_out, api_visibility="private", **free)
     t.next_page.click(paging(1), [t.page, *fin], table_out, api_visibility="private", **free)

@@ -9,7 +9,7 @@ does. The pure halves (:func:`params_of`, :func:`restore`) are tested without a 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gradio as gr
@@ -97,6 +97,19 @@ def item_of(catalog: Catalog, row: int | None) -> str:
     if row is None or not 0 <= row < len(catalog.table):
         return ""
     return str(catalog.table.at[row, "item_id"])
+
+
+def values_of(updates: Sequence[Any]) -> list[Any]:
+    """The values the filter updates of :func:`restore_updates` set (an update dict or a value)."""
+    return [u.get("value") if isinstance(u, dict) else u for u in updates]
+
+
+def opened(updates: Sequence[Any]) -> list[Any]:
+    """The filter updates of :func:`restore_updates`, each also unlocking its widget."""
+    return [
+        {**u, "interactive": True} if isinstance(u, dict) else gr.update(value=u, interactive=True)
+        for u in updates
+    ]
 
 
 def restore_updates(catalog: Catalog, request: gr.Request | None) -> tuple[Any, ...]:

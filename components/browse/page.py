@@ -109,7 +109,8 @@ def build_filters(catalog: Catalog) -> BrowseWidgets:
     """The left column: benchmark, model, task and category selectors, then the filters.
 
     They start locked: the page's start-up puts the URL's view in them, and a choice made before
-    that would be set back. :func:`unlocked` opens them once start-up is over.
+    that would be set back. The answer that puts the view in place opens them
+    (:func:`components.url_state.opened`).
     """
     benches = catalog.benchmarks()
     first = benches[0] if benches else None
@@ -142,11 +143,6 @@ def build_filters(catalog: Catalog) -> BrowseWidgets:
             interactive=False,
         ),
     )
-
-
-def unlocked(count: int) -> tuple[Any, ...]:
-    """Updates that open ``count`` widgets locked during start-up (:func:`build_filters`)."""
-    return tuple(gr.update(interactive=True) for _ in range(count))
 
 
 def build_table(catalog: Catalog) -> TableWidgets:
