@@ -45,6 +45,7 @@ def _open(page: Any, item_id: str) -> None:
     expect(page.locator("#rv-panel").first).to_be_visible(timeout=WAIT)
 
 
+@pytest.mark.slow
 def test_two_reviewers_relabel_pair_11_and_see_the_metric_change(browser: Any, review_url: str) -> None:
     alice = sign_in(browser, review_url, *USERS[0])
     bob = sign_in(browser, review_url, *USERS[1])

@@ -105,6 +105,7 @@ def _assert_blind_dom(page: Any) -> None:
     assert "✓" not in page.locator("#items").inner_text() and "✗" not in page.locator("#items").inner_text()
 
 
+@pytest.mark.slow
 def test_blind_votes_reveal_adjudication_and_one_gold(browser: Any, trust_url: str) -> None:
     alice = _sign_in(browser, trust_url, *USERS[0])
     bob = _sign_in(browser, trust_url, *USERS[1])
@@ -285,6 +286,7 @@ def _reopen(page: Any, url: str, size: str, theme: str) -> None:
     expect(page.locator("#item")).to_contain_text(CS, timeout=T)
 
 
+@pytest.mark.slow
 def test_screens_of_the_blind_and_the_corrected_views(browser: Any, trust_url: str) -> None:
     bob = _sign_in(browser, trust_url, *USERS[1])
     _open(bob, CS)
