@@ -8,13 +8,13 @@ as an error bar and n on hover.
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
 
 from analysis.boards.leaderboard import Leaderboard
+from analysis.files.csv_cells import frame_csv
 from analysis.plot.figures import color, empty, figure, wrap
 
 COLUMNS = [
@@ -63,9 +63,7 @@ def board_data(boards: list[Leaderboard]) -> pd.DataFrame:
 
 def board_csv(boards: list[Leaderboard]) -> str:
     """:func:`board_data` as CSV text (full precision)."""
-    out = io.StringIO()
-    board_data(boards).to_csv(out, index=False)
-    return out.getvalue()
+    return frame_csv(board_data(boards))  # model names come from file names: guarded as text
 
 
 def _bar(lb: Leaderboard, panel: int, legend: set[str], order: dict[str, int]) -> list[dict[str, Any]]:

@@ -51,6 +51,15 @@ def uncorrected(table: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def official_gold(table: pd.DataFrame, benchmark: str) -> dict[str, str | None]:
+    """Item id -> the published gold of ``benchmark``'s items (what a vote is compared with)."""
+    rows = table[(table["benchmark"] == benchmark).to_numpy(dtype=bool)].drop_duplicates("item_id")
+    return {
+        str(i): (None if g is None or g is pd.NA else str(g))
+        for i, g in zip(rows["item_id"], rows["gold"], strict=True)
+    }
+
+
 def has_gold_corrections(store: Store, benchmark: str) -> bool:
     """Whether any current label of ``benchmark`` sets a gold."""
     labels = current_labels(store, benchmark)
@@ -116,6 +125,7 @@ __all__ = [
     "count_corrections",
     "gold_map",
     "has_gold_corrections",
+    "official_gold",
     "uncorrected",
     "write_native",
 ]

@@ -110,30 +110,84 @@ def agreement_report(
     }
 
 
-def disagreements(store: Store, benchmark: str, field: str = "gold") -> pd.DataFrame:
-    """Items whose current votes differ and that no adjudication settled after the last vote.
+def disagreements(
+    store: Store, benchmark: str, field: str = "gold", official: Mapping[str, str | None] | None = None
+) -> pd.DataFrame:
+    """Items whose votes differ from each other or from the current gold, not settled since.
 
-    Columns: ``item_id``, ``votes`` ({reviewer: value}), ``n_votes``.
+    The current gold is the label's corrected value where a correction set one, else the
+    ``official`` value (item id -> gold, from the item table; unknown without it). A vote that
+    differs from it is a disagreement as much as two votes that differ: a blind vote against a
+    correction, or against the published gold, is what an adjudicator settles. An item is settled
+    when an adjudication came after its last vote and its last correction.
+
+    Columns: ``item_id``, ``votes`` ({reviewer: value}), ``n_votes``, ``gold`` (the current gold,
+    or None when unknown) and ``gold_by`` (who set it: a reviewer, ``official``, or None).
     """
     events = events_frame(store, benchmark)
     events = events[events["field"] == field]
     matrix = votes_matrix(store, benchmark, field)
-    last_vote = events[events["scope"] == "vote"].groupby("item_key")["id"].max()
-    adjudicated = events[(events["scope"] == "final") & (events["kind"] == "adjudicate")]
-    last_adjudication = adjudicated.groupby("item_key")["id"].max()
+    last_vote = events[events["scope"] == "vote"].groupby("item_key")["id"].max().to_dict()
+    finals = events[events["scope"] == "final"]
+    last_set = finals[finals["kind"] != "adjudicate"].groupby("item_key")["id"].max().to_dict()
+    settled_at = finals[finals["kind"] == "adjudicate"].groupby("item_key")["id"].max().to_dict()
+    current = current_labels(store, benchmark)
+    current = current[current["field"] == field]
+    corrected = dict(
+        zip(
+            current["item_id"].astype(str),
+            zip(current["value"], current["reviewer"], strict=True),
+            strict=True,
+        )
+    )
     rows = []
-    settled_at = last_adjudication.to_dict()
     for item_id, row in matrix.iterrows():
         key = str(item_id)
         votes = {str(r): str(v) for r, v in row.items() if not _missing(v)}
-        settled = key in settled_at and settled_at[key] > last_vote.get(key, -1)
-        if len(set(votes.values())) > 1 and not settled:
-            rows.append((key, votes, len(votes)))
-    return pd.DataFrame(rows, columns=["item_id", "votes", "n_votes"])
+        gold, by = _current_gold(key, corrected, official)
+        sides = {_same(v) for v in votes.values()} | ({_same(gold)} if gold is not None else set())
+        latest_change = max(last_vote.get(key, -1), last_set.get(key, -1))
+        settled = key in settled_at and settled_at[key] > latest_change
+        if len(sides) > 1 and not settled:
+            rows.append((key, votes, len(votes), gold, by))
+    return pd.DataFrame(rows, columns=["item_id", "votes", "n_votes", "gold", "gold_by"])
+
+
+def _current_gold(
+    key: str, corrected: Mapping[str, tuple[Any, Any]], official: Mapping[str, str | None] | None
+) -> tuple[str | None, str | None]:
+    if key in corrected and not _missing(corrected[key][0]):
+        value, reviewer = corrected[key]
+        return str(value), str(reviewer)
+    if official is not None and official.get(key) is not None:
+        return str(official[key]), "official"
+    return None, None
+
+
+def _same(value: str) -> str:
+    """How two spellings of one value compare (``Yes`` / ``yes``, ``AC`` / ``ac``)."""
+    return " ".join(str(value).split()).lower()
 
 
 class OwnVote(InvalidLabel):
-    """An adjudicator tried to settle a disagreement in which they hold a vote."""
+    """An adjudicator tried to settle a disagreement in which they took a side."""
+
+
+def took_a_side(store: Store, ref: ItemRef, field: str, reviewer: str) -> str | None:
+    """How ``reviewer`` took a side on a label (``voted on``, ``corrected``), else None.
+
+    Every vote they ever cast counts, a cleared or undone one too, and every correction they made
+    (an adjudication does not: an adjudicator may settle the same label again).
+    """
+    events = events_frame(store, ref.benchmark)
+    mine = events[
+        (events["item_key"] == ref.item_id) & (events["field"] == field) & (events["reviewer"] == reviewer)
+    ]
+    if (mine["scope"] == "vote").any():
+        return "voted on"
+    if ((mine["scope"] == "final") & (mine["kind"] == "set")).any():
+        return "corrected"
+    return None
 
 
 def adjudicate(
@@ -148,16 +202,17 @@ def adjudicate(
 ) -> Event:
     """Set the final corrected value after a disagreement: a ``final`` event that needs a reason.
 
-    Refused (:class:`OwnVote`) when the adjudicator holds a current vote on this label: a
-    disagreement is settled by someone who is not part of it.
+    Refused (:class:`OwnVote`) when the adjudicator ever voted on this label (a vote cleared or
+    undone since still counts) or corrected it: a disagreement is settled by someone who took no
+    side in it.
     """
     if not isinstance(reason, str) or not reason.strip():
         raise InvalidLabel("an adjudication needs a reason")
     ref = as_item(item)
-    votes = current_labels(store, ref.benchmark, scope="vote", reviewer=adjudicator.name)
-    if ((votes["item_id"] == ref.item_id) & (votes["field"] == field)).any():
+    side = took_a_side(store, ref, field, adjudicator.name)
+    if side is not None:
         raise OwnVote(
-            f"{adjudicator.name} voted on {field} of {ref.item_id}: another adjudicator must settle it"
+            f"{adjudicator.name} {side} {field} of {ref.item_id}: another adjudicator must settle it"
         )
     return write_label(
         store,

@@ -40,6 +40,10 @@ class NoChange(ValueError):
     """A relabel to the value the label already has."""
 
 
+class Settled(InvalidLabel):
+    """A plain write or undo of a label an adjudication settled: only another adjudication changes it."""
+
+
 class NothingToUndo(ValueError):
     """An undo on a label with no event left to undo."""
 
@@ -99,6 +103,10 @@ def as_item(item: ItemRef | Mapping[str, Any] | pd.Series) -> ItemRef:
         str(get("task") or ""),
         None if gold is None or pd.isna(gold) else str(gold),
     )
+
+
+_ANY: Any = object()
+"""The ``intended`` of a write whose value a retry need not match (an undo decides its own)."""
 
 
 def relabel(
@@ -192,6 +200,7 @@ def write_label(
         event_id,
         _set_to(ref, field, value, scope, allow_same, need_reason=require_reason and not why),
         request_key,
+        value,
     )
 
 
@@ -217,6 +226,7 @@ def _write(
     event_id: str | None,
     decide: Decide,
     request_key: str | None = None,
+    intended: Any = _ANY,
 ) -> Event:
     if scope not in SCOPES:
         raise InvalidLabel(f"unknown scope {scope!r}")
@@ -239,6 +249,7 @@ def _write(
                 decide,
                 key,
                 known_id=event_id is not None,
+                intended=intended,
             )
     except IntegrityError:
         # the same key or event id committed by a concurrent attempt (PostgreSQL: both missed it)
@@ -246,7 +257,7 @@ def _write(
             existing = _retried(conn, eid if event_id is not None else None, who, key)
         if existing is None:
             raise
-        return _same_write(existing, ref, field, kind)
+        return _same_write(existing, ref, field, kind, intended)
 
 
 def _retried(conn: Connection, event_id: str | None, who: Identity, key: str | None) -> Event | None:
@@ -262,7 +273,12 @@ def _retried(conn: Connection, event_id: str | None, who: Identity, key: str | N
     return None if row is None else Event(**row._asdict())
 
 
-def _same_write(event: Event, ref: ItemRef, field: str, kind: str) -> Event:
+def _same_write(event: Event, ref: ItemRef, field: str, kind: str, intended: Any = _ANY) -> Event:
+    """The first event of a retried write; InvalidLabel when the key was used for another write.
+
+    ``intended``: the value this attempt writes (canonical); a retry must write the same one, or
+    the client would take its second value for saved.
+    """
     if (event.benchmark, event.item_key, event.field, event.kind) != (
         ref.benchmark,
         ref.item_id,
@@ -272,6 +288,11 @@ def _same_write(event: Event, ref: ItemRef, field: str, kind: str) -> Event:
         raise InvalidLabel(
             f"request key {event.request_key!r} was already used for another write "
             f"({event.kind} of {event.field} on {event.item_key})"
+        )
+    if intended is not _ANY and intended != event.new_value:
+        raise InvalidLabel(
+            f"request key {event.request_key!r} was already used to write {event.field} = "
+            f"{event.new_value!r} on {event.item_key}, not {intended!r}: use a new key for a new value"
         )
     return event
 
@@ -298,6 +319,7 @@ def _insert(
     request_key: str | None = None,
     *,
     known_id: bool = False,
+    intended: Any = _ANY,
 ) -> Event:
     """Lock the label, read its history, decide and insert the event (inside a write transaction).
 
@@ -310,8 +332,13 @@ def _insert(
     if known_id or request_key is not None:
         existing = _retried(conn, eid if known_id else None, who, request_key)
         if existing is not None:  # a retried write: the first one stands
-            return _same_write(existing, ref, field, kind)
+            return _same_write(existing, ref, field, kind, intended)
     history = _history(conn, ref.benchmark, ref.item_id, field, scope, owner, latest_only=kind != "undo")
+    if scope == "final" and kind in ("set", "undo") and history and history[-1].kind == "adjudicate":
+        raise Settled(
+            f"{field} of {ref.item_id} was settled by {history[-1].reviewer}'s adjudication: "
+            "only another adjudication changes it (record a vote to reopen it)"
+        )
     new, old, undo_of = decide(history)
     event = Event(
         eid,

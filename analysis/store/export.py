@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,6 +24,7 @@ import orjson
 import pandas as pd
 
 from analysis.errors import InputError
+from analysis.files.csv_cells import csv_safe, csv_unsafe, csv_writer
 from analysis.files.readers import read_jsonl
 from analysis.store.db import Store
 from analysis.store.identity import Identity, as_identity
@@ -36,41 +36,6 @@ Format = Literal["csv", "jsonl", "parquet"]
 FORMATS: tuple[str, ...] = ("csv", "jsonl", "parquet")
 EXPORT_COLUMNS: tuple[str, ...] = tuple("item_id" if c == "item_key" else c for c in EVENT_COLUMNS)
 """Columns of an exported corrections file (``item_id`` is the item table's id)."""
-
-_DANGEROUS = ("=", "+", "-", "@", "\t", "\r", "\n", "'")
-_LINE_BREAK = re.compile(r"(\r\n|\r|\n)")
-
-
-def csv_safe(value: Any) -> str:
-    """A cell a spreadsheet will show as text: every line of it that starts a formula gets an apostrophe.
-
-    The first line is guarded when the value starts with a formula starter or a line break; each
-    later line when it starts with a formula starter (or an apostrophe, so that one comes off again).
-    """
-    if value is None or (isinstance(value, float) and pd.isna(value)):
-        return ""
-    text = str(value)
-    parts = _LINE_BREAK.split(text)  # line, break, line, break, ..., line
-    first = "'" if text.startswith(_DANGEROUS) else ""
-    lines = [first + parts[0], *("'" + p if p.startswith(_DANGEROUS) else p for p in parts[2::2])]
-    out = [lines[0]]
-    for brk, line in zip(parts[1::2], lines[1:], strict=True):
-        out += [brk, line]
-    return "".join(out)
-
-
-def csv_unsafe(cell: str) -> str | None:
-    """The value of a cell written by :func:`csv_safe` (empty means none)."""
-    if cell == "":
-        return None
-    parts = _LINE_BREAK.split(cell)
-    parts[0::2] = [p[1:] if p.startswith("'") else p for p in parts[0::2]]
-    return "".join(parts)
-
-
-def csv_writer(buffer: io.StringIO) -> Any:
-    """A writer of RFC 4180 CSV: CRLF ends a row, so every CR or LF inside a cell is quoted."""
-    return csv.writer(buffer, lineterminator="\r\n")
 
 
 def corrections_frame(store: Store, benchmark: str | None = None) -> pd.DataFrame:

@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from analysis.charts.common import chart_list, draw_all, view_data
+from analysis.files.csv_cells import frame_csv
 from analysis.load.catalog import Catalog
 from analysis.query import Filters
 
@@ -55,7 +56,7 @@ def chart_csv(catalog: Catalog, filters: Filters, folder: Path) -> Any:
     data = view_data(view)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"charts-{filters.benchmark or 'all'}.csv"
-    data.to_csv(path, index=False)
+    path.write_text(frame_csv(data), encoding="utf-8")  # model names are text from file names
     return gr.update(value=str(path), visible=True)
 
 

@@ -124,9 +124,14 @@ class PairScreen:
     note: str
 
 
-def panels(ctx: PairsContext, pair_id: str) -> list[ClipPanel]:
-    """The player's view of each clip: path, probe status, duration, action and caption."""
+def panels(ctx: PairsContext, pair_id: str, me: Identity | None = None) -> list[ClipPanel]:
+    """The player's view of each clip: path, probe status, duration, action and caption.
+
+    The action (the correct MCQ choice) and a caption carried by the record are the answer key:
+    left empty for a viewer who may not see gold.
+    """
     view = pair_spec().view(pair_id, ctx.catalog.table)
+    key = ctx.access(me).sees_gold
     out = []
     for letter, clip in zip(LETTERS, view.clips, strict=False):
         path = ctx.media_path(pair_id, clip.clip_id)
@@ -141,8 +146,8 @@ def panels(ctx: PairsContext, pair_id: str) -> list[ClipPanel]:
                 status,
                 message,
                 info.duration if info is not None else None,
-                clip.action,
-                clip.caption,
+                clip.action if key else "",
+                clip.caption if key else "",
             )
         )
     return out
@@ -160,7 +165,9 @@ def show_pair(ctx: PairsContext, pair_id: str, me: Identity | None) -> PairScree
         grid = grid[["task", "clip", "question", "options"]]
     models = ", ".join(md_text(m) for m in view.models) or "none"
     info = f"**Pair {md_code(pair_id)}** · {len(clips)} clips · models: {models}"
-    return PairScreen(pair_id, player_html(panels(ctx, pair_id), view.similarity), info, grid, checks, note)
+    return PairScreen(
+        pair_id, player_html(panels(ctx, pair_id, me), view.similarity), info, grid, checks, note
+    )
 
 
 def _grid(view: PairView, clips: tuple[str, ...]) -> pd.DataFrame:
@@ -260,7 +267,9 @@ def adjudicate(ctx: PairsContext, checks: PairChecks, reason: str, me: Identity 
 def pair_list(ctx: PairsContext, me: Identity | None) -> pd.DataFrame:
     """The pair list: clips, actions, the team's decision, and whether it is in my queue."""
     ids = ctx.pairs["pair_id"].astype(str)
-    actions = ctx.pairs["actions"].map(lambda a: " | ".join(a.values())).to_numpy()
+    # the actions are the answer key of the pair's questions: none for a viewer who may not see gold
+    key = ctx.access(me).sees_gold
+    actions = ctx.pairs["actions"].map(lambda a: " | ".join(a.values()) if key else "").to_numpy()
     if me is None or not ctx.access(me).sees_team:  # visitors and blind reviewers: no one's validations
         return pd.DataFrame(
             {

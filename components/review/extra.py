@@ -15,7 +15,7 @@ import pandas as pd
 
 from analysis.charts.common import derive_columns
 from analysis.query import prepare
-from analysis.review.corrected import corrected_view
+from analysis.review.corrected import corrected_view, official_gold
 from analysis.store import (
     Identity,
     InvalidLabel,
@@ -29,6 +29,8 @@ from analysis.store import (
     metric_changes,
     my_unreviewed,
 )
+from analysis.store.agreement import took_a_side
+from analysis.store.events import as_item
 from analysis.store.export import corrections_frame, write_frame
 from analysis.store.final import final_labels
 from analysis.store.payload import submit
@@ -38,6 +40,8 @@ from components.review.context import Refused, ReviewContext
 from components.scratch import fresh_dir
 
 QUEUES = ("Flagged by the audit", "My unreviewed items", "Disagreements")
+QUEUE_IDS = dict(zip(QUEUES, ("flagged", "unreviewed", "disagreements"), strict=True))
+"""Each queue's id in :meth:`analysis.review.access.Access.queues`."""
 
 
 def corrected_table(ctx: ReviewContext, benchmark: str) -> pd.DataFrame:
@@ -123,6 +127,9 @@ def queue_frame(ctx: ReviewContext, queue: str, benchmark: str | None, who: Iden
     """
     table = ctx.catalog.table
     rows = table[table["benchmark"] == benchmark]
+    access = ctx.access(who)
+    if QUEUE_IDS.get(queue) not in access.queues():
+        raise Refused(f"The queue {queue!r} is not offered to you (audit findings quote gold).")
     if queue == QUEUES[0]:
         ids = rows.loc[rows["_flagged"].astype(bool), "item_id"].astype(str).unique().tolist()
         return _frame(rows, ids, ["named by an audit finding"] * len(ids))
@@ -133,15 +140,20 @@ def queue_frame(ctx: ReviewContext, queue: str, benchmark: str | None, who: Iden
         plan = assign(rows["item_id"].astype(str).unique(), people, min(ctx.k, len(people)))
         ids = my_unreviewed(ctx.store, benchmark, plan, who)
         return _frame(rows, ids, [f"assigned to you (k={min(ctx.k, len(people))})"] * len(ids))
-    found = disagreements(ctx.store, benchmark)
-    seen = _viewer(ctx, who)
+    found = disagreements(ctx.store, benchmark, official=official_gold(table, str(benchmark)))
     ids, detail = [], []
-    for item_id, votes in zip(found["item_id"].astype(str), found["votes"], strict=True):
-        if not seen.adjudicator and who.name not in votes:
-            continue  # other reviewers' votes stay hidden until I have voted on the item
-        text = ", ".join(f"{r}: {v}" for r, v in votes.items())
-        if seen.adjudicator and who.name in votes:
-            text += " (you voted: another adjudicator settles it)"
+    for item_id, votes, gold, by in zip(
+        found["item_id"].astype(str), found["votes"], found["gold"], found["gold_by"], strict=True
+    ):
+        mine = who.name in votes or by == who.name
+        if not access.adjudicator and not mine:
+            continue  # other reviewers' sides stay hidden until I have taken one
+        sides = [f"{r}: {v}" for r, v in votes.items()]
+        if gold is not None and access.sees_gold:
+            sides.insert(0, f"gold: {gold} ({'official' if by == 'official' else f'set by {by}'})")
+        text = ", ".join(sides)
+        if access.adjudicator and mine:
+            text += " (you took a side: another adjudicator settles it)"
         ids.append(item_id)
         detail.append(text)
     return _frame(rows, ids, detail)
@@ -176,12 +188,16 @@ def adjudication_target(ctx: ReviewContext, row: int | None, who: Identity | Non
     item_id = str(item["item_id"])
     events = events_frame(ctx.store, str(item["benchmark"]))
     events = events[events["item_key"] == item_id]
-    votes = shown_votes(events, _viewer(ctx, who), item_id)
-    listed = ", ".join(f"{escape(r)}: {escape(v)}" for r, v in votes.items()) or "no votes"
-    own = " · **you voted on it: another adjudicator must settle it**" if who.name in votes else ""
+    access = ctx.access(who)
+    votes = shown_votes(events, access.viewer, item_id)
+    # every text here comes from a reviewer or a data file: Markdown-escaped, never rendered
+    listed = ", ".join(f"{md_text(r)}: {md_text(v)}" for r, v in votes.items()) or "no votes"
+    ref = {"benchmark": str(item["benchmark"]), "item_id": item_id, "task": str(item.get("task") or "")}
+    side = took_a_side(ctx.store, as_item(ref), "gold", who.name)
+    own = f" · **you {side} it: another adjudicator must settle it**" if side else ""
     return (
-        f"Adjudication acts on **`{escape(item_id)}`** ({escape(str(item['benchmark']))}) · "
-        f"{escape(_short(str(item.get('question') or '')))} · votes: {listed}{own}"
+        f"Adjudication acts on {md_code(item_id)} ({md_text(item['benchmark'])}) · "
+        f"{md_text(_short(str(item.get('question') or '')))} · votes: {listed}{own}"
     )
 
 

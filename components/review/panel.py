@@ -21,6 +21,7 @@ import pandas as pd
 
 from analysis.benchmarks.base import GoldKind
 from analysis.review.access import Access
+from analysis.review.form import form_of, write_scope
 from analysis.store import FLAGS, Identity, InvalidLabel, NoChange, NothingToUndo, events_frame
 from analysis.store.identity import IdentityMismatch
 from analysis.store.payload import submit
@@ -142,6 +143,11 @@ def read_only_note(ctx: ReviewContext) -> str:
     return f"{READ_ONLY} {SIGN_IN_SPACES if ctx.oauth else SIGN_IN_SERVE}"
 
 
+def _official(item: pd.Series) -> str | None:
+    gold = item.get("gold")
+    return None if gold is None or pd.isna(gold) else str(gold)
+
+
 def _kind(item: pd.Series) -> GoldKind:
     gold = item.get("gold")
     original = None if gold is None or pd.isna(gold) else str(gold)
@@ -176,14 +182,6 @@ def item_events(ctx: ReviewContext, item: pd.Series) -> pd.DataFrame:
     assert ctx.store is not None
     events = events_frame(ctx.store, str(item["benchmark"]))
     return events[events["item_key"] == str(item["item_id"])]
-
-
-def current_values(events: pd.DataFrame, scope: str, reviewer: str | None = None) -> dict[str, str | None]:
-    """The latest value of each field among ``events`` of one scope (one reviewer's votes)."""
-    rows = events[events["scope"] == scope]
-    if reviewer is not None:
-        rows = rows[rows["reviewer"] == reviewer]
-    return {str(f): v for f, v in zip(rows["field"], rows["new_value"], strict=True)}
 
 
 def history_html(events: pd.DataFrame, access: Access) -> str:
@@ -279,18 +277,15 @@ def panel(
         return (head, *keep, "", hidden)
     item = ctx.row(row)
     events = item_events(ctx, item)
-    final = current_values(events, "final")
-    mine = current_values(events, "vote", who.name) if blind else final
-    official = item.get("gold")
-    official = None if official is None or pd.isna(official) else str(official)
-    gold = mine.get("gold") or (None if blind else official)
-    flags = [f for f in str(final.get("flag") or "").split(",") if f]
-    radio, text, letters, part_choice, part_text = _controls(item, gold)
+    shown = form_of(events, access, _official(item))
+    if shown.settled and not blind:
+        head += " · the gold was settled by an adjudication: a change is recorded as a vote"
+    radio, text, letters, part_choice, part_text = _controls(item, shown.gold)
     form = [
         radio,
         text,
-        gr.update(value=flags),
-        gr.update(value=final.get("note") or ""),
+        gr.update(value=list(shown.flags)),
+        gr.update(value=shown.note),
         gr.update(value=""),
         letters,
         part_choice,
@@ -340,17 +335,19 @@ def save(
     if ctx.store is None or who is None or not access.may_write:
         raise Refused("Refused: sign in to review (this app is read-only without a reviewer).")
     item = ctx.row(row)
-    events = item_events(ctx, item)
-    final = current_values(events, "final")
+    shown = form_of(item_events(ctx, item), access, _official(item))
     value = form_value(item, gold, gold_text, letters, part_choice, part_text)
+
+    def act(name: str) -> str:
+        return "vote" if write_scope(access, name, shown) == "vote" else "relabel"
+
     writes: list[tuple[str, str, Any]] = []
     if value:
-        writes.append(("vote" if access.gold_scope == "vote" else "relabel", "gold", value))
-    flag_text = ",".join(sorted(flags or []))
-    if flag_text != (final.get("flag") or ""):
-        writes.append(("relabel", "flag", flags or None))
-    if (note or "").strip() != (final.get("note") or ""):
-        writes.append(("relabel", "note", (note or "").strip() or None))
+        writes.append((act("gold"), "gold", value))
+    if ",".join(sorted(flags or [])) != ",".join(shown.flags):
+        writes.append((act("flag"), "flag", flags or None))
+    if (note or "").strip() != shown.note:
+        writes.append((act("note"), "note", (note or "").strip() or None))
     batch = f"{SAVE_PREFIX}{uuid.uuid4().hex[:24]}"
     done = []
     for action, name, new in writes:
@@ -385,14 +382,13 @@ def _change(name: str, old: str | None, new: str | None) -> str:
     return f"{name} {md_text(_show(old)) or '∅'} → {md_text(_show(new)) or '∅'}"
 
 
-def _open_events(events: pd.DataFrame, scope: str, who: Identity, blind: bool) -> pd.DataFrame:
+def _open_events(events: pd.DataFrame, who: Identity, blind: bool) -> pd.DataFrame:
+    """Events an undo may revert: my votes, and (not blind) every correction; not undone ones."""
     undone = set(events["undo_of"].dropna().astype(str))
-    return events[
-        (events["scope"] == scope)
-        & (events["kind"] != "undo")
-        & ~events["event_id"].astype(str).isin(undone)
-        & ((events["reviewer"] == who.name) | (not blind))
-    ]
+    mine_or_final = ((events["scope"] == "vote") & (events["reviewer"] == who.name)) | (
+        (events["scope"] == "final") & (not blind)
+    )
+    return events[mine_or_final & (events["kind"] != "undo") & ~events["event_id"].astype(str).isin(undone)]
 
 
 def undo_last(ctx: ReviewContext, row: int | None, who: Identity | None) -> str:
@@ -402,8 +398,7 @@ def undo_last(ctx: ReviewContext, row: int | None, who: Identity | None) -> str:
         raise Refused("Refused: sign in to review (this app is read-only without a reviewer).")
     blind = access.blind
     item = ctx.row(row)
-    scope = access.gold_scope
-    candidates = _open_events(item_events(ctx, item), scope, who, blind)
+    candidates = _open_events(item_events(ctx, item), who, blind)
     if candidates.empty:
         raise Refused("Nothing to undo on this item.")
     last = str(candidates.iloc[-1]["event_id"])
@@ -411,12 +406,14 @@ def undo_last(ctx: ReviewContext, row: int | None, who: Identity | None) -> str:
     ids = candidates["event_id"].astype(str)
     targets = candidates[ids.str.startswith(batch)] if batch else candidates.iloc[-1:]
     done = []
-    for name in reversed(targets["field"].astype(str).tolist()):
+    for name, scope in reversed(
+        list(zip(targets["field"].astype(str), targets["scope"].astype(str), strict=True))
+    ):
         try:
             event = submit(
                 ctx.store,
                 {
-                    "action": "undo-vote" if blind else "undo",
+                    "action": "undo-vote" if scope == "vote" else "undo",
                     "field": name,
                     "reason": "undo",
                     "item_id": str(item["item_id"]),
@@ -426,5 +423,7 @@ def undo_last(ctx: ReviewContext, row: int | None, who: Identity | None) -> str:
             )
         except (NothingToUndo, NoChange) as exc:
             raise Refused(f"Nothing to undo: {exc}") from exc
+        except InvalidLabel as exc:  # a settled gold: only an adjudication changes it
+            raise Refused(f"Not undone: {exc}") from exc
         done.append(_change(name, event.old_value, event.new_value))
     return f"Undone by {md_text(who.name)}: " + "; ".join(done)

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from store_support import ALICE, BOB, cmm_item, open_backend
 
 from analysis.benchmarks.vidhalluc.pairs import catalogue
+from analysis.files.csv_cells import csv_safe, csv_unsafe
 from analysis.review.pairs.export import export_pairs_csv
 from analysis.store import Store, events_frame, export_corrections, import_corrections, relabel
-from analysis.store.export import csv_safe, csv_unsafe
 
 HOSTILE = [
     "ok\r@SUM(1+1)*cmd",

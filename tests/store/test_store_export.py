@@ -14,6 +14,7 @@ from store_support import ALICE, BACKENDS, BOB, cmm_item, open_backend
 
 from analysis.cli.main import main
 from analysis.errors import InputError
+from analysis.files.csv_cells import csv_safe, csv_unsafe
 from analysis.store import (
     Store,
     current_labels,
@@ -24,7 +25,7 @@ from analysis.store import (
     replay,
     undo,
 )
-from analysis.store.export import EXPORT_COLUMNS, csv_safe, csv_unsafe
+from analysis.store.export import EXPORT_COLUMNS
 
 
 @pytest.fixture(params=BACKENDS)

@@ -4,7 +4,7 @@
   decision (:func:`analysis.review.pairs.validation.decisions`), and every reviewer's checks, note and time
   (the adjudication too). The CSV has one row per (pair, reviewer), clips by position
   (``clip_1``, ``clear_action_1``, ``single_action_1``...) so pairs and triples share columns;
-  its cells go through the store's formula-injection guard (:func:`analysis.store.export.csv_safe`:
+  its cells go through the formula-injection guard (:func:`analysis.files.csv_cells.csv_safe`:
   a YouTube id such as ``-abc123`` comes out as ``'-abc123``).
 - :func:`export_kept_gold`: the gold files that hold the pairs, in their native format, holding
   only the kept pairs, with the store's current gold corrections of their items in place (the
@@ -23,11 +23,11 @@ from typing import Any
 import pandas as pd
 
 from analysis.files.atomic import write_text_atomic
+from analysis.files.csv_cells import csv_safe, csv_writer
 from analysis.review.corrected import corrected_gold
 from analysis.review.pairs.checks import pair_owner, pair_spec
 from analysis.review.pairs.validation import CLIP_CRITERIA, decisions, validations
 from analysis.store import Store
-from analysis.store.export import csv_safe, csv_writer
 from analysis.store.visibility import Viewer
 
 CSV_HEAD: tuple[str, ...] = (

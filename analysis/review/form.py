@@ -1,0 +1,73 @@
+"""What one reviewer's review form shows of an item, and what each save writes: decided here, once.
+
+The review panel asks :func:`form_of` what to fill its controls with and :func:`write_scope` what
+a changed field becomes; the rules (``docs/review.md``):
+
+- a **blind** reviewer's form starts from their own votes only (gold, flags, note): nobody else's
+  label, and not the official gold, reaches it; everything they save is a vote;
+- anyone else's form starts from the item's current labels (the corrected gold, or the official
+  one); a save corrects the gold (a ``final`` event), except on a gold an adjudication settled:
+  there it is recorded as a vote, which reopens the disagreement for an adjudicator, since only an
+  adjudication changes settled gold (:class:`analysis.store.events.Settled`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import pandas as pd
+
+from analysis.review.access import Access
+from analysis.store.visibility import visible_events
+
+Scope = Literal["vote", "final"]
+
+
+@dataclass(frozen=True)
+class Form:
+    """The values a reviewer's form starts from."""
+
+    gold: str | None
+    """The gold to show: the viewer's own vote when blind, else the current (or official) gold."""
+    flags: tuple[str, ...]
+    note: str
+    settled: bool
+    """The item's gold was settled by an adjudication (the viewer's gold save becomes a vote)."""
+
+
+def settled(events: pd.DataFrame, field: str = "gold") -> bool:
+    """Whether the latest ``final`` event of ``field`` is an adjudication (``events``: one item's)."""
+    finals = events[(events["scope"] == "final") & (events["field"] == field)]
+    return bool(len(finals)) and str(finals.iloc[-1]["kind"]) == "adjudicate"
+
+
+def latest(events: pd.DataFrame, scope: str, reviewer: str | None = None) -> dict[str, str | None]:
+    """The latest value of each field among ``events`` of one scope (of one reviewer, if given)."""
+    rows = events[events["scope"] == scope]
+    if reviewer is not None:
+        rows = rows[rows["reviewer"] == reviewer]
+    return {str(f): v for f, v in zip(rows["field"], rows["new_value"], strict=True)}
+
+
+def form_of(events: pd.DataFrame, access: Access, official: str | None) -> Form:
+    """The form of one item (``events``: every event on it, oldest first) as ``access`` sees it."""
+    seen = visible_events(events, access.viewer)
+    if access.blind:
+        mine = latest(seen, "vote", access.name)
+        values, gold = mine, mine.get("gold")
+    else:
+        values = latest(seen, "final")
+        gold = values.get("gold") or official
+    flags = tuple(f for f in str(values.get("flag") or "").split(",") if f)
+    return Form(gold, flags, str(values.get("note") or ""), settled(events))
+
+
+def write_scope(access: Access, field: str, form: Form) -> Scope:
+    """What a save of ``field`` writes: a vote (blind, or a settled gold) or a correction."""
+    if access.blind or (field == "gold" and form.settled):
+        return "vote"
+    return "final"
+
+
+__all__ = ["Form", "Scope", "form_of", "latest", "settled", "write_scope"]
