@@ -11,19 +11,23 @@ passwords took 0.7 s. :class:`Gate` is an ASGI middleware, handed to the FastAPI
 - counts failed sign-ins per username and per client address (:class:`SignInThrottle`) and,
   past a few free ones, refuses further attempts (429, ``Retry-After``) until a delay that doubles
   with each failure has passed, without checking the password; a right password after the delay
-  signs in as usual and clears the username's count.
+  signs in as usual and clears the username's count. The form is read as the app reads it
+  (URL-encoded or multipart, as Gradio's login page sends it), and one that names a field twice is
+  refused (400): it would be counted against one name and checked against the other. The client
+  address is the connection's peer: forwarded headers count only from the proxies the operator
+  names (``HALLUSCOPE_TRUSTED_PROXIES``, which :func:`launch_kwargs` hands to uvicorn).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qs
 
 from starlette.middleware import Middleware
 
@@ -129,9 +133,16 @@ class Gate:
         if body is None:
             await _reply(send, 413, "Sign-in form too large.")
             return
-        form = parse_qs(body.decode("utf-8", "replace"))
-        user = (form.get("username") or [""])[0].strip().lower()
-        client = scope.get("client") or ("?", 0)
+        fields = await _form_fields(scope, body)
+        if fields is None:
+            await _reply(send, 400, "The sign-in form could not be read.")
+            return
+        names = [name for name, _ in fields]
+        if len(names) != len(set(names)):  # counted against one name, checked against another
+            await _reply(send, 400, "The sign-in form repeats a field.")
+            return
+        user = dict(fields).get("username", "").strip().lower()
+        client = scope.get("client") or ("?", 0)  # the peer: uvicorn trusts only the operator's proxies
         keys = (f"user:{user}", f"client:{client[0]}")
         wait = self.throttle.wait_s(*keys)
         if wait > 0:
@@ -155,6 +166,31 @@ class Gate:
             self.throttle.succeeded(keys[0])
         elif status and status[0] in (400, 401):
             self.throttle.failed(*keys)
+
+
+async def _form_fields(scope: Scope, body: bytes) -> list[tuple[str, str]] | None:
+    """The sign-in form's fields as the app will read them; None when unreadable or holding a file.
+
+    URL-encoded or multipart, as the browser's login page sends it.
+    """
+    from starlette.requests import Request
+
+    request = Request(scope, _replay(body, _no_more))
+    try:
+        form = await request.form(max_files=0, max_fields=16)
+    except Exception:  # a malformed form: refused, never passed on
+        return None
+    try:
+        items = form.multi_items()
+        if any(not isinstance(value, str) for _, value in items):
+            return None
+        return [(name, str(value)) for name, value in items]
+    finally:
+        await form.close()
+
+
+async def _no_more() -> Message:
+    return {"type": "http.disconnect"}
 
 
 async def _read_body(receive: Receive, limit: int) -> bytes | None:
@@ -205,8 +241,18 @@ async def _reply(
     await send({"type": "http.response.body", "body": body})
 
 
+TRUSTED_PROXIES_ENV = "HALLUSCOPE_TRUSTED_PROXIES"
+"""``10.0.0.5,10.0.0.6``: the reverse proxies whose ``X-Forwarded-For`` names the client (none by
+default: behind a proxy not named here, every client is the proxy's address)."""
+
+
 def launch_kwargs(throttle: SignInThrottle | None = None) -> dict[str, Any]:
-    """What ``launch`` needs for the gate: the middleware and the upload cap."""
+    """What ``launch`` needs for the gate: the middleware and the upload cap.
+
+    Also sets ``FORWARDED_ALLOW_IPS``, which uvicorn reads when Gradio starts it, to the operator's
+    trusted proxies: uvicorn's default trusts a forwarded address from any local client.
+    """
+    os.environ["FORWARDED_ALLOW_IPS"] = os.environ.get(TRUSTED_PROXIES_ENV, "")
     return {
         "app_kwargs": {"middleware": [Middleware(Gate, throttle=throttle or SignInThrottle())]},
         "max_file_size": MAX_UPLOAD,

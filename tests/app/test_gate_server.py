@@ -114,3 +114,49 @@ def test_the_throttle_doubles_the_delay_and_caps_it() -> None:
     assert delays == [1.0, 2.0, 4.0, 5.0, 5.0]
     now[0] += 5.0
     assert throttle.wait_s("k") == 0
+
+
+def test_a_form_naming_a_field_twice_is_refused_and_multipart_forms_are_counted(catalog: Any) -> None:
+    """Issue 19, finding 6: ``username=junk&username=bob`` was counted against ``junk`` and checked
+    against ``bob``; the browser's own login page sends multipart forms, which were counted against
+    no username at all."""
+    throttle = SignInThrottle(free=3, base_s=60.0)
+    with serving(catalog, throttle, auth=USERS) as url, httpx.Client(timeout=60) as client:
+        twice = client.post(
+            f"{url}/login",
+            content=b"username=junk&username=bob&password=x",
+            headers={"content-type": "application/x-www-form-urlencoded"},
+        )
+        assert twice.status_code == 400 and "repeats a field" in twice.json()["detail"]
+        other = httpx.Client(timeout=60, transport=httpx.HTTPTransport(local_address="127.0.0.3"))
+        with other:
+            for n in range(3):  # multipart, as the login page sends it, from another address each time
+                reply = client.post(
+                    f"{url}/login", files={"username": (None, "bob"), "password": (None, f"g{n}")}
+                )
+                assert reply.status_code == 400
+            # bob's count holds whatever address asks next
+            assert (
+                other.post(
+                    f"{url}/login", files={"username": (None, "bob"), "password": (None, "bob-pw")}
+                ).status_code
+                == 429
+            )
+    assert throttle.wait_s("user:bob") > 0
+
+
+def test_a_forwarded_address_counts_only_from_a_named_proxy(
+    catalog: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Finding 6: the address key trusted ``X-Forwarded-For`` from any local client."""
+    monkeypatch.delenv("HALLUSCOPE_TRUSTED_PROXIES", raising=False)
+    throttle = SignInThrottle(free=2, base_s=60.0)
+    with serving(catalog, throttle, auth=USERS) as url, httpx.Client(timeout=60) as client:
+        for n in range(3):  # three addresses claimed, one client: counted against the client
+            client.post(
+                f"{url}/login",
+                data={"username": f"u{n}", "password": "x"},
+                headers={"x-forwarded-for": f"203.0.113.{n}"},
+            )
+    assert throttle.wait_s("client:127.0.0.1") > 0
+    assert throttle.wait_s("client:203.0.113.2") == 0
