@@ -14,7 +14,7 @@ from typing import Any
 
 import gradio as gr
 
-from analysis.review.access import Roles
+from analysis.review.access import Roles, may_review
 from analysis.store import Identity, NotAuthenticated, identity_from
 
 AUTH_ENV = "HALLUSCOPE_AUTH"
@@ -25,6 +25,10 @@ ADJUDICATORS_ENV = "HALLUSCOPE_ADJUDICATORS"
 """``carol,dave``: who may adjudicate (password users or, on a Space, Hugging Face usernames)."""
 BLIND_ENV = "HALLUSCOPE_BLIND"
 """``bob``: reviewers who review blind (set as a Space secret or variable on Spaces)."""
+REVIEWERS_ENV = "HALLUSCOPE_SPACE_REVIEWERS"
+"""``alice,bob``: the Hugging Face accounts that review on a Space (anyone else signs in read-only)."""
+ORGS_ENV = "HALLUSCOPE_SPACE_ORGS"
+"""``my-lab``: Hugging Face organisations whose members review on a Space."""
 
 
 def _names(*entries: str) -> frozenset[str]:
@@ -36,7 +40,12 @@ def roles_from(
 ) -> Roles:
     """Roles from ``$HALLUSCOPE_ADJUDICATORS`` / ``$HALLUSCOPE_BLIND`` and the serve options."""
     env = os.environ if env is None else env
-    return Roles(_names(env.get(ADJUDICATORS_ENV, ""), *adjudicators), _names(env.get(BLIND_ENV, ""), *blind))
+    return Roles(
+        _names(env.get(ADJUDICATORS_ENV, ""), *adjudicators),
+        _names(env.get(BLIND_ENV, ""), *blind),
+        _names(env.get(REVIEWERS_ENV, "")),
+        _names(env.get(ORGS_ENV, "")),
+    )
 
 
 class AuthError(ValueError):
@@ -79,9 +88,33 @@ def on_spaces(env: Mapping[str, str] | None = None) -> bool:
 
 
 def identity_of(request: gr.Request | None, profile: Any = None) -> Identity | None:
-    """The signed-in reviewer of a request, or None (a read-only visitor)."""
+    """The signed-in reviewer of a request, or None (a read-only visitor).
+
+    A Hugging Face sign-in is open to any account: it reviews only when the operator lists it or
+    one of its organisations (:func:`analysis.review.access.may_review`, the lists in
+    ``$HALLUSCOPE_SPACE_REVIEWERS`` and ``$HALLUSCOPE_SPACE_ORGS``); any other account is a visitor.
+    """
     username = getattr(request, "username", None) if request is not None else None
     try:
-        return identity_from(username, profile)
+        who = identity_from(username, profile)
     except NotAuthenticated:
         return None
+    if username:  # a password user (--auth): made by the operator
+        return who
+    return who if may_review(roles_from(), who.name, _orgs(profile), listed_only=True) else None
+
+
+def _orgs(profile: Any) -> frozenset[str]:
+    """The organisations a Hugging Face profile names (``orgs``: names, or objects with a name)."""
+    found = getattr(profile, "orgs", None)
+    if found is None and isinstance(profile, dict):
+        found = profile.get("orgs")
+    names = set()
+    for org in found or ():
+        if isinstance(org, str):
+            names.add(org)
+        elif isinstance(org, dict):
+            name = org.get("preferred_username") or org.get("name")
+            if isinstance(name, str):
+                names.add(name)
+    return frozenset(names)

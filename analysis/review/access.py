@@ -37,6 +37,22 @@ class Roles:
 
     adjudicators: frozenset[str] = frozenset()
     blind: frozenset[str] = frozenset()
+    accounts: frozenset[str] = frozenset()
+    """Hugging Face accounts that may sign in as reviewers (on a Space)."""
+    orgs: frozenset[str] = frozenset()
+    """Hugging Face organisations whose members may sign in as reviewers (on a Space)."""
+
+
+def may_review(roles: Roles, account: str, orgs: frozenset[str] = frozenset(), *, listed_only: bool) -> bool:
+    """Whether a signed-in account is a reviewer (else it gets the read-only demo).
+
+    ``listed_only``: the sign-in is open to anyone (a Hugging Face account on a public Space), so
+    only the accounts and organisations the operator lists review; a password user of ``--auth``
+    was made by the operator and always does.
+    """
+    if not listed_only:
+        return True
+    return account in roles.accounts or bool(orgs & roles.orgs)
 
 
 @dataclass(frozen=True)
@@ -128,4 +144,4 @@ class Access:
         return self.signed_in and not self.blind
 
 
-__all__ = ["HIDDEN_COLUMNS", "SEARCHED_BLIND", "Access", "Queue", "Roles"]
+__all__ = ["HIDDEN_COLUMNS", "SEARCHED_BLIND", "Access", "Queue", "Roles", "may_review"]

@@ -32,7 +32,11 @@ from components.review.context import Refused, ReviewContext
 from components.review.span_picker import build_picker
 
 READ_ONLY = "**Read-only demo.** Sign in to relabel, flag or note items; every write is refused without one."
-SIGN_IN_SPACES = "Sign in with the *Sign in with Hugging Face* button on the left."
+SIGN_IN_SPACES = (
+    "Sign in with the *Sign in with Hugging Face* button on the left: the accounts and organisations "
+    "the Space's owner lists review (`HALLUSCOPE_SPACE_REVIEWERS`, `HALLUSCOPE_SPACE_ORGS`); any other "
+    "account sees this read-only demo."
+)
 SIGN_IN_SERVE = (
     "To sign in, start the app with reviewers: `halluscope serve --auth USER:PASS` "
     "(repeatable) or `--auth-file FILE` of `USER:PASS` lines; see docs/review.md."

@@ -180,3 +180,33 @@ def test_9_a_request_key_reused_with_another_value_is_refused(catalog: Catalog, 
             row=row,
         )
     assert len(events_frame(ctx.store)) == 1
+
+
+def test_14_on_a_space_only_the_listed_accounts_review(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any Hugging Face account that signed in on a Space used to write labels."""
+    from components.identity import identity_of
+
+    class Request:
+        username = None
+
+    stranger = {"preferred_username": "stranger", "orgs": [{"preferred_username": "other-lab"}]}
+    member = {"preferred_username": "dana", "orgs": [{"preferred_username": "my-lab", "name": "My Lab"}]}
+    monkeypatch.delenv("HALLUSCOPE_SPACE_REVIEWERS", raising=False)
+    monkeypatch.delenv("HALLUSCOPE_SPACE_ORGS", raising=False)
+
+    def profile(values: dict[str, object]) -> object:
+        import gradio as gr
+
+        return gr.OAuthProfile({"name": "", "profile": "", "picture": "", **values})
+
+    assert identity_of(Request(), profile(stranger)) is None  # nobody listed: the read-only demo
+    monkeypatch.setenv("HALLUSCOPE_SPACE_REVIEWERS", "erin")
+    monkeypatch.setenv("HALLUSCOPE_SPACE_ORGS", "my-lab")
+    assert identity_of(Request(), profile(stranger)) is None
+    assert identity_of(Request(), profile(member)) == Identity("dana")  # a member of a listed organisation
+    assert identity_of(Request(), profile({"preferred_username": "erin"})) == Identity("erin")
+
+    class PasswordUser:
+        username = "alice"  # made by the operator with --auth: always a reviewer
+
+    assert identity_of(PasswordUser(), None) == ALICE
