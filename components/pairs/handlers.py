@@ -76,6 +76,17 @@ class PairsContext:
     def __post_init__(self) -> None:
         self.pairs = pair_spec().catalogue(self.catalog.table)
 
+    def known(self, pair_id: object) -> str:
+        """``pair_id`` when it names a pair of the catalogue; :class:`Refused` otherwise.
+
+        A pair id comes from the page (a row of the list, the box, a stale tab): anything else than
+        a listed id is refused here in one line, before any lookup can fail on it.
+        """
+        if not isinstance(pair_id, str) or not pair_id or not (self.pairs["pair_id"] == pair_id).any():
+            shown = str(pair_id)[:60] if pair_id is not None else "none"
+            raise Refused(f"No pair {shown!r} in the list.")
+        return pair_id
+
     def clips(self, pair_id: str) -> tuple[str, ...]:
         """The clip ids of a pair, in file order (KeyError for an unknown pair)."""
         rows = self.pairs[self.pairs["pair_id"] == pair_id]
@@ -130,7 +141,7 @@ def panels(ctx: PairsContext, pair_id: str, me: Identity | None = None) -> list[
     The action (the correct MCQ choice) and a caption carried by the record are the answer key:
     left empty for a viewer who may not see gold.
     """
-    view = pair_spec().view(pair_id, ctx.catalog.table)
+    view = pair_spec().view(ctx.known(pair_id), ctx.catalog.table)
     key = ctx.access(me).sees_gold
     out = []
     for letter, clip in zip(LETTERS, view.clips, strict=False):
@@ -155,7 +166,7 @@ def panels(ctx: PairsContext, pair_id: str, me: Identity | None = None) -> list[
 
 def show_pair(ctx: PairsContext, pair_id: str, me: Identity | None) -> PairScreen:
     """Load a pair: the player, its questions and answers, and the reviewer's saved checks."""
-    view = pair_spec().view(pair_id, ctx.catalog.table)
+    view = pair_spec().view(ctx.known(pair_id), ctx.catalog.table)
     clips = tuple(c.clip_id for c in view.clips)
     checks, note = PairChecks.blank(pair_id, clips), ""
     if me is not None:

@@ -284,7 +284,10 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
     def screen(pair_id: str | None, me: Identity | None) -> list[Any]:
         if not pair_id:
             return [gr.update()] * len(screen_out)
-        shown = ph.show_pair(ctx, pair_id, me)
+        try:
+            shown = ph.show_pair(ctx, pair_id, me)
+        except ph.Refused as exc:  # an id the list does not hold: one line, no traceback
+            raise gr.Error(md_text(exc), print_exception=False) from exc
         started = pm.start_thumbnails(ctx, pair_id)
         models = len(shown.grid.columns) - 5
         widths = ["5%", "4%", "24%", "22%", "5%", *[f"{40 / max(models, 1):.1f}%"] * models]
@@ -307,7 +310,8 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
         return screen(pair_id, identity_of(request))
 
     def chosen(evt: gr.SelectData, request: gr.Request) -> list[Any]:
-        return screen(str(evt.row_value[0]), identity_of(request))  # pair_id is the first column
+        picked = evt.row_value[0] if isinstance(evt.row_value, list) and evt.row_value else None
+        return screen(str(picked) if picked is not None else None, identity_of(request))  # the first column
 
     def teams(request: gr.Request) -> list[Any]:
         me = identity_of(request)
@@ -378,7 +382,7 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
 
     def previewed(pair_id: str | None) -> list[Any]:
         try:
-            job_id = pm.start_preview(ctx, pair_id or "")
+            job_id = pm.start_preview(ctx, ctx.known(pair_id))
         except ph.Refused as exc:
             return [f"⚠ {md_text(exc)}", "", gr.update(visible=False), gr.Timer()]
         return ["Preview queued…", job_id, gr.update(visible=False), gr.Timer(active=True)]
