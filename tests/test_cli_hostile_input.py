@@ -67,13 +67,13 @@ def test_a_key_given_twice_in_a_record_exits_2_naming_file_record_and_key(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], layout: str
 ) -> None:
     first = json.dumps(AVH_ROWS[0])
-    # record 1 says "label" twice; a parser keeping the last value scores it against "Yes"
+    # record 2 says "label" twice; a parser keeping the last value scores it against "Yes"
     second = json.dumps(AVH_ROWS[1])[:-1] + ', "label": "Yes"}'
     path = tmp_path / f"preds.{layout}"
     path.write_text(f"[{first},\n{second}]" if layout == "json" else f"{first}\n{second}\n", encoding="utf-8")
     code, out, err = run(["score", "avhbench", str(path), "--json"], capsys)
     assert (code, out) == (2, "")
-    record = "record 1" if layout == "json" else "line 2"
+    record = "record 2" if layout == "json" else "line 2"  # counted from 1, like every other error
     assert (
         err == f"halluscope: {path}: {record}: field 'label': key given twice in one record "
         "(which value is meant is ambiguous)\n"

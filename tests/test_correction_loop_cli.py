@@ -55,8 +55,9 @@ def test_items_import_score_export_score(
     assert len(rows) == 3
     fixes = write_jsonl(tmp_path / "fixes.jsonl", rows)
     db = tmp_path / "labels.db"
-    first = run(["import", name, fixes, "--db", db, "--reviewer", "alice"], capsys)
-    again = run(["import", name, fixes, "--db", db, "--reviewer", "alice"], capsys)
+    ids = golds or [pred]  # the ids are checked against the files they come from
+    first = run(["import", name, fixes, "--db", db, "--reviewer", "alice", "--gold", *ids], capsys)
+    again = run(["import", name, fixes, "--db", db, "--reviewer", "alice", "--gold", *ids], capsys)
     assert first.startswith("imported 3 new event(s)")
     assert again.startswith("imported 0 new event(s)")
 
@@ -84,7 +85,7 @@ def test_items_import_score_export_score(
             for r in changed
         ],
     )
-    assert run(["import", name, back, "--db", db, "--reviewer", "alice"], capsys).startswith(
+    assert run(["import", name, back, "--db", db, "--reviewer", "alice", "--gold", *ids], capsys).startswith(
         "imported 0 new event(s)"
     )
 
@@ -111,13 +112,19 @@ def test_import_is_atomic_and_names_the_bad_row(tmp_path: Path, capsys: pytest.C
     rows.append({"item_id": items[0]["item_id"], "field": "gold", "value": "maybe", "reason": "bad"})
     fixes = write_jsonl(tmp_path / "fixes.jsonl", rows)
     db = tmp_path / "labels.db"
-    assert main(["import", name, str(fixes), "--db", str(db), "--reviewer", "alice"]) == 2
+    assert (
+        main(["import", name, str(fixes), "--db", str(db), "--reviewer", "alice", "--gold", str(pred)]) == 2
+    )
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "fixes.jsonl" in err and "line 3" in err and "value" in err
     assert not db.exists()  # every row is checked before the store is even opened: nothing written
     good = write_jsonl(tmp_path / "good.jsonl", rows[:-1])
-    assert run(["import", name, good, "--db", db, "--reviewer", "alice"], capsys).startswith("imported 2 new")
-    assert main(["import", name, str(fixes), "--db", str(db), "--reviewer", "alice"]) == 2
+    assert run(["import", name, good, "--db", db, "--reviewer", "alice", "--gold", pred], capsys).startswith(
+        "imported 2 new"
+    )
+    assert (
+        main(["import", name, str(fixes), "--db", str(db), "--reviewer", "alice", "--gold", str(pred)]) == 2
+    )
     capsys.readouterr()
     out = tmp_path / "e.jsonl"
     run(["export", name, "--db", db, "--format", "jsonl", "--out", out], capsys)
@@ -147,7 +154,7 @@ def _store_with_two_events(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     items = [json.loads(line) for line in run(["items", name, pred, "--json"], capsys).splitlines()]
     fixes = write_jsonl(tmp_path / "fixes.jsonl", corrections(items, wrong_first(items, 2)))
     db = tmp_path / "labels.db"
-    run(["import", name, fixes, "--db", db, "--reviewer", "alice"], capsys)
+    run(["import", name, fixes, "--db", db, "--reviewer", "alice", "--gold", pred], capsys)
     return db
 
 

@@ -98,12 +98,15 @@ def test_import_corrected_score_and_native_export(
         json.dumps({"item_id": "toycount-q3", "field": "gold", "value": "five", "reason": "r"}) + "\n"
     )
     db = tmp_path / "labels.db"
-    assert main(["import", toy, str(fixes), "--db", str(db), "--reviewer", "alice"]) == 2
+    ids = ["--gold", str(files["model-a"])]
+    assert main(["import", toy, str(fixes), "--db", str(db), "--reviewer", "alice", *ids]) == 2
     assert "whole number" in capsys.readouterr().err
     fixes.write_text(
         json.dumps({"item_id": "toycount-q3", "field": "gold", "value": " 5", "reason": "recounted"}) + "\n"
     )
-    assert "imported 1 new event" in run(["import", toy, fixes, "--db", db, "--reviewer", "alice"], capsys)
+    assert "imported 1 new event" in run(
+        ["import", toy, fixes, "--db", db, "--reviewer", "alice", *ids], capsys
+    )
     corrected = json.loads(run(["score", toy, files["model-a"], "--db", db, "--corrected", "--json"], capsys))
     assert corrected["overall"] == {"accuracy": 0.75, "mae": 0.0, "n": 4}  # q1, q2, q3 right; q4 unparsed
     out = tmp_path / "native"

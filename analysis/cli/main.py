@@ -151,6 +151,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--db", help="label database: a SQLite file or postgresql://... (default DATA_DIR/halluscope.db)"
     )
     imp.add_argument("--reviewer", required=True, help="who the corrections are recorded for")
+    imp.add_argument(
+        "--gold",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help="the benchmark files the item ids come from (gold files, or predictions with gold inside, "
+        "as for export --format native): every id is checked against them before anything is written",
+    )
 
     audit = sub.add_parser("audit", help="find data problems in gold files")
     audit.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")

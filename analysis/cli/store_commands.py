@@ -9,9 +9,8 @@ labels with :func:`analysis.store.apply.apply_corrections` and score with the be
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from analysis.benchmarks import get
 from analysis.benchmarks.base import Benchmark
 from analysis.benchmarks.shared.corrected import load_as_shown
 from analysis.errors import InputError, InvalidLabel, StoreError, UsageError
+from analysis.files.csv_cells import read_csv_rows
 from analysis.files.readers import read_jsonl
 from analysis.review.corrected import corrected_gold, corrected_view, write_native
 from analysis.store.apply import count_corrections
@@ -29,18 +29,20 @@ from analysis.store.db import Store, default_db_path
 from analysis.store.events import ItemRef, write_label_rows
 from analysis.store.export import export_corrections, guess_format
 from analysis.store.identity import Identity, NotAuthenticated
-from analysis.store.values import FIELDS
+from analysis.store.values import FIELDS, NEEDS_REASON
 from analysis.table.columns import concat_tables
 
 CORRECTION_COLUMNS = ("item_id", "field", "value", "reason")
-"""Columns of a corrections file; ``task`` and ``gold`` (the official value, as ``items``
-prints them) may be given too, so that a value is checked against its task's kind."""
+"""Columns of a corrections file; the task and the official gold come from the ``--gold`` files."""
 
 
 def _open(db: str | None, *, must_exist: bool) -> Store:
     target = db or default_db_path()
-    if must_exist and not str(target).startswith(("postgres", "sqlite:")) and not Path(target).is_file():
-        raise InputError(target, "no such database file")
+    if must_exist and not str(target).startswith(("postgres", "sqlite:")):
+        if not Path(target).is_file():
+            raise InputError(target, "no such database file")
+        if Path(target).stat().st_size == 0:  # SQLite would take it as a new database
+            raise InputError(target, "is empty, not a label store")
     try:
         return open_store(target)
     except StoreError as exc:
@@ -66,24 +68,45 @@ def read_correction_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
     if not path.is_file():
         raise InputError(path, "no such file")
     if path.suffix.lower() == ".csv":
-        try:
-            text = path.read_text(encoding="utf-8-sig")
-        except UnicodeDecodeError:
-            raise InputError(path, "not valid UTF-8 text") from None
-        reader = csv.DictReader(io.StringIO(text))
-        missing = {"item_id", "field", "value"} - set(reader.fieldnames or ())
-        if missing:
-            raise InputError(path, f"missing columns: {', '.join(sorted(missing))}", record="line 1")
         return [
-            (f"line {n}", {k: (v if v != "" else None) for k, v in row.items() if k is not None})
-            for n, row in enumerate(reader, start=2)
+            (where, {k: (v if v != "" else None) for k, v in row.items()})
+            for where, row in read_csv_rows(path, ("item_id", "field", "value"))
         ]
     records = read_jsonl(path)
     return [(records.where(i), dict(r)) for i, r in enumerate(records.items)]
 
 
+def known_items(bench: Benchmark, files: Sequence[Path] | None) -> dict[str, tuple[str, str | None]]:
+    """``item_id -> (task, official gold)`` of every item in ``files``, as the app reads them.
+
+    An import is checked against these: an id that is in none of them (a typo, another
+    benchmark's item) is refused, and each event records the official gold it replaces.
+    """
+    if not files:
+        raise UsageError(
+            f"import needs --gold FILE...: the {bench.NAME} files the item ids come from, "
+            "so that every id is checked before anything is written"
+        )
+    known: dict[str, tuple[str, str | None]] = {}
+    for path in files:
+        try:
+            table = load_as_shown(lambda paths: bench.load_gold(paths), lambda p: bench.load(p), Path(path))
+        except ValueError:  # a prediction file that is read only beside its gold file
+            raise InputError(
+                path, "holds no gold of its own: give the gold files to check ids against"
+            ) from None
+        for item_id, task, gold in zip(table["item_id"], table["task"], table["gold"], strict=True):
+            official = gold if isinstance(gold, str) else None
+            if known.get(str(item_id), ("", None))[1] is None:
+                known[str(item_id)] = (task if isinstance(task, str) else "", official)
+    return known
+
+
 def planned_writes(
-    bench: Benchmark, path: Path, rows: list[tuple[str, dict[str, Any]]]
+    bench: Benchmark,
+    path: Path,
+    rows: list[tuple[str, dict[str, Any]]],
+    known: Mapping[str, tuple[str, str | None]],
 ) -> list[tuple[ItemRef, str, Any, str]]:
     """Every row checked before anything is written: ``(item, field, value, reason)``."""
     from analysis.store.values import normalize
@@ -93,17 +116,23 @@ def planned_writes(
         item_id, field = row.get("item_id"), row.get("field")
         if not isinstance(item_id, str) or not item_id:
             raise InputError(path, "missing, expected the item id as text", record=where, field="item_id")
+        if item_id not in known:
+            what = f"{item_id!r} is not an item of the given {bench.NAME} files"
+            raise InputError(path, what, record=where, field="item_id")
         if field not in FIELDS:
-            known = ", ".join(FIELDS)
-            raise InputError(path, f"{field!r} is not one of {known}", record=where, field="field")
-        task, gold = row.get("task"), row.get("gold")
-        ref = ItemRef(bench.NAME, item_id, str(task or ""), None if gold is None else str(gold))
+            known_fields = ", ".join(FIELDS)
+            raise InputError(path, f"{field!r} is not one of {known_fields}", record=where, field="field")
+        task, gold = known[item_id]
+        ref = ItemRef(bench.NAME, item_id, task, gold)
         try:
             normalize(field, row.get("value"), benchmark=bench.NAME, task=ref.task, original=ref.gold)
         except InvalidLabel as exc:
             raise InputError(path, str(exc), record=where, field="value") from None
         reason = row.get("reason")
-        planned.append((ref, field, row.get("value"), "" if reason is None else str(reason)))
+        reason = "" if reason is None else str(reason)
+        if field in NEEDS_REASON and not reason.strip():
+            raise InputError(path, f"a {field} correction needs a reason", record=where, field="reason")
+        planned.append((ref, field, row.get("value"), reason))
     return planned
 
 
@@ -114,7 +143,8 @@ def run_import(args: argparse.Namespace) -> str:
         who = Identity(args.reviewer)
     except NotAuthenticated as exc:
         raise UsageError(f"--reviewer: {exc}") from None
-    writes = planned_writes(bench, args.corrections, read_correction_rows(args.corrections))
+    rows = read_correction_rows(args.corrections)
+    writes = planned_writes(bench, args.corrections, rows, known_items(bench, args.gold))
     store = _open(args.db, must_exist=False)
     try:
         added = len(write_label_rows(store, writes, who, scope="final"))  # one transaction

@@ -13,9 +13,14 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
+from analysis.errors import InputError
+from analysis.files.readers import read_bytes
 
 _DANGEROUS = ("=", "+", "-", "@", "\t", "\r", "\n", "'")
 _LINE_BREAK = re.compile(r"(\r\n|\r|\n)")
@@ -64,3 +69,40 @@ def frame_csv(frame: pd.DataFrame) -> str:
         if not (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)):
             guarded[name] = [csv_safe(v) for v in frame[name].tolist()]
     return str(guarded.to_csv(index=False, lineterminator="\r\n"))
+
+
+def read_csv_rows(path: Path, required: Sequence[str]) -> list[tuple[str, dict[str, str]]]:
+    """``(where, row)`` for every row of a CSV file with a header, checked strictly.
+
+    A file cut inside a quoted cell, a stray quote, or a row with more or fewer cells than the
+    header is refused naming the line it starts on, never read as a shorter or merged row. Bytes
+    are decoded without universal newlines, so a CR inside a quoted cell stays a CR.
+    """
+    text = read_bytes(path).decode("utf-8")  # read_bytes refuses empty and non-UTF-8 files, drops a BOM
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    rows: list[tuple[str, dict[str, str]]] = []
+    header: list[str] | None = None
+    while True:
+        start = reader.line_num + 1
+        try:
+            cells = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            raise InputError(path, f"not valid CSV ({exc})", record=f"line {start}") from None
+        if header is None:
+            header = cells
+            missing = [c for c in required if c not in header]
+            if missing:
+                raise InputError(path, f"missing columns: {', '.join(missing)}", record="line 1")
+            continue
+        if not cells:
+            continue  # a blank line
+        if len(cells) != len(header):
+            raise InputError(
+                path, f"{len(cells)} cells where the header has {len(header)} columns", record=f"line {start}"
+            )
+        rows.append((f"line {start}", dict(zip(header, cells, strict=True))))
+    if header is None:
+        raise InputError(path, "no header line")
+    return rows

@@ -116,8 +116,10 @@ def _head(path: Path) -> bytes:
         raise InputError(path, "no such file")
     if path.is_dir():
         raise InputError(path, "is a folder, expected a file")
+    if not path.is_file():
+        raise InputError(path, "is not a regular file (a pipe or a device): give a file")
     with path.open("rb") as handle:
-        return handle.read(64 * 1024)
+        return readers.without_bom(handle.read(64 * 1024))
 
 
 def read(path: Path, *, fmt: str | None = None, mapping: Mapping[str, str] | None = None) -> Harnessed | None:

@@ -61,11 +61,22 @@ def record_name(index: int) -> str:
     return f"record {index + 1}"
 
 
+BOM = b"\xef\xbb\xbf"
+"""The UTF-8 byte order mark some editors put first in a file: read past, wherever a file is read."""
+
+
+def without_bom(data: bytes) -> bytes:
+    """``data`` without a leading UTF-8 byte order mark."""
+    return data[3:] if data.startswith(BOM) else data
+
+
 def _check_file(path: Path) -> None:
     if not path.exists():
         raise InputError(path, "no such file")
     if path.is_dir():
         raise InputError(path, "is a folder, expected a file")
+    if not path.is_file():  # a pipe would block the open until something writes to it
+        raise InputError(path, "is not a regular file (a pipe or a device): give a file")
     try:
         with path.open("rb"):
             pass
@@ -218,7 +229,7 @@ def _locate_duplicate(text: str) -> str | None:
         try:
             _STRICT.decode(text[start:at])
         except _DuplicateKey:
-            return f"record {index}" if key is None else f"key {key!r}"
+            return record_name(index) if key is None else f"key {key!r}"
         index += 1
 
 
@@ -243,7 +254,7 @@ def _decode_problem(exc: Exception) -> str:
 def read_bytes(path: Path) -> bytes:
     """Read a whole file; refuse missing, empty and non-UTF-8 files with a clear error."""
     _check_file(path)
-    data = path.read_bytes()
+    data = without_bom(path.read_bytes())
     if not data.strip():
         raise InputError(path, "file is empty")
     try:
@@ -288,6 +299,8 @@ def iter_jsonl(path: Path, *, check_keys: bool = True) -> Iterator[tuple[int, An
     seen = False
     with path.open("rb") as handle:
         for number, line in enumerate(handle, start=1):
+            if number == 1:
+                line = without_bom(line)
             if len(line) > MAX_LINE_BYTES:
                 raise InputError(
                     path,
@@ -318,7 +331,7 @@ def read_jsonl(path: Path) -> Records:
             raise InputError(path, f"expected a JSON object, got {type_name(value)}", record=f"line {number}")
         items.append(value)
         labels.append(f"line {number}")
-    if not surely_unique_keys(path.read_bytes(), items):  # then line by line, to name the record
+    if not surely_unique_keys(without_bom(path.read_bytes()), items):  # then line by line, to name the record
         for _ in iter_jsonl(path):
             pass
     return Records(path, items, labels)
@@ -327,10 +340,10 @@ def read_jsonl(path: Path) -> Records:
 def looks_like_jsonl(path: Path) -> bool:
     """True when the file holds more than one top-level JSON value, one per line."""
     with path.open("rb") as handle:
-        if not handle.read(4096).lstrip().startswith(b"{"):
+        if not without_bom(handle.read(4096)).lstrip().startswith(b"{"):
             return False  # a JSON list (often one long line) is told without reading that line
         handle.seek(0)
-        first = handle.readline(MAX_LINE_BYTES)
+        first = without_bom(handle.readline(MAX_LINE_BYTES))
         rest = b""
         while not rest.strip():
             rest = handle.readline(MAX_LINE_BYTES)

@@ -19,7 +19,7 @@ from analysis import benchmarks
 from analysis.benchmarks.base import Benchmark, Content, Detected, Role
 from analysis.errors import InputError
 from analysis.files import harness
-from analysis.files.readers import iter_jsonl, looks_like_jsonl, read_json, skip
+from analysis.files.readers import iter_jsonl, looks_like_jsonl, read_json, skip, without_bom
 
 __all__ = ["SAMPLE", "Detected", "NoBenchmarkNamed", "Role", "detect", "expect"]
 
@@ -108,7 +108,7 @@ def json_head(path: Path, limit: int = HEAD_BYTES) -> Content | None:
     A manifest is never told this way: None for an object whose first key is ``benchmarks``.
     """
     with path.open("rb") as handle:
-        data = handle.read(limit)
+        data = without_bom(handle.read(limit))
     text = data.decode("utf-8", errors="ignore")  # a character cut at the end is dropped
     at = skip(text, 0)
     opener = text[at : at + 1]

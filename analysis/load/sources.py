@@ -43,7 +43,7 @@ def _entry_sources(path: Path, base: Path, bench_id: str, entry: dict[str, Any])
     for index, pred in enumerate(entry.get("predictions", [])):
         if not isinstance(pred, dict) or not isinstance(pred.get("path"), str):
             raise InputError(
-                path, "expected an object with a 'path'", record=f"{bench_id} prediction {index}"
+                path, "expected an object with a 'path'", record=f"{bench_id} prediction {index + 1}"
             )
         gold = pred.get("gold")
         out.append(

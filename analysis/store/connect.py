@@ -21,6 +21,7 @@ from analysis.store.db import (
     check_identifier,
     check_sqlite,
     is_read_only,
+    refuse_foreign_sqlite,
     resolve_url,
     sqlite_hooks,
 )
@@ -48,6 +49,7 @@ def open_store(
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ReadOnlyStore(f"{path.parent}: cannot create the data folder ({exc.strerror})") from None
+        refuse_foreign_sqlite(path)
         engine = create_engine(url, pool_size=5, max_overflow=30, pool_timeout=60)
         sqlite_hooks(engine)
         check_sqlite(engine, path)
@@ -73,4 +75,7 @@ def open_store(
             if path is not None and is_read_only(exc, path):
                 raise ReadOnlyStore(f"{where}: cannot be written ({exc.reason})") from None
             raise StoreError(f"{where}: cannot bring the schema up to date ({exc.reason})") from None
+        except StoreError:  # a foreign database
+            store.close()
+            raise
     return store

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sqlite3
 import sys
 import threading
 import weakref
@@ -149,6 +150,41 @@ def is_read_only(exc: BaseException, path: Path) -> bool:
         return True
     folder_writable = os.access(path.parent, os.W_OK) and (not path.exists() or os.access(path, os.W_OK))
     return not folder_writable
+
+
+OUR_TABLES = frozenset({"schema_migrations", "label_events"})
+"""The tables a label store holds (``label_events`` alone: a store from before the migrations)."""
+
+
+def refuse_foreign(tables: Iterable[str], where: object) -> None:
+    """Refuse a database holding tables of another program: a label store is never grown into one."""
+    names = set(tables)
+    foreign = sorted(names - OUR_TABLES)
+    if foreign and "schema_migrations" not in names:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        raise StoreError(
+            f"{where}: holds tables of another program ({shown}), not a halluscope label store; "
+            "give a new file, a new database or a schema of its own"
+        )
+
+
+def refuse_foreign_sqlite(path: Path) -> None:
+    """:func:`refuse_foreign` on a SQLite file, read without writing a byte of it.
+
+    Before the engine connects: its hooks switch the journal to WAL, which rewrites the header.
+    A file SQLite cannot read is left to :func:`check_sqlite`, which says so.
+    """
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return
+    refuse_foreign((str(name) for (name,) in rows if not str(name).startswith("sqlite_")), path)
 
 
 def check_sqlite(engine: Engine, path: Path) -> None:

@@ -15,7 +15,6 @@ unquoted, which split the row for any reader that ends lines at CR.
 
 from __future__ import annotations
 
-import csv
 import io
 from pathlib import Path
 from typing import Any, Literal
@@ -24,7 +23,7 @@ import orjson
 import pandas as pd
 
 from analysis.errors import InputError
-from analysis.files.csv_cells import csv_safe, csv_unsafe, csv_writer
+from analysis.files.csv_cells import csv_safe, csv_unsafe, csv_writer, read_csv_rows
 from analysis.files.readers import read_jsonl
 from analysis.store.db import Store
 from analysis.store.identity import Identity, as_identity
@@ -104,7 +103,7 @@ def read_corrections(path: Path, *, fmt: str | None = None) -> list[tuple[str, d
         except Exception as exc:  # pyarrow raises several types for a file that is not Parquet
             raise InputError(path, f"not a Parquet file ({type(exc).__name__})") from None
         frame = frame.astype(object).where(frame.notna(), None)
-        rows = [(f"row {i}", r) for i, r in enumerate(frame.to_dict("records"))]
+        rows = [(f"row {i}", r) for i, r in enumerate(frame.to_dict("records"), start=1)]
     return [
         (where, {("item_key" if k == "item_id" else str(k)): v for k, v in row.items()})
         for where, row in rows
@@ -112,17 +111,9 @@ def read_corrections(path: Path, *, fmt: str | None = None) -> list[tuple[str, d
 
 
 def _read_csv(path: Path) -> list[tuple[str, dict[str, Any]]]:
-    try:  # bytes, not read_text: universal newlines would turn a quoted CR into LF
-        text = path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(path, "not valid UTF-8 text") from None
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    missing = {"event_id", "item_id", "field"} - set(reader.fieldnames or ())
-    if missing:
-        raise InputError(path, f"missing columns: {', '.join(sorted(missing))}", record="line 1")
     return [
-        (f"line {n}", {k: csv_unsafe(v or "") for k, v in row.items() if k is not None})
-        for n, row in enumerate(reader, start=2)
+        (where, {k: csv_unsafe(v) for k, v in row.items()})
+        for where, row in read_csv_rows(path, ("event_id", "item_id", "field"))
     ]
 
 

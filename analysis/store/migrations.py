@@ -21,11 +21,12 @@ from sqlalchemy import (
     Table,
     Text,
     insert,
+    inspect,
     select,
 )
 from sqlalchemy.schema import CreateIndex, CreateTable
 
-from analysis.store.db import Store, lock_label, write_tx
+from analysis.store.db import Store, lock_label, refuse_foreign, write_tx
 from analysis.store.schema import EVENT_ID, schema_migrations
 
 
@@ -123,6 +124,12 @@ def _ensure_table(conn: Connection) -> None:
     schema_migrations.create(conn, checkfirst=True)
 
 
+def _refuse_foreign(store: Store) -> None:
+    with store.engine.connect() as conn:
+        names = inspect(conn).get_table_names()
+    refuse_foreign(names, store.path or store.url)
+
+
 def applied_migrations(store: Store) -> list[str]:
     """Names of the migrations this database has, in the order they ran."""
     with write_tx(store) as conn:
@@ -143,6 +150,7 @@ def migrate(store: Store, upto: str | None = None) -> list[str]:
     if upto is not None and upto not in names:
         raise ValueError(f"unknown migration {upto!r} (known: {', '.join(names)})")
     last = names.index(upto) if upto is not None else len(names) - 1
+    _refuse_foreign(store)
     done: list[str] = []
     for migration in MIGRATIONS[: last + 1]:
         with write_tx(store) as conn:

@@ -18,7 +18,7 @@ from analysis.store.db import Store
 from analysis.store.events import Event, ItemRef, as_item, relabel, undo
 from analysis.store.identity import Identity, as_identity, check_payload
 from analysis.store.reviewers import vote
-from analysis.store.values import FIELDS, InvalidLabel, gold_kind, option_count
+from analysis.store.values import FIELDS, NEEDS_REASON, InvalidLabel, gold_kind, option_count
 
 ACTIONS = ("relabel", "undo", "vote", "undo-vote", "adjudicate")
 
@@ -56,7 +56,7 @@ def submit(
             reason,
             event_id=event_id,
             request_key=key,
-            require_reason=field == "gold",
+            require_reason=field in NEEDS_REASON,
         )
     if action == "vote":
         return vote(store, item, field, value, who, reason, event_id=event_id, request_key=key)

@@ -25,6 +25,9 @@ from analysis.benchmarks.shared.kinds import YES_NO_SPELLINGS
 from analysis.errors import InvalidLabel as InvalidLabel
 
 FIELDS: tuple[str, ...] = ("gold", "flag", "note")
+
+NEEDS_REASON: tuple[str, ...] = ("gold",)
+"""Fields whose correction is refused without a reason (in the app and in ``halluscope import``)."""
 FLAGS: tuple[str, ...] = ("ambiguous", "broken-media", "invalid-question", "wrong-options")
 CHOICE_FIELDS: dict[str, tuple[str, ...]] = {
     "pair_check:clear_action": ("yes", "no"),

@@ -38,7 +38,8 @@ def _import_two(capsys: pytest.CaptureFixture[str], *db: str) -> None:
     assert main(["items", name, str(pred), "--json"]) == 0
     items = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     fixes = write_jsonl(Path.cwd() / "fixes.jsonl", corrections(items, wrong_first(items, 2)))
-    assert main(["import", name, str(fixes), *db, "--reviewer", "alice"]) == 0, capsys.readouterr().err
+    imported = ["import", name, str(fixes), *db, "--reviewer", "alice", "--gold", str(pred)]
+    assert main(imported) == 0, capsys.readouterr().err
     capsys.readouterr()
 
 

@@ -132,7 +132,7 @@ def _first_byte(path: Path) -> bytes:
     if not path.is_file():
         return b""  # the reader then says what is wrong with the path
     with path.open("rb") as handle:
-        while chunk := handle.read(4096):
+        while chunk := readers.without_bom(handle.read(4096)):
             stripped = chunk.lstrip()
             if stripped:
                 return stripped[:1]

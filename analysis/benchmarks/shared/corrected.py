@@ -16,7 +16,7 @@ import pandas as pd
 
 from analysis.benchmarks.base import Bools
 from analysis.errors import InputError
-from analysis.files.readers import Records, looks_like_jsonl, read_records
+from analysis.files.readers import Records, looks_like_jsonl, read_records, without_bom
 
 Patch = Callable[[dict[str, Any], pd.Series, str], None]
 """Change one record in place: (record, the item's table row, the corrected gold)."""
@@ -43,7 +43,7 @@ def read_for_patch(path: Path) -> tuple[Records, bool]:
     """The file's records, and whether it is written back as JSONL (objects a line) or a list."""
     records = read_records(path)
     with path.open("rb") as handle:
-        starts_with_object = handle.read(4096).lstrip().startswith(b"{")
+        starts_with_object = without_bom(handle.read(4096)).lstrip().startswith(b"{")
     return records, looks_like_jsonl(path) or starts_with_object
 
 

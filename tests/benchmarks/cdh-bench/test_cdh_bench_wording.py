@@ -164,7 +164,12 @@ def test_findings_suggest_corrections_the_store_accepts(
     assert "[fix: gold=no, gold=yes]" in capsys.readouterr().out
     # ... and `halluscope import` records them as they stand
     db = tmp_path / "labels.db"
-    assert main(["import", "cdh-bench", str(fixes), "--db", str(db), "--reviewer", "auditor"]) == 0
+    assert (
+        main(
+            ["import", "cdh-bench", str(fixes), "--db", str(db), "--reviewer", "auditor", "--gold", str(path)]
+        )
+        == 0
+    )
     assert f"{len(rows)} new event(s)" in capsys.readouterr().out
 
 
