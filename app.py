@@ -347,7 +347,7 @@ def launch_kwargs(catalog: Catalog) -> dict[str, Any]:
         "allowed_paths": catalog.allowed_paths(),
         "run_history": False,
         "theme": gr.themes.Soft(),
-        **gate.launch_kwargs(),  # uploads only when signed in (capped), sign-in guessing slowed
+        **gate.launch_kwargs(),  # every upload refused, sign-in guessing slowed
     }
 
 

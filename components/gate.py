@@ -1,4 +1,4 @@
-"""What the server refuses before Gradio sees it: uploads from visitors, and sign-in guessing.
+"""What the server refuses before Gradio sees it: every upload, and sign-in guessing.
 
 Gradio 6.31 accepts ``POST /gradio_api/upload`` from anyone when the app has no ``auth`` (the
 read-only demo) and keeps what it gets in its cache, serving it back by URL; with ``auth`` it only
@@ -6,8 +6,9 @@ asks for a session. Its ``/login`` answers as fast as it can compare a password:
 passwords took 0.7 s. :class:`Gate` is an ASGI middleware, handed to the FastAPI app through
 ``launch(app_kwargs={"middleware": ...})`` (see :func:`launch_kwargs`), that
 
-- refuses an upload (403) unless the request carries a signed-in session: a password sign-in's
-  cookie, or a Hugging Face OAuth session; signed-in uploads stay capped by ``max_file_size``;
+- refuses every upload (403), signed in or not: the app has no component that takes a file, so an
+  upload can only be abuse (200 files, or 3 x 9.9 MB in one request, were taken from a signed-in
+  reviewer while uploads were only capped per file); ``max_file_size`` stays as a second bound;
 - counts failed sign-ins per username and per client address (:class:`SignInThrottle`) and,
   past a few free ones, refuses further attempts (429, ``Retry-After``) until a delay that doubles
   with each failure has passed, without checking the password; a right password after the delay
@@ -38,7 +39,7 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 MAX_UPLOAD = "10mb"
-"""``max_file_size`` for signed-in reviewers (the app itself takes no uploads; this bounds abuse)."""
+"""``max_file_size``: a second bound behind the gate, which refuses every upload before Gradio reads it."""
 MAX_LOGIN_BODY = 64 * 1024
 """A sign-in form longer than this is refused outright (a username and a password fit easily)."""
 
@@ -81,32 +82,6 @@ class SignInThrottle:
         return last + min(self.base_s * 2.0 ** (count - self.free), self.cap_s)
 
 
-def signed_in(scope: Scope) -> bool:
-    """The request carries a Gradio sign-in cookie the app knows, or a Hugging Face OAuth session."""
-    app = scope.get("app")
-    cookie_id, tokens = getattr(app, "cookie_id", None), getattr(app, "tokens", None) or {}
-    if cookie_id is not None:
-        cookies = _cookies(scope)
-        for name in (f"access-token-{cookie_id}", f"access-token-unsecure-{cookie_id}"):
-            if cookies.get(name) in tokens:
-                return True
-    session = scope.get("session")
-    return isinstance(session, dict) and bool(session.get("oauth_info"))
-
-
-def _cookies(scope: Scope) -> dict[str, str]:
-    from http.cookies import SimpleCookie
-
-    jar: SimpleCookie = SimpleCookie()
-    for name, value in scope.get("headers", ()):
-        if name == b"cookie":
-            try:
-                jar.load(value.decode("latin-1"))
-            except Exception:  # a malformed cookie header: no session
-                return {}
-    return {k: m.value for k, m in jar.items()}
-
-
 class Gate:
     """The ASGI middleware described in the module docstring."""
 
@@ -120,8 +95,8 @@ class Gate:
             await self.app(scope, receive, send)
             return
         path = str(scope.get("path", "")).rstrip("/")
-        if path.endswith("/gradio_api/upload") and not signed_in(scope):
-            await _reply(send, 403, "Uploads are refused: sign in first.")
+        if path.endswith("/upload"):  # /gradio_api/upload, and any older mount of the route
+            await _reply(send, 403, "This app takes no uploads.")
             return
         if path.endswith("/login"):
             await self._login(scope, receive, send)
@@ -247,7 +222,7 @@ default: behind a proxy not named here, every client is the proxy's address)."""
 
 
 def launch_kwargs(throttle: SignInThrottle | None = None) -> dict[str, Any]:
-    """What ``launch`` needs for the gate: the middleware and the upload cap.
+    """What ``launch`` needs for the gate: the middleware and the second bound on uploads.
 
     Also sets ``FORWARDED_ALLOW_IPS``, which uvicorn reads when Gradio starts it, to the operator's
     trusted proxies: uvicorn's default trusts a forwarded address from any local client.
