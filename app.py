@@ -34,6 +34,7 @@ from components.review.context import ReviewContext
 from components.review.gold import ReviewerView
 from components.review.panel import build_review
 from components.review.tab import build_review_tab, wire_review
+from components.store_errors import say_store_errors
 from components.style import CSS
 
 SCROLL_TO_FILTERS = "() => { document.getElementById('filter-col')?.scrollIntoView(); return []; }"
@@ -144,6 +145,7 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
             hidden=lambda request, profile: not ctx.access(identity_of(request, profile)).sees_gold,
         )
         wire_review(ctx, demo, current, f, t, ins, ch, rv, rt, gold_mode, changes, tabs)
+    say_store_errors(demo)
     return demo
 
 
@@ -381,7 +383,7 @@ def open_review(
             store = open_store(db, data_dir=folder, media_roots=roots)
     except ReadOnlyStore as exc:
         print(f"halluscope: {exc}: serving the read-only demo", file=sys.stderr)
-        return ReviewContext(catalog, None, oauth=on_spaces())
+        return ReviewContext(catalog, None, oauth=on_spaces(), read_only=str(exc))
     if store.path is not None:
         assert_not_served(store.path, roots)
     roles = roles if roles is not None else roles_from()

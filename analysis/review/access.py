@@ -128,6 +128,19 @@ class Access:
         """Save labels (gold, flags, note), undo their own saves, validate pairs."""
         return self.signed_in and self.writable
 
+    def refusal(self, action: str, why_read_only: str = "") -> str | None:
+        """One line saying why this viewer cannot ``action`` (None when they may write).
+
+        A visitor is told to sign in; a signed-in reviewer of a store that cannot be written is told
+        that (``why_read_only``: what opening it said), never to sign in again.
+        """
+        if not self.signed_in:
+            return f"Refused: sign in to {action} (this app is read-only without a reviewer)."
+        if not self.writable:
+            why = why_read_only or "no label store is open"
+            return f"Refused: the label store cannot be written ({why}); nothing was saved."
+        return None
+
     @property
     def gold_scope(self) -> Literal["vote", "final"]:
         """What a saved gold is: a blind reviewer's vote, anyone else's correction of the gold."""

@@ -54,7 +54,8 @@ def open_store(
         sqlite_hooks(engine)
         check_sqlite(engine, path)
     else:
-        connect_args: dict[str, Any] = {}
+        # a server that does not answer (not one that refuses) is given up after 10 s, not libpq's forever
+        connect_args: dict[str, Any] = {} if "connect_timeout" in url else {"connect_timeout": 10}
         if schema is not None:
             check_identifier(schema)
             connect_args["options"] = f"-csearch_path={schema}"

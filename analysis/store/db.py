@@ -35,7 +35,7 @@ from typing import IO, Any, Protocol
 
 from sqlalchemy import Connection, Engine, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError, ProgrammingError
 
 from analysis.errors import ReadOnlyStore, StoreError, WriteRefused
 
@@ -245,7 +245,9 @@ def write_tx(store: Store) -> Iterator[Connection]:
             conn = conn.execution_options(halluscope_write=True)
             with conn.begin():
                 yield conn
-    except OperationalError as exc:  # disk full, read-only, locked past the busy timeout...
+    except (IntegrityError, ProgrammingError):
+        raise  # a concurrent duplicate (the caller looks it up), or a bug: not the store's refusal
+    except DBAPIError as exc:  # disk full, read-only, locked past the busy timeout, server gone...
         raise WriteRefused(f"the label store refused the write: {reason_of(exc)}", reason_of(exc)) from None
 
 
@@ -273,9 +275,18 @@ def _writer_turn(store: Store) -> Iterator[None]:
 
 @contextmanager
 def read_tx(store: Store) -> Iterator[Connection]:
-    """A read-only transaction (one consistent snapshot)."""
-    with store.engine.connect() as conn, conn.begin():
-        yield conn
+    """A read-only transaction (one consistent snapshot).
+
+    A database that cannot be read (PostgreSQL down, a SQLite file damaged under the running server)
+    raises :class:`StoreError` in one line; a bug (:class:`ProgrammingError`) is not dressed as one.
+    """
+    try:
+        with store.engine.connect() as conn, conn.begin():
+            yield conn
+    except ProgrammingError:
+        raise
+    except DBAPIError as exc:
+        raise StoreError(f"the label store cannot be read ({store.url}): {reason_of(exc)}") from None
 
 
 def lock_label(conn: Connection, *parts: str) -> None:

@@ -28,7 +28,7 @@ from sqlalchemy.exc import IntegrityError
 from analysis.store.db import Store, lock_label, read_tx, write_tx
 from analysis.store.identity import Identity, as_identity
 from analysis.store.schema import label_events
-from analysis.store.values import MAX_REASON, InvalidLabel, normalize
+from analysis.store.values import InvalidLabel, check_reason, normalize
 
 SCOPES = ("final", "vote")
 KINDS = ("set", "undo", "adjudicate")
@@ -230,8 +230,7 @@ def _write(
 ) -> Event:
     if scope not in SCOPES:
         raise InvalidLabel(f"unknown scope {scope!r}")
-    if not isinstance(reason, str) or len(reason) > MAX_REASON:
-        raise InvalidLabel(f"reason must be text of at most {MAX_REASON:,} characters")
+    check_reason(reason)
     eid = _check_event_id(event_id)
     key = _check_request_key(request_key)
     try:
@@ -405,8 +404,7 @@ def write_label_rows(
     if scope not in SCOPES or kind not in KINDS or kind == "undo":
         raise InvalidLabel(f"write_labels takes a scope of {', '.join(SCOPES)} and kind set or adjudicate")
     for *_, reason in writes:
-        if not isinstance(reason, str) or len(reason) > MAX_REASON:
-            raise InvalidLabel(f"reason must be text of at most {MAX_REASON:,} characters")
+        check_reason(reason)
     planned = sorted(
         (
             (

@@ -42,6 +42,9 @@ def _time(value: str) -> str:
 def check_event(row: Mapping[str, Any], source: str, where: str, origin: str) -> dict[str, Any]:
     """One incoming event as a row of ``label_events``, or an InputError saying what is wrong."""
     out: dict[str, Any] = {name: _text(row.get(name)) for name in EVENT_COLUMNS}
+    for name, value in out.items():
+        if value is not None and "\x00" in value:  # PostgreSQL refuses it in text: refused on both
+            raise InputError(source, "holds a NUL character (\\x00)", record=where, field=name)
     for name in _REQUIRED:
         if not out[name]:
             raise InputError(source, "missing", record=where, field=name)

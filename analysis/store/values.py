@@ -62,6 +62,24 @@ def option_count(options: Any) -> int:
     return len(options) if isinstance(options, (list, tuple)) else 0
 
 
+def no_nul(what: str, text: str) -> str:
+    """``text``, refused when it holds a NUL character.
+
+    PostgreSQL cannot store one in text, and SQLite would keep what the other store refuses: a label
+    must read the same on both.
+    """
+    if "\x00" in text:
+        raise InvalidLabel(f"{what} holds a NUL character (\\x00), which a label cannot hold")
+    return text
+
+
+def check_reason(reason: Any) -> str:
+    """A reason as stored: text of at most :data:`MAX_REASON` characters, without NUL."""
+    if not isinstance(reason, str) or len(reason) > MAX_REASON:
+        raise InvalidLabel(f"reason must be text of at most {MAX_REASON:,} characters")
+    return no_nul("reason", reason)
+
+
 def normalize(
     field: str, value: Any, *, benchmark: str = "", task: str = "", original: str | None = None
 ) -> str | None:
@@ -76,6 +94,7 @@ def normalize(
         return normalize_flags(value)
     if not isinstance(value, str):
         raise InvalidLabel(f"{field} must be text, got {type(value).__name__}")
+    no_nul(field, value)
     if field == "note":
         note = value.strip()
         if len(note) > MAX_NOTE:

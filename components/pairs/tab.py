@@ -330,7 +330,9 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
         me = identity_of(request)
         return f"Signed in as **{md_text(me.name)}**." if me else "**Read-only**: sign in to validate pairs."
 
-    def toggled(state: PairChecks, *values: str | None) -> tuple[PairChecks, str]:
+    def toggled(state: PairChecks | None, *values: str | None) -> tuple[PairChecks | None, str]:
+        if state is None:  # no pair shown (the store could not be read): nothing to check
+            return None, ""
         n = ph.MAX_CLIPS
         new = ph.set_checks(state, values[:n], values[n : 2 * n], values[2 * n])
         return new, ph.decision_text(new)

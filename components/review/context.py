@@ -41,6 +41,9 @@ class ReviewContext:
     """Per session, how often a handler set the inspected item (a filter's clearing stands down
     when an item was opened while it ran)."""
 
+    read_only: str = ""
+    """Why no store could be opened for writing (what opening it said); "" when none was refused."""
+
     @property
     def roles(self) -> Roles:
         """Who adjudicates and who reviews blind."""
@@ -49,6 +52,12 @@ class ReviewContext:
     def access(self, who: Identity | None) -> Access:
         """What ``who`` may see and do (:mod:`analysis.review.access` decides; a visitor: None)."""
         return Access.of(who.name if who is not None else None, self.roles, writable=self.store is not None)
+
+    def refuse(self, who: Identity | None, action: str) -> None:
+        """Raise :class:`Refused` with the one line :meth:`Access.refusal` gives, unless ``who`` may write."""
+        why = self.access(who).refusal(action, self.read_only)
+        if why is not None:
+            raise Refused(why)
 
     def row(self, row: int | None) -> pd.Series:
         """The server's table row (raises :class:`Refused` for no or an unknown row)."""

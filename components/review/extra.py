@@ -205,8 +205,8 @@ def adjudicate_item(
     ctx: ReviewContext, row: int | None, who: Identity | None, value: str | None, reason: str | None
 ) -> str:
     """Settle the current item's gold after a disagreement (adjudicators only, a reason needed)."""
-    if ctx.store is None or who is None:
-        raise Refused("Refused: sign in to adjudicate.")
+    ctx.refuse(who, "adjudicate")
+    assert who is not None and ctx.store is not None
     if not ctx.access(who).may_adjudicate:
         raise Refused(f"Refused: {who.name} is not an adjudicator (halluscope serve --adjudicator NAME).")
     if not (reason or "").strip():

@@ -140,10 +140,12 @@ def build_review() -> ReviewWidgets:
     )
 
 
-def read_only_note(ctx: ReviewContext) -> str:
+def read_only_note(ctx: ReviewContext, who: Identity | None = None) -> str:
     """Why nothing can be written here, and how to sign in (the Spaces button, else ``--auth``)."""
     if ctx.store is None:
-        return "**Read-only:** no label store is open."
+        why = md_text(ctx.read_only or "no label store is open")
+        head = f"Signed in as **{md_text(who.name)}**. " if who is not None else ""
+        return f"{head}**Read-only:** the label store cannot be written ({why}); nothing can be saved."
     return f"{READ_ONLY} {SIGN_IN_SPACES if ctx.oauth else SIGN_IN_SERVE}"
 
 
@@ -273,7 +275,7 @@ def panel(
     hidden = gr.update(visible=False)
     keep = [gr.update()] * 8
     if ctx.store is None or who is None:
-        note = read_only_note(ctx)
+        note = read_only_note(ctx, who)
         return (note, *keep, "", hidden)
     role = "adjudicator" if access.adjudicator else "reviewer"
     head = f"Signed in as **{md_text(who.name)}** ({role}{', blind' if blind else ''})"
@@ -336,8 +338,8 @@ def save(
 ) -> str:
     """Write what changed on the form (gold, flags, note) as ``who``, as one undoable save."""
     access = ctx.access(who)
-    if ctx.store is None or who is None or not access.may_write:
-        raise Refused("Refused: sign in to review (this app is read-only without a reviewer).")
+    ctx.refuse(who, "review")
+    assert who is not None and ctx.store is not None  # refuse() lets only a writer through
     item = ctx.row(row)
     shown = form_of(item_events(ctx, item), access, _official(item))
     value = form_value(item, gold, gold_text, letters, part_choice, part_text)
@@ -398,8 +400,8 @@ def _open_events(events: pd.DataFrame, who: Identity, blind: bool) -> pd.DataFra
 def undo_last(ctx: ReviewContext, row: int | None, who: Identity | None) -> str:
     """Undo the latest save on this item, every field it wrote (in blind mode: my latest vote)."""
     access = ctx.access(who)
-    if ctx.store is None or who is None or not access.may_write:
-        raise Refused("Refused: sign in to review (this app is read-only without a reviewer).")
+    ctx.refuse(who, "review")
+    assert who is not None and ctx.store is not None  # refuse() lets only a writer through
     blind = access.blind
     item = ctx.row(row)
     candidates = _open_events(item_events(ctx, item), who, blind)

@@ -345,8 +345,9 @@ def _api(ctx: ReviewContext) -> None:
         from analysis.store.payload import submit
 
         who = identity_of(request, profile)
-        if ctx.store is None or who is None:
-            raise gr.Error("Refused: sign in to write labels.", print_exception=False)
+        why = ctx.access(who).refusal("write labels", ctx.read_only)
+        if why is not None or ctx.store is None or who is None:
+            raise gr.Error(why or "Refused.", print_exception=False)
         found = ctx.catalog.rows_of(str(item_id))
         if not found.size:
             raise gr.Error(escape(f"No item {item_id!r}.", quote=False), print_exception=False)

@@ -282,3 +282,52 @@ def test_the_sweep_sees_what_a_reviewer_may_see(setting: tuple[Any, ReviewContex
         state[opened[0]] = row
         seen.update(_leaks(_call(demo, fn, "alice", "default", row, state)[0], ctx))
     assert {ANSWER_CANARY, NOTE_CANARY, "✓", "✗", "⚑", '"plotly"', "official "} <= seen
+
+
+def test_every_handler_says_why_when_the_store_is_down(setting: tuple[Any, ReviewContext, int]) -> None:
+    """Issue 19, finding 10: with PostgreSQL down every read answered ``{"error": null}``.
+
+    The store here is a PostgreSQL URL nothing listens on (what a stopped server looks like to the
+    app): each handler either answers or refuses with the one line that says the store failed.
+    """
+    _, shared, row = setting
+    dead = open_store("postgresql://halluscope@127.0.0.1:9/halluscope", migrate=False)
+    ctx = ReviewContext(
+        shared.catalog, dead, shared.reviewers, adjudicators=shared.adjudicators, blind=shared.blind
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        demo = app.build_app(shared.catalog, ctx)
+    handlers = [f for f in demo.fns.values() if f.fn is not None]
+    problems, said = [], set()
+    for name in ("alice", "bob", "carol", None):
+        state = SessionState(demo)
+        for opener in [f for f in handlers if f.name == "on_select"]:
+            _call(demo, opener, name, "default", row, state)
+        for fn in handlers:
+            request = gr.Request(username=name, query_params={}, session_hash=f"down-{name}")
+            inputs = [None if getattr(b, "stateful", False) else _payload(b, "default") for b in fn.inputs]
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)
+                    asyncio.run(
+                        demo.process_api(
+                            block_fn=fn,
+                            inputs=inputs,
+                            state=state,
+                            request=request,
+                            event_data=_event_data(row, "default"),
+                        )
+                    )
+            except gr.Error as exc:
+                if "label store" in str(exc.message):
+                    said.add(str(exc.message))
+                    if "\n" in str(exc.message) or "Traceback" in str(exc.message):
+                        problems.append(f"{fn.name}: {exc.message!r}")
+            except Exception as exc:
+                cause = exc.__cause__ or exc
+                if not (isinstance(cause, gr.Error) or _in_gradio(cause)):
+                    problems.append(f"{fn.name} as {name}: unhandled {type(cause).__name__}: {cause}")
+    assert problems == [], "\n".join(problems)
+    assert said, "no handler touched the store"
+    assert all("Connection refused" in m or "connection" in m.lower() for m in said), said

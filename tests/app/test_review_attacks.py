@@ -210,3 +210,25 @@ def test_14_on_a_space_only_the_listed_accounts_review(monkeypatch: pytest.Monke
         username = "alice"  # made by the operator with --auth: always a reviewer
 
     assert identity_of(PasswordUser(), None) == ALICE
+
+
+def test_10_a_store_that_cannot_be_written_is_said_so_not_sign_in(
+    catalog: Catalog, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from app import open_review
+
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the data folder should be")
+    ctx = open_review(catalog, data_dir=blocker / "data")
+    assert ctx.store is None and "cannot create the data folder" in ctx.read_only
+    assert "serving the read-only demo" in capsys.readouterr().err
+    row = _row(catalog)
+    with pytest.raises(Refused) as refused:
+        save(ctx, row, ALICE, None, "", ["ambiguous"], "a note", "")
+    said = str(refused.value)
+    assert "cannot be written" in said and "cannot create the data folder" in said
+    assert "sign in" not in said.lower()  # alice is signed in: that is not what stands in her way
+    head = panel(ctx, row, ALICE)[0]
+    assert "Signed in as **alice**" in head and "cannot be written" in head
+    with pytest.raises(Refused, match="sign in"):  # a visitor is still told to sign in
+        save(ctx, row, None, None, "", ["ambiguous"], "a note", "")

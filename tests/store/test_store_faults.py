@@ -150,7 +150,8 @@ def test_a_read_only_data_folder_serves_the_read_only_demo(tmp_path: Path) -> No
         with launched(app.build_app(catalog, ctx), auth=USERS, **app.launch_kwargs(catalog)) as url:
             client = Client(url, auth=USERS[0], verbose=False)
             item = str(catalog.table["item_id"].iloc[0])
-            with pytest.raises(Exception, match="Refused: sign in to write labels"):
+            # alice is signed in: she is told the store cannot be written, not to sign in
+            with pytest.raises(Exception, match="Refused: the label store cannot be written"):
                 client.predict(item, "gold", "no", "r", api_name="/relabel")
             assert httpx.get(url, timeout=30).status_code == 200  # the demo is served
 
