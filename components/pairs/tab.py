@@ -322,7 +322,7 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
                 empty,
                 empty,
                 empty,
-                ph.pair_list(ctx, None),
+                ph.pair_list(ctx, me),  # as the viewer: a blind reviewer's holds no actions
             ]
         return [*ph.team(ctx, me), ph.pair_list(ctx, me)]
 

@@ -15,6 +15,7 @@ import pandas as pd
 
 from analysis.charts.common import derive_columns
 from analysis.query import prepare
+from analysis.review.access import Access
 from analysis.review.corrected import corrected_view, official_gold
 from analysis.store import (
     Identity,
@@ -105,6 +106,11 @@ EXPORT_LABELS = (
 """The Review tab's download buttons, in the order :func:`build_exports` returns the files."""
 
 
+def offered_queues(access: Access) -> list[str]:
+    """The queue labels offered to ``access`` (:meth:`Access.queues` decides)."""
+    return [label for label in QUEUES if QUEUE_IDS[label] in access.queues()]
+
+
 def _viewer(ctx: ReviewContext, who: Identity | None) -> Viewer:
     return ctx.access(who).viewer
 
@@ -148,6 +154,10 @@ def queue_frame(ctx: ReviewContext, queue: str, benchmark: str | None, who: Iden
         mine = who.name in votes or by == who.name
         if not access.adjudicator and not mine:
             continue  # other reviewers' sides stay hidden until I have taken one
+        if access.blind and not mine:  # the votes stay hidden from a blind adjudicator who took no side
+            ids.append(item_id)
+            detail.append(f"{len(votes)} vote(s) in dispute (hidden: you adjudicate blind)")
+            continue
         sides = [f"{r}: {v}" for r, v in votes.items()]
         if gold is not None and access.sees_gold:
             sides.insert(0, f"gold: {gold} ({'official' if by == 'official' else f'set by {by}'})")
@@ -192,6 +202,8 @@ def adjudication_target(ctx: ReviewContext, row: int | None, who: Identity | Non
     votes = shown_votes(events, access.viewer, item_id)
     # every text here comes from a reviewer or a data file: Markdown-escaped, never rendered
     listed = ", ".join(f"{md_text(r)}: {md_text(v)}" for r, v in votes.items()) or "no votes"
+    if access.blind and not votes:  # a blind adjudicator settles from the item, unanchored by votes
+        listed = "hidden: you adjudicate blind, decide from the item itself"
     ref = {"benchmark": str(item["benchmark"]), "item_id": item_id, "task": str(item.get("task") or "")}
     side = took_a_side(ctx.store, as_item(ref), "gold", who.name)
     own = f" · **you {side} it: another adjudicator must settle it**" if side else ""

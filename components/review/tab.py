@@ -128,6 +128,12 @@ def wire_review(
     ) -> tuple[Any, ...]:
         return panel(ctx, row, identity_of(request, profile), drafts=drafts)
 
+    def offered(request: gr.Request, profile: gr.OAuthProfile | None) -> Any:
+        labels = review_extra.offered_queues(ctx.access(identity_of(request, profile)))
+        return gr.update(choices=labels, value=labels[0])
+
+    demo.load(offered, None, rt.queue, **private, **FREE)  # a blind reviewer is not offered the audit's
+
     for trigger in (current.change, demo.load):
         trigger(show, [current, rv.drafts], rv.outputs(), **private, **FREE).then(
             pick, [current, rv.gold_text], rv.picker.chips, **private, **FREE

@@ -184,6 +184,20 @@ def _in_gradio(exc: BaseException) -> bool:
     return last is not None and f"{Path(gr.__file__).parent}" in last and "/components/" in last
 
 
+_ACTIONS: dict[int, list[str]] = {}
+
+
+def _pair_actions(ctx: ReviewContext) -> list[str]:
+    """Each VidHalluc pair's actions as the pair list joins them (``walking | running``)."""
+    if id(ctx) not in _ACTIONS:
+        from components.pairs.handlers import PairsContext
+
+        assert ctx.store is not None
+        pairs = PairsContext(ctx.catalog, ctx.store).pairs
+        _ACTIONS[id(ctx)] = [" | ".join(a.values()) for a in pairs["actions"] if len(a) > 1]
+    return _ACTIONS[id(ctx)]
+
+
 def _leaks(text: str, ctx: ReviewContext) -> list[str]:
     """What a blind role may not receive, found in ``text``."""
     found = [c for c in (ANSWER_CANARY, NOTE_CANARY, REASON_CANARY) if c in text]
@@ -204,6 +218,7 @@ def _leaks(text: str, ctx: ReviewContext) -> list[str]:
         )
         if mark in text
     ]
+    found += [f"pair actions {a!r}" for a in _pair_actions(ctx) if a in text]
     findings = [f.detail for fs in ctx.catalog.findings.values() for f in fs if len(f.detail) > 20]
     found += [f"finding: {d[:40]}" for d in findings if d in text]
     return found
@@ -282,6 +297,7 @@ def test_the_sweep_sees_what_a_reviewer_may_see(setting: tuple[Any, ReviewContex
         state[opened[0]] = row
         seen.update(_leaks(_call(demo, fn, "alice", "default", row, state)[0], ctx))
     assert {ANSWER_CANARY, NOTE_CANARY, "✓", "✗", "⚑", '"plotly"', "official "} <= seen
+    assert any(s.startswith("pair actions") for s in seen)
 
 
 def test_every_handler_says_why_when_the_store_is_down(setting: tuple[Any, ReviewContext, int]) -> None:

@@ -232,3 +232,21 @@ def test_10_a_store_that_cannot_be_written_is_said_so_not_sign_in(
     assert "Signed in as **alice**" in head and "cannot be written" in head
     with pytest.raises(Refused, match="sign in"):  # a visitor is still told to sign in
         save(ctx, row, None, None, "", ["ambiguous"], "a note", "")
+
+
+def test_a_blind_adjudicator_is_queued_disagreements_without_anyones_vote(
+    catalog: Catalog, ctx: ReviewContext
+) -> None:
+    # found by the four-role browser test: frank's disagreement queue read "alice: yes, bob: no"
+    from components.review.extra import QUEUES
+
+    row = _row(catalog)
+    save(ctx, row, ALICE, "yes", "", [], "", "the flame is visible")
+    save(ctx, row, BOB, "no", "", [], "", "no flame")
+    frame = queue_frame(ctx, QUEUES[2], "cdh-bench", FRANK)
+    assert frame["item_id"].tolist() == [PAIR_11_QA_CS]
+    assert "alice" not in frame.to_json() and "bob" not in frame.to_json()
+    assert "you adjudicate blind" in adjudication_target(ctx, row, FRANK)
+    assert "alice" not in adjudication_target(ctx, row, FRANK)
+    # carol, who is not blind, reads the sides she settles
+    assert "bob: no" in queue_frame(ctx, QUEUES[2], "cdh-bench", CAROL).to_json()
