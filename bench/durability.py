@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import random
 import signal
 import socket
 import statistics
@@ -75,16 +76,39 @@ class Outcome:
     failures: list[str] = field(default_factory=list)
 
 
+def backoff(attempt: int) -> float:
+    """Seconds to wait before retry ``attempt`` (0-based): 0.2 s doubling to 5 s, with jitter.
+
+    A fixed 0.2 s made 20 clients on 2 cores rebuild a gradio Client (several requests each) five
+    times a second against a server still starting: the restart starved and the run gave up at
+    180 s. Backing off leaves the restarting server the CPU; the jitter spreads the clients out.
+    """
+    return min(5.0, 0.2 * 2.0**attempt) * random.uniform(0.5, 1.0)
+
+
+def _ready(url: str) -> bool:
+    """The page answers: one cheap request, before a client (several requests) is built."""
+    try:
+        with urllib.request.urlopen(url + "/", timeout=5) as reply:
+            return bool(reply.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
+
+
 def _connect(url: str, user: tuple[str, str], deadline: float) -> Any:
     from gradio_client import Client
 
+    attempt = 0
     while True:
         try:
-            return Client(url, auth=user, verbose=False, httpx_kwargs={"timeout": 60})
+            if _ready(url):
+                return Client(url, auth=user, verbose=False, httpx_kwargs={"timeout": 60})
         except Exception:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)  # the server is restarting
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{url} did not answer {user[0]} in time")
+        time.sleep(backoff(attempt))  # the server is restarting
+        attempt += 1
 
 
 def client(job: tuple[str, tuple[str, str], str, str, int]) -> Outcome:
@@ -108,9 +132,13 @@ def client(job: tuple[str, tuple[str, str], str, str, int]) -> Outcome:
                     return out
                 if attempt == 0:
                     out.retried.append(key)
+                time.sleep(backoff(attempt))
                 attempt += 1
-                time.sleep(0.2)
-                api = _connect(url, user, deadline)
+                try:
+                    api = _connect(url, user, deadline)
+                except TimeoutError as exc:
+                    out.failures.append(f"{key}: {exc}")
+                    return out
         if attempt == 0:
             out.latencies.append(time.perf_counter() - start)
         out.acked.append((key, str(event_id)))
