@@ -160,11 +160,11 @@ def open_items(page: Any) -> None:
     page.get_by_role("tab", name="Items").click(timeout=WAIT)
 
 
-def sign_in(browser: Any, url: str, user: str, password: str) -> Any:
+def sign_in(browser: Any, url: str, user: str, password: str, width: int = 1440) -> Any:
     """A new browser session signed in through Gradio's login page; waits for the review panel."""
     from playwright.sync_api import expect
 
-    page = browser.new_context(viewport={"width": 1440, "height": 1100}).new_page()
+    page = browser.new_context(viewport={"width": width, "height": 1100}).new_page()
     page.goto(url)
     page.get_by_label("username").fill(user)
     page.get_by_label("password").fill(password)

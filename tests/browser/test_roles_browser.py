@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import SAMPLES, SHOTS, WAIT, open_items, running_app
+from conftest import SAMPLES, SHOTS, WAIT, open_items, running_app, sign_in
 
 pw = pytest.importorskip("playwright.sync_api")
 expect = pw.expect
@@ -52,18 +52,6 @@ def roles_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with running_app(catalog, lambda: app.build_app(catalog, review), auth=USERS) as url:
         yield url
     store.close()
-
-
-def _sign_in(browser: Any, url: str, user: str, password: str) -> Any:
-    context = browser.new_context(viewport={"width": 1280, "height": 1000})
-    page = context.new_page()
-    page.goto(url)
-    page.get_by_label("username").fill(user)
-    page.get_by_label("password").fill(password)
-    page.get_by_role("button", name=re.compile("login", re.I)).click()
-    open_items(page)
-    expect(page.locator("#rv-who")).to_contain_text(f"Signed in as {user}", timeout=T)
-    return page
 
 
 def _open(page: Any, item_id: str) -> None:
@@ -118,7 +106,7 @@ def _disagreements(page: Any) -> Any:
 
 @pytest.mark.slow
 def test_four_roles_at_once(browser: Any, roles_url: str) -> None:
-    alice, bob, carol, frank = (_sign_in(browser, roles_url, *user) for user in USERS)
+    alice, bob, carol, frank = (sign_in(browser, roles_url, *user, width=1280) for user in USERS)
     requested: list[str] = []
     carol.on("request", lambda r: requested.append(r.url))
 
