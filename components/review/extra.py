@@ -245,15 +245,17 @@ def adjudicate_item(
 def agreement_markdown(ctx: ReviewContext, benchmark: str | None, who: Identity | None = None) -> str:
     """Cohen's kappa per reviewer pair, Krippendorff's alpha and raw agreement on gold votes.
 
-    An adjudicator sees the whole team's figures; a reviewer only over the items they voted on
-    (figures over items they did not vote on would tell them how others voted); a visitor none.
+    An adjudicator who sees the team's work (not blind) sees the whole team's figures; anyone else
+    signed in only over the items they voted on (figures over items they did not vote on would tell
+    them how others voted); a visitor none.
     """
     if ctx.store is None or not benchmark:
         return "Agreement needs a label store."
     if who is None:
         return "Sign in to see the team's agreement."
     items = None
-    if not ctx.access(who).adjudicator:
+    seen = ctx.access(who)
+    if not (seen.adjudicator and seen.sees_team):
         items = voted_keys(events_frame(ctx.store, benchmark, scope="vote"), who.name)
         items = {k.partition("\x00")[0] for k in items if k.endswith("\x00gold")}
     report = agreement_report(ctx.store, benchmark, items=items)
