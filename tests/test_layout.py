@@ -111,6 +111,7 @@ LAYERS = (
     "table",
     "plot",
     "benchmarks",
+    "failures",
     "store",
     "query",
     "boards",

@@ -315,6 +315,21 @@ class PairSpec:
 
 
 @dataclass(frozen=True)
+class Slicing:
+    """How a benchmark's item table is cut into slices where a model fails (``docs/failures.md``).
+
+    Both are per row of the table given to :meth:`Benchmark.slicing`, in its order.
+    """
+
+    clusters: npt.NDArray[np.object_]
+    """The unit each row's verdict hangs together with (a clip, an image pair): the slice tests'
+    clusters, so that ten questions on one clip are not ten independent pieces of evidence."""
+    attributes: Mapping[str, npt.NDArray[np.object_]]
+    """The benchmark's own categorical attributes by name (``""`` where a row has none), besides
+    the columns every item table has (task, category, sub-category, gold, whether an answer was read)."""
+
+
+@dataclass(frozen=True)
 class Board:
     """One leaderboard of a benchmark: where its official metrics sit in a score report."""
 
@@ -443,6 +458,10 @@ class Benchmark(Protocol):
 
         In the file's own format, every other field kept; None when the file carries no gold.
         """
+        ...
+
+    def slicing(self, table: pd.DataFrame) -> Slicing:
+        """The clusters and the benchmark's own attributes of ``table``'s rows, for the slice finder."""
         ...
 
     def derive(self, table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:

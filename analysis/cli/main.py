@@ -144,6 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--db", help="label database (SQLite file or postgresql://...): adds each item's corrected_gold"
     )
 
+    from analysis.cli.failures import add_parser as add_slices
+
+    add_slices(sub, ", ".join(REGISTRY))
+
     imp = sub.add_parser("import", help="record corrections (CSV or JSONL: item_id, field, value, reason)")
     imp.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
     imp.add_argument("corrections", type=Path)
@@ -508,6 +512,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                 corrected = corrected_table(args.db, bench, table)
             for line in item_lines(bench, table, corrected):
                 _out(line)
+        elif args.command == "slices":
+            from analysis.cli.failures import format_slices, run_slices, slice_lines
+
+            bench = get(args.benchmark)
+            task = _check_task(bench, args.task) if args.task is not None else None
+            found, tested = run_slices(args, task)
+            if args.json:
+                for line in slice_lines(found):
+                    _out(line)
+            else:
+                _out(format_slices(found, tested, args.alpha))
         elif args.command == "import":
             from analysis.cli.store_commands import run_import
 

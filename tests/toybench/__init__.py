@@ -34,6 +34,7 @@ from analysis.benchmarks.base import (
     GoldKind,
     PairSpec,
     ScoreReport,
+    Slicing,
     refuse_harness,
     refuse_task,
     resolve_parser,
@@ -274,6 +275,11 @@ def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
         if key in gold:
             record["count"] = int(gold[key])
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records.items)
+
+
+def slicing(table: pd.DataFrame) -> Slicing:
+    """Each question stands alone."""
+    return Slicing(table["item_id"].astype(str).to_numpy(dtype=object), {})
 
 
 def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:

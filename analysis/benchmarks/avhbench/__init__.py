@@ -66,9 +66,11 @@ from analysis.benchmarks.base import (
     GoldKind,
     PairSpec,
     ScoreReport,
+    Slicing,
     refuse_task,
     resolve_parser,
 )
+from analysis.benchmarks.shared import slicing as _slicing
 from analysis.benchmarks.shared.corrected import load_as_shown
 from analysis.benchmarks.shared.yesno import first_word, negation_aware, read_column
 from analysis.files.readers import without_gc_pauses
@@ -281,6 +283,11 @@ def rescore(table: pd.DataFrame, rows: Bools, labels: Mapping[str, str]) -> None
 def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
     """QA.json, or a prediction file carrying labels, with corrected labels."""
     return _native.write_corrected(path, gold, load_as_shown(load_gold, load, path))
+
+
+def slicing(table: pd.DataFrame) -> Slicing:
+    """Questions on one video hang together; no attributes beyond the task."""
+    return Slicing(_slicing.text(table, "media"), {})
 
 
 def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:

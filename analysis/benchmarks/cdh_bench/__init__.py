@@ -92,6 +92,7 @@ from analysis.benchmarks.base import (
     GoldKind,
     PairSpec,
     ScoreReport,
+    Slicing,
     refuse_harness,
     resolve_parser,
 )
@@ -108,6 +109,7 @@ from analysis.benchmarks.cdh_bench.metrics import (
     counterfactual_metrics,
     counterfactual_metrics_of,
 )
+from analysis.benchmarks.shared import slicing as _slicing
 from analysis.benchmarks.shared.corrected import load_as_shown
 from analysis.errors import InputError
 from analysis.files.readers import without_gc_pauses
@@ -331,6 +333,11 @@ def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
     The results get ``gt``, ``cs_gt``, ``cf_gt`` and the verdicts the official summary reads.
     """
     return _native.write_corrected(path, gold, lambda: load_as_shown(load_gold, load, path))
+
+
+def slicing(table: pd.DataFrame) -> Slicing:
+    """Both sides of an image pair hang together; the side is an attribute."""
+    return Slicing(_slicing.text(table, "pair_id"), {"side": _slicing.text(table, "side")})
 
 
 def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:

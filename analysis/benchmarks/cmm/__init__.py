@@ -64,6 +64,7 @@ from analysis.benchmarks.base import (
     GoldKind,
     PairSpec,
     ScoreReport,
+    Slicing,
     refuse_task,
     resolve_parser,
 )
@@ -78,6 +79,7 @@ from analysis.benchmarks.cmm.columns import item_id as item_id
 from analysis.benchmarks.cmm.detect import recognise as recognise
 from analysis.benchmarks.cmm.read import Rows, read_rows
 from analysis.benchmarks.cmm.scoring import DETAIL_GROUP, flags, grouped
+from analysis.benchmarks.shared import slicing as _slicing
 from analysis.benchmarks.shared.corrected import load_as_shown
 from analysis.benchmarks.shared.kinds import YES_NO
 from analysis.errors import InputError
@@ -301,6 +303,15 @@ def rescore(table: pd.DataFrame, rows: Bools, labels: Mapping[str, str]) -> None
 def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
     """The JSONL (gold and predictions in one) with corrected ``answer``."""
     return _native.write_corrected(path, gold, load_as_shown(load_gold, load, path))
+
+
+def slicing(table: pd.DataFrame) -> Slicing:
+    """The yes- and no-probes of one clip hang together.
+
+    Modality and correlation type come from the question file (``extra``).
+    """
+    attributes = _slicing.from_extra(table, {"modality": "modality", "correlation": "correlation_type"})
+    return Slicing(_slicing.text(table, "media"), attributes)
 
 
 def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:

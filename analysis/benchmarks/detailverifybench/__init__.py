@@ -99,6 +99,7 @@ from analysis.benchmarks.base import (
     GoldKind,
     PairSpec,
     ScoreReport,
+    Slicing,
     refuse_harness,
     resolve_parser,
 )
@@ -131,6 +132,7 @@ from analysis.benchmarks.detailverifybench.scoring import (
 )
 from analysis.benchmarks.detailverifybench.spans import strip_tags
 from analysis.benchmarks.detailverifybench.tagging import TAGGED
+from analysis.benchmarks.shared import slicing as _slicing
 from analysis.benchmarks.shared.corrected import load_as_shown
 from analysis.errors import InputError
 from analysis.files.readers import without_gc_pauses
@@ -408,6 +410,12 @@ def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
     ``gt_hallucinated_caption_with_tags``.
     """
     return _native.write_corrected(path, gold, load_as_shown(load_gold, load, path))
+
+
+def slicing(table: pd.DataFrame) -> Slicing:
+    """One caption an image; the data source and whether the caption was altered are attributes."""
+    attributes = _slicing.from_extra(table, {"source": "data_source", "original": "is_use_original"})
+    return Slicing(_slicing.text(table, "media"), attributes)
 
 
 def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:

@@ -131,8 +131,10 @@ from analysis.benchmarks.base import (
     GoldKind,
     PairSpec,
     ScoreReport,
+    Slicing,
     resolve_parser,
 )
+from analysis.benchmarks.shared import slicing as _slicing
 from analysis.benchmarks.vidhalluc import auditing as gold_files
 from analysis.benchmarks.vidhalluc import bqa, mcq, sth, tsh
 from analysis.benchmarks.vidhalluc import gold as _gold
@@ -332,6 +334,18 @@ def rescore(table: pd.DataFrame, rows: Bools, labels: Mapping[str, str]) -> None
 def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
     """A gold file, or an MCQ / TSH result file (they carry ``Correct Answer``), corrected."""
     return _native.write_corrected(path, gold)
+
+
+def slicing(table: pd.DataFrame) -> Slicing:
+    """The questions on a clip pair hang together (a video's for TSH and STH).
+
+    The clip's place in its pair (``clip 1``, ``clip 2``...) is an attribute.
+    """
+    side = _slicing.text(table, "side")
+    place = pd.Series(side).str.extract(r"_clip_(\d+)$")[0].fillna("")
+    clip = np.where(place != "", "clip " + place, "").astype(object)
+    clusters = _slicing.clusters_or(_slicing.text(table, "pair_id"), _slicing.text(table, "media"))
+    return Slicing(clusters, {"clip": clip})
 
 
 def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:

@@ -1,0 +1,80 @@
+"""``halluscope slices``: where each model fails, as significant slices (``docs/cli.md``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterator
+
+from analysis.benchmarks import get
+from analysis.cli.items import load_files
+from analysis.errors import UsageError
+from analysis.failures.slices import Slice, find_slices
+
+
+def add_parser(sub: argparse._SubParsersAction, benchmarks: str) -> None:  # type: ignore[type-arg]
+    """The ``slices`` subcommand's arguments."""
+    from pathlib import Path
+
+    slices = sub.add_parser("slices", help="where each model is significantly worse: slices with q values")
+    slices.add_argument("benchmark", help=f"one of: {benchmarks}")
+    slices.add_argument("files", type=Path, nargs="+", metavar="PREDICTIONS")
+    slices.add_argument("--gold", type=Path, help="gold file, where the benchmark needs one")
+    slices.add_argument("--task", help="only this task's items")
+    slices.add_argument("--model", help="only this model (default: every model given)")
+    slices.add_argument(
+        "--max-depth", type=int, default=3, help="conditions a slice may combine (1-3, default 3)"
+    )
+    slices.add_argument("--alpha", type=float, default=0.05, help="largest q printed (default 0.05)")
+    slices.add_argument("--json", action="store_true", help="JSON Lines, most significant first")
+
+
+def run_slices(args: argparse.Namespace, task: str | None) -> tuple[list[Slice], int]:
+    """(significant slices, slices tested) of the given prediction files."""
+    if not 1 <= args.max_depth <= 3:
+        raise UsageError(f"--max-depth must be 1, 2 or 3, not {args.max_depth}")
+    if not 0 < args.alpha < 1:
+        raise UsageError(f"--alpha must be between 0 and 1, not {args.alpha}")
+    bench = get(args.benchmark)
+    table = load_files(bench, args.files, gold=args.gold, task=task)
+    table = table[table["model"].astype(str) != ""]  # gold files alone carry no answers
+    if task is not None:
+        table = table[table["task"].astype(str) == task]
+    models = sorted(set(table["model"].astype(str)))
+    if not models:
+        raise UsageError("no model's answers in the given files (slices need prediction files)")
+    if args.model is not None:
+        if args.model not in models:
+            raise UsageError(f"no model {args.model!r} in the given files; models: {', '.join(models)}")
+        models = [args.model]
+    return find_slices(bench.NAME, table, models=models, max_depth=args.max_depth, alpha=args.alpha)
+
+
+def slice_lines(found: list[Slice]) -> Iterator[str]:
+    """``--json``: one object per slice."""
+    for s in found:
+        yield json.dumps(s.as_dict(), ensure_ascii=False)
+
+
+def format_slices(found: list[Slice], tested: int, alpha: float) -> str:
+    """The human-readable table."""
+    head = f"{len(found)} significant slice(s) of {tested} tested (Benjamini-Hochberg q <= {alpha})"
+    if not found:
+        return head
+    rows = [("model", "slice", "n", "accuracy", "rest", "p", "q")]
+    for s in found:
+        where = " & ".join(f"{c}={v}" for c, v in s.conditions)
+        rows.append(
+            (
+                s.model,
+                where,
+                str(s.n),
+                f"{s.accuracy:.3f}",
+                f"{s.rest_accuracy:.3f}",
+                f"{s.p:.2e}",
+                f"{s.q:.2e}",
+            )
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    return "\n".join([head, *lines])
