@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from analysis.benchmarks import get
+from analysis.benchmarks.slicing import Condition, slice_columns
 from analysis.stats.slices import (
     Floats,
     GroupSums,
@@ -37,12 +37,6 @@ MAX_VALUES = 30
 """A column with more distinct values than this (an id, a free text) is not sliced on."""
 MAX_GOLD_VALUES = 12
 """Gold is sliced on only where it is a choice (yes/no, a letter, a short order)."""
-ANSWER = "answer"
-"""The column saying whether the official parser read an answer (``read`` / ``unread``)."""
-GENERIC = ("task", "category", "subcategory", "gold", ANSWER)
-"""The columns every benchmark's slices may use, before the benchmark's own attributes."""
-
-Condition = tuple[str, str]
 
 
 @dataclass(frozen=True)
@@ -89,37 +83,6 @@ class Slice:
         }
 
 
-def slice_columns(
-    benchmark: str, table: pd.DataFrame
-) -> tuple[npt.NDArray[np.object_], dict[str, npt.NDArray[np.object_]]]:
-    """(clusters, columns a slice may use) of ``table``'s rows, one benchmark's, in its order."""
-    cut = get(benchmark).slicing(table)
-    gold = table["gold"].astype("string").str.strip().str.lower().fillna("")
-    parsed = table["parsed"].astype("string").fillna("").str.strip()
-    columns: dict[str, npt.NDArray[np.object_]] = {
-        "task": _text(table["task"]),
-        "category": _text(table["category"]),
-        "subcategory": _text(table["subcategory"]),
-        "gold": gold.to_numpy(dtype=object),
-        ANSWER: np.where(parsed.to_numpy(dtype=object) == "", "unread", "read").astype(object),
-    }
-    for name, values in cut.attributes.items():
-        columns[name if name not in columns else f"{benchmark}.{name}"] = values
-    return cut.clusters, columns
-
-
-def condition_mask(
-    columns: Mapping[str, npt.NDArray[np.object_]], conditions: Sequence[Condition]
-) -> npt.NDArray[np.bool_]:
-    """Rows meeting every condition (a condition on a column the table lacks meets none)."""
-    n = len(next(iter(columns.values()))) if columns else 0
-    mask = np.ones(n, dtype=bool)
-    for column, value in conditions:
-        values = columns.get(column)
-        mask &= np.zeros(n, dtype=bool) if values is None else values == value
-    return mask
-
-
 def find_slices(
     benchmark: str,
     table: pd.DataFrame,
@@ -152,10 +115,6 @@ def find_slices(
     found = _without_implied([s for s in tested if s.q <= alpha], tested, alpha)
     found.sort(key=lambda s: (s.log_p, len(s.conditions), s.model, s.conditions))
     return found, len(tested)
-
-
-def _text(series: pd.Series) -> npt.NDArray[np.object_]:
-    return series.astype("string").fillna("").to_numpy(dtype=object)
 
 
 def _codes(values: npt.NDArray[np.object_]) -> tuple[npt.NDArray[np.int64], list[str]] | None:

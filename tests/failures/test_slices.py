@@ -12,9 +12,10 @@ import pytest
 from scipy.stats import false_discovery_control, fisher_exact
 
 from analysis.benchmarks import REGISTRY, get
+from analysis.benchmarks.slicing import condition_mask, slice_columns
 from analysis.cli.main import main
 from analysis.failures import slices as finder
-from analysis.failures.slices import find_slices, slice_columns
+from analysis.failures.slices import find_slices
 from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
 from analysis.stats.slices import (
     GroupSums,
@@ -99,7 +100,7 @@ def test_the_vectorised_sums_equal_a_slice_by_slice_count(monkeypatch: pytest.Mo
     rho = _rho(right, clusters)
     assert len(tested) > 40
     for s in tested:
-        mask = finder.condition_mask(columns, s.conditions)
+        mask = condition_mask(columns, s.conditions)
         inside, rest = _sums(right[mask], clusters[mask]), _sums(right[~mask], clusters[~mask])
         assert (s.n, s.right, s.rest_n, s.rest_right) == (
             mask.sum(),
