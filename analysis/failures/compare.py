@@ -1,0 +1,125 @@
+"""Two runs compared item by item: the flip table, the paired difference per board, where A loses.
+
+- The flip table counts the items both models were scored on by their two verdicts (both right,
+  only A wrong, only B wrong, both wrong); each cell's items can be listed.
+- Per board of the benchmark, the paired difference A - B of its ranking metric with a paired
+  cluster bootstrap interval and an exact McNemar p value where the metric is an accuracy
+  (:func:`analysis.stats.paired.compare_models`), Holm-corrected across the boards shown.
+- Where A loses to B: on the items where exactly one of the two is right, the slices where A is the
+  one right significantly less often than on the rest (:func:`analysis.failures.slices.find_slices`
+  with "A right" as the verdict: the McNemar view of the difference, slice by slice).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from analysis.boards.leaderboard import leaderboards
+from analysis.failures.slices import Slice, find_slices
+from analysis.stats.intervals import N_BOOT, SEED, Interval
+from analysis.stats.paired import holm
+
+CELLS = ("both right", "only A wrong", "only B wrong", "both wrong")
+"""The flip table's cells, in order."""
+KEYS = ("item_id", "task")
+"""What makes two rows the same item (an item id is unique within a benchmark's task)."""
+
+
+@dataclass(frozen=True)
+class BoardDifference:
+    """A - B on one board's ranking metric."""
+
+    board: str
+    metric: str
+    a: float | None
+    b: float | None
+    difference: float | None
+    interval: Interval
+    test: str
+    p: float | None
+    p_holm: float | None = None
+
+
+def paired_rows(table: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
+    """One row per item both models were scored on: ``item_id``, ``task``, ``a``, ``b`` (verdicts),
+    ``cell`` (the flip table's), in the item table's order of A's rows."""
+    usable = table["scored"].to_numpy(dtype=bool) & table["correct"].notna().to_numpy(dtype=bool)
+    rows = table[usable]
+    model = rows["model"].astype(str)
+    left = _verdicts(rows[model == a])
+    right = _verdicts(rows[model == b])
+    both = left.merge(right, on=list(KEYS), suffixes=("_a", "_b"), how="inner", validate="one_to_one")
+    va = both["correct_a"].to_numpy(dtype=bool)
+    vb = both["correct_b"].to_numpy(dtype=bool)
+    cell = np.select([va & vb, ~va & vb, va & ~vb], CELLS[:3], CELLS[3])
+    return pd.DataFrame({"item_id": both["item_id"], "task": both["task"], "a": va, "b": vb, "cell": cell})
+
+
+def _verdicts(rows: pd.DataFrame) -> pd.DataFrame:
+    """A model's verdicts by item; a repeated answer to one item counts once (its first)."""
+    out = rows[list(KEYS) + ["correct"]].astype({"item_id": str, "task": str})
+    return out.drop_duplicates(list(KEYS), keep="first")
+
+
+def flip_table(pairs: pd.DataFrame) -> dict[str, int]:
+    """Counts of :data:`CELLS` over :func:`paired_rows`."""
+    counts = pairs["cell"].value_counts()
+    return {c: int(counts.get(c, 0)) for c in CELLS}
+
+
+def board_differences(
+    table: pd.DataFrame, benchmark: str, a: str, b: str, *, n_boot: int = N_BOOT, seed: int = SEED
+) -> list[BoardDifference]:
+    """A - B on every board where both models have items, Holm-corrected across those boards."""
+    mine = table[table["model"].astype(str).isin([a, b]).to_numpy(dtype=bool)]
+    found = []
+    for lb in leaderboards(mine, benchmark, n_boot=n_boot, seed=seed):
+        values = {e.model: e.values for e in lb.entries}
+        test = next((t for t in lb.tests if {t.a, t.b} == {a, b}), None)
+        if test is None:
+            continue
+        sign = 1.0 if test.a == a else -1.0
+        interval = None if test.interval is None else sorted(sign * v for v in test.interval)
+        diff = None if test.difference is None else sign * test.difference
+        metric = test.metric
+        found.append(
+            BoardDifference(
+                lb.board.title,
+                metric,
+                values[a].get(metric),
+                values[b].get(metric),
+                diff,
+                interval,
+                test.test,
+                test.p,
+            )
+        )
+    adjusted = holm([d.p for d in found])
+    return [replace(d, p_holm=p) for d, p in zip(found, adjusted, strict=True)]
+
+
+def where_a_loses(
+    table: pd.DataFrame, benchmark: str, a: str, b: str, *, max_depth: int = 2, alpha: float = 0.05
+) -> tuple[list[Slice], int]:
+    """Slices of the discordant items where A is right significantly less often than elsewhere.
+
+    The verdict tested is "A is the one right" on the items exactly one of the two got right; its
+    rows are A's (so A's clusters and attributes); the model column says ``A vs B``.
+    """
+    pairs = paired_rows(table, a, b)
+    discordant = pairs[pairs["a"] != pairs["b"]]
+    mine = (table["model"].astype(str) == a).to_numpy(dtype=bool) & table["scored"].to_numpy(dtype=bool)
+    rows = table[mine & table["correct"].notna().to_numpy(dtype=bool)].copy()
+    rows["item_id"] = rows["item_id"].astype(str)
+    rows["task"] = rows["task"].astype(str)
+    rows = rows.drop_duplicates(list(KEYS), keep="first")
+    keep = rows.merge(discordant[list(KEYS) + ["a"]], on=list(KEYS), how="inner", validate="one_to_one")
+    if keep.empty:
+        return [], 0
+    keep["correct"] = keep["a"].to_numpy(dtype=bool)
+    keep["model"] = f"{a} vs {b}"
+    keep = keep.drop(columns=["a"])
+    return find_slices(benchmark, keep, max_depth=max_depth, alpha=alpha)
