@@ -221,6 +221,13 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"bootstrap replicates of the intervals (default {N_BOOT})",
     )
     report.add_argument("--seed", type=int, default=None, metavar="S", help=f"random seed (default {SEED})")
+    report.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("A", "B"),
+        default=None,
+        help="compare two models item by item (flip table, A - B per board, where A loses)",
+    )
 
     serve = sub.add_parser("serve", help="open the reviewer app on result files of any benchmarks")
     serve.add_argument("files", type=Path, nargs="*", help="gold and prediction files (none: the samples)")
@@ -355,12 +362,20 @@ def run_report(args: argparse.Namespace) -> str:
         problem = "; ".join(catalog.errors) or "no benchmark results"
         raise UsageError(f"nothing to report: {problem}")
     corrected = report.corrected_rows(catalog, args.db) if args.db else None
-    parts = report.sections(catalog, n_boot=n_boot, seed=seed, corrected=corrected)
+    compare = tuple(args.compare) if args.compare else None
+    if compare is not None:
+        models = set(catalog.table["model"].astype(str))
+        missing = [m for m in compare if m not in models]
+        if missing:
+            raise UsageError(f"--compare: no model {missing[0]!r} in the given files")
+    parts = report.sections(catalog, n_boot=n_boot, seed=seed, corrected=corrected, compare=compare)
     if args.format == "html":
         text = report.html(catalog, parts, files=[str(f) for f in [*args.files, *args.gold]])
     else:
         boards = [lb for part in parts for lb in part.boards]
         text = (report.latex if args.format == "latex" else report.markdown)(boards)
+        if args.format == "latex":
+            text += "".join("\n" + report.latex_comparison(p.comparison) for p in parts if p.comparison)
     if args.out is None:
         return text
     args.out.write_text(text, encoding="utf-8")

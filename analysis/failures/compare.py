@@ -44,8 +44,10 @@ class BoardDifference:
 
 
 def paired_rows(table: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
-    """One row per item both models were scored on: ``item_id``, ``task``, ``a``, ``b`` (verdicts),
-    ``cell`` (the flip table's), in the item table's order of A's rows."""
+    """One row per item both models were scored on, in the order of A's rows.
+
+    Columns ``item_id``, ``task``, ``a`` and ``b`` (the verdicts) and ``cell`` (the flip table's).
+    """
     usable = table["scored"].to_numpy(dtype=bool) & table["correct"].notna().to_numpy(dtype=bool)
     rows = table[usable]
     model = rows["model"].astype(str)
@@ -60,7 +62,7 @@ def paired_rows(table: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
 
 def _verdicts(rows: pd.DataFrame) -> pd.DataFrame:
     """A model's verdicts by item; a repeated answer to one item counts once (its first)."""
-    out = rows[list(KEYS) + ["correct"]].astype({"item_id": str, "task": str})
+    out = rows[[*KEYS, "correct"]].astype({"item_id": str, "task": str})
     return out.drop_duplicates(list(KEYS), keep="first")
 
 
@@ -116,10 +118,41 @@ def where_a_loses(
     rows["item_id"] = rows["item_id"].astype(str)
     rows["task"] = rows["task"].astype(str)
     rows = rows.drop_duplicates(list(KEYS), keep="first")
-    keep = rows.merge(discordant[list(KEYS) + ["a"]], on=list(KEYS), how="inner", validate="one_to_one")
+    keep = rows.merge(discordant[[*KEYS, "a"]], on=list(KEYS), how="inner", validate="one_to_one")
     if keep.empty:
         return [], 0
     keep["correct"] = keep["a"].to_numpy(dtype=bool)
     keep["model"] = f"{a} vs {b}"
     keep = keep.drop(columns=["a"])
     return find_slices(benchmark, keep, max_depth=max_depth, alpha=alpha)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Everything the app and the report show of A against B on one benchmark."""
+
+    benchmark: str
+    a: str
+    b: str
+    flips: dict[str, int]
+    boards: list[BoardDifference]
+    losses: list[Slice]
+    """Where A loses to B (:func:`where_a_loses`)."""
+    tested: int
+
+
+def compare_runs(
+    table: pd.DataFrame, benchmark: str, a: str, b: str, *, n_boot: int = N_BOOT, seed: int = SEED
+) -> Comparison:
+    """:class:`Comparison` of ``a`` against ``b`` on ``benchmark``'s rows of ``table``."""
+    rows = table[(table["benchmark"].astype(str) == benchmark).to_numpy(dtype=bool)]
+    losses, tested = where_a_loses(rows, benchmark, a, b)
+    return Comparison(
+        benchmark,
+        a,
+        b,
+        flip_table(paired_rows(rows, a, b)),
+        board_differences(rows, benchmark, a, b, n_boot=n_boot, seed=seed),
+        losses,
+        tested,
+    )

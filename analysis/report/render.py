@@ -22,6 +22,7 @@ from analysis.boards.html_tables import boards_html
 from analysis.boards.leaderboard import Leaderboard, fmt, fmt_interval, leaderboards, with_corrected
 from analysis.charts.boards import board_chart
 from analysis.charts.common import chart_list, rows_of
+from analysis.failures.compare import Comparison, compare_runs
 from analysis.load.catalog import Catalog
 from analysis.query import Filters, filter_rows
 
@@ -40,6 +41,8 @@ class Section:
     corrections: int | None = None
     """Gold corrections in the store; None when no store was given."""
     notes: list[str] = field(default_factory=list)
+    comparison: Comparison | None = None
+    """Two runs compared (``report --compare A B``), where both answered this benchmark."""
 
 
 def sections(
@@ -48,8 +51,13 @@ def sections(
     n_boot: int,
     seed: int,
     corrected: Mapping[str, pd.DataFrame | None] | None = None,
+    compare: tuple[str, str] | None = None,
 ) -> list[Section]:
-    """One section per benchmark of the catalog. ``corrected``: rows scored on corrected gold."""
+    """One section per benchmark of the catalog.
+
+    ``corrected``: rows scored on corrected gold; ``compare``: two models compared item by item
+    where both answered the benchmark.
+    """
     out = []
     for bench in catalog.benchmarks():
         boards = leaderboards(catalog.table, bench, n_boot=n_boot, seed=seed)
@@ -66,7 +74,14 @@ def sections(
             chart.draw(rows_of(view, owner)) for owner, chart in chart_list() if chart.name != "accuracy"
         ]
         figures += [fig for fig in drawn if fig.data]
-        out.append(Section(bench, boards, figures, list(catalog.findings.get(bench, [])), count))
+        compared = None
+        if compare is not None:
+            models = set(catalog.table.loc[catalog.table["benchmark"] == bench, "model"].astype(str))
+            if set(compare) <= models:
+                compared = compare_runs(catalog.table, bench, *compare, n_boot=n_boot, seed=seed)
+        out.append(
+            Section(bench, boards, figures, list(catalog.findings.get(bench, [])), count, comparison=compared)
+        )
     return out
 
 
@@ -136,7 +151,7 @@ def html(catalog: Catalog, parts: Sequence[Section], *, files: Sequence[str]) ->
             f"<h3>Leaderboards</h3>{boards_html(s.boards)}"
             f"<h3>Charts</h3>{''.join(charts_html)}"
             f"<h3>Audit findings</h3>{_findings_html(s.findings)}"
-            f"<h3>Corrections</h3>{_corrections_html(s)}</section>"
+            f"<h3>Corrections</h3>{_corrections_html(s)}{_comparison_html(s.comparison)}</section>"
         )
     errors = "".join(f"<li><code>{escape(e)}</code></li>" for e in catalog.errors)
     problems = f"<h2>Files that could not be loaded</h2><ul>{errors}</ul>" if errors else ""
@@ -196,6 +211,86 @@ _LATEX = {
 def latex_escape(text: str) -> str:
     """Escape LaTeX's special characters."""
     return "".join(_LATEX.get(ch, ch) for ch in text)
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _p(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2g}"
+
+
+def comparison_rows(c: Comparison) -> tuple[list[str], list[list[str]]]:
+    """The paired differences of a comparison as a table: header, rows."""
+    head = ["board", "metric", c.a, c.b, "A - B", "95% interval", "test", "p", "p (Holm)"]
+    rows = [
+        [
+            d.board,
+            d.metric,
+            _num(d.a),
+            _num(d.b),
+            _num(d.difference),
+            "–" if d.interval is None else f"[{d.interval[0]:.3f}, {d.interval[1]:.3f}]",
+            d.test,
+            _p(d.p),
+            _p(d.p_holm),
+        ]
+        for d in c.boards
+    ]
+    return head, rows
+
+
+def _comparison_html(c: Comparison | None) -> str:
+    if c is None:
+        return ""
+    a, b = escape(c.a), escape(c.b)
+    flips = "".join(f"<tr><th>{escape(k)}</th><td>{v}</td></tr>" for k, v in c.flips.items())
+    head, rows = comparison_rows(c)
+    table = (
+        "<table class='hs-board'><tr>"
+        + "".join(f"<th>{escape(h)}</th>" for h in head)
+        + "</tr>"
+        + "".join("<tr>" + "".join(f"<td>{escape(x)}</td>" for x in r) + "</tr>" for r in rows)
+        + "</table>"
+    )
+    losses = "".join(
+        f"<li>{escape(' & '.join(f'{k}={v}' for k, v in s.conditions))}: {a} is the one right in "
+        f"{s.accuracy:.0%} of {s.n} split items (elsewhere {s.rest_accuracy:.0%}), q = {s.q:.2g}</li>"
+        for s in c.losses
+    )
+    losses_html = (
+        f"<ul>{losses}</ul>"
+        if losses
+        else f"<p>No slice ({c.tested} tested) where {a} loses significantly more.</p>"
+    )
+    return (
+        f"<h3>{a} (A) against {b} (B)</h3>"
+        f"<p>Items both were scored on, by their two verdicts (A = {a}, B = {b}):</p>"
+        f"<table class='hs-board'>{flips}</table>"
+        "<p>A − B per board: paired cluster bootstrap interval; exact McNemar p where the metric is an "
+        "accuracy; Holm across the boards.</p>"
+        f"{table}<h4>Where {a} loses to {b}</h4>{losses_html}"
+    )
+
+
+def latex_comparison(c: Comparison) -> str:
+    """A comparison as a booktabs ``tabular`` with the flip table in a comment line above it."""
+    head, rows = comparison_rows(c)
+    flips = ", ".join(f"{k} {v}" for k, v in c.flips.items())
+    out = [
+        f"% {latex_escape(c.benchmark)}: {latex_escape(c.a)} (A) against {latex_escape(c.b)} (B); "
+        + latex_escape(flips),
+        "\\begin{tabular}{ll" + "r" * (len(head) - 2) + "}",
+        "\\toprule",
+        " & ".join(latex_escape(h) for h in head) + " \\\\",
+        "\\midrule",
+        *[" & ".join(latex_escape(x) for x in r) + " \\\\" for r in rows],
+        "\\bottomrule",
+        "\\end{tabular}",
+        "",
+    ]
+    return "\n".join(out)
 
 
 def latex(boards: Sequence[Leaderboard]) -> str:

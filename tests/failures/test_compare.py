@@ -51,3 +51,20 @@ def test_where_a_loses_finds_the_slice_planted_against_a() -> None:
     assert tested > 20
     assert found[0].model == "a vs b"
     assert found[0].conditions == PLANTED
+
+
+def test_the_report_compares_two_runs_in_html_and_latex(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from analysis.cli.main import main
+
+    out = tmp_path / "report.html"
+    args = ["report", str(SAMPLE_MANIFEST), "--n-boot", "200", "--compare", "yes-biased", "balanced"]
+    assert main([*args, "--out", str(out)]) == 0
+    html = out.read_text()
+    assert html.count("<h3>yes-biased (A) against balanced (B)</h3>") == len(REGISTRY)
+    assert "Where yes-biased loses to balanced" in html
+    capsys.readouterr()
+    assert main([*args, "--format", "latex"]) == 0
+    latex = capsys.readouterr().out
+    assert latex.count("yes-biased (A) against balanced (B)") == len(REGISTRY)
+    assert "p (Holm)" in latex
+    assert main([*args[:-2], "nobody", "balanced", "--format", "latex"]) == 2
