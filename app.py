@@ -24,7 +24,7 @@ from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.review.access import Roles
 from analysis.review.pairs.checks import pair_owner
 from analysis.review.pairs.previews import default_preview_dir
-from components import gate, keys, overview, problems, url_state
+from components import failures, gate, keys, overview, problems, url_state
 from components.browse import charts, navigate
 from components.browse import page as browse
 from components.browse.inspector import build_inspector
@@ -95,6 +95,8 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                         changes = gr.Markdown("", elem_id="metric-changes")
                         ch = charts.build_charts()
                         csv_make, csv_file = charts.build_csv_export()
+                    with gr.Tab("Where it fails", id="failures-tab"):
+                        fw = failures.build()
                     with gr.Tab("Review", id="review-tab"):
                         rt = build_review_tab()
                     if ctx.store is not None and _has_pairs(catalog):
@@ -116,6 +118,7 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
         url_item = gr.Textbox(visible=False, elem_id="url-item")
         refresh, refresh_out, find = _wire(ctx, demo, current, f, t, ins, ch, jump, tabs, url_item)
         _wire_problems(ctx, demo, pw, f, jump, tabs, find, [current, *ins.outputs()])
+        _wire_failures(ctx, demo, fw, f, jump, tabs, find, [current, *ins.outputs()])
         charts_folder = Path(tempfile.mkdtemp(prefix="halluscope-charts-"))
 
         def chart_csv(request: gr.Request, profile: gr.OAuthProfile | None, *values: Any) -> Any:
@@ -304,6 +307,52 @@ def _wire_problems(
     demo.load(shown, f.benchmark, pw.outputs(), **free)
     f.benchmark.change(shown, f.benchmark, pw.outputs(), **free)
     pw.open_item.click(problems.open_item, pw.item, [jump, tabs], **free).success(
+        find, [jump, *f.inputs()], item_out, **free
+    )
+
+
+def _wire_failures(
+    ctx: ReviewContext,
+    demo: gr.Blocks,
+    fw: failures.FailureWidgets,
+    f: browse.BrowseWidgets,
+    jump: gr.Textbox,
+    tabs: gr.Tabs,
+    find: Any,
+    item_out: list[Any],
+) -> None:
+    """The Where it fails tab follows the benchmark and its two model pickers; an item opens in Items."""
+    free: dict[str, Any] = {"concurrency_limit": None, "api_visibility": "private"}
+
+    def blind(request: gr.Request, profile: gr.OAuthProfile | None) -> bool:
+        return not ctx.access(identity_of(request, profile)).sees_gold
+
+    def shown(
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+        benchmark: str | None,
+        a: str | None,
+        b: str | None,
+    ) -> tuple[Any, ...]:
+        return failures.show(ctx.catalog, benchmark, a, b, blind(request, profile))
+
+    def items(
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+        benchmark: str | None,
+        a: str | None,
+        b: str | None,
+        group: str | None,
+    ) -> tuple[Any, Any]:
+        return failures.group_items(ctx.catalog, benchmark, a, b, group, blind(request, profile))
+
+    ins = [f.benchmark, fw.model, fw.other]
+    demo.load(shown, ins, fw.outputs(), **free)
+    f.benchmark.change(shown, [f.benchmark, gr.State(None), gr.State(None)], fw.outputs(), **free)
+    fw.model.input(shown, ins, fw.outputs(), **free)
+    fw.other.input(shown, ins, fw.outputs(), **free)
+    fw.group.change(items, [*ins, fw.group], [fw.item, fw.open_item], **free)
+    fw.open_item.click(failures.open_item, fw.item, [jump, tabs], **free).success(
         find, [jump, *f.inputs()], item_out, **free
     )
 

@@ -1,0 +1,225 @@
+"""The "Where it fails" tab: a model's significant failure slices, and two runs compared.
+
+Thin: the slices, the flip table and the paired tests come from :mod:`analysis.failures`. Every
+figure here is a verdict against gold, so a blind reviewer gets none of it. A slice or a flip-table
+cell lists its items (wrong answers first); the button opens one in the Items tab, as the Data
+problems tab does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+import pandas as pd
+
+from analysis.benchmarks.slicing import condition_mask, slice_columns
+from analysis.failures.compare import CELLS, compare_runs, paired_rows
+from analysis.failures.slices import Slice, find_slices
+from analysis.load.catalog import Catalog
+
+SLICE_COLUMNS = ["slice", "n", "accuracy", "rest", "q"]
+DIFF_COLUMNS = ["board", "metric", "A", "B", "A − B", "95% interval", "p (Holm)"]
+BLIND_LINE = "Failure slices and comparisons are hidden in blind mode: they are verdicts against gold."
+MAX_ITEMS = 200
+"""Items listed for one slice or cell (wrong answers first)."""
+N_BOOT = 500
+"""Bootstrap replicates of the comparison's intervals here (the report uses the full default)."""
+
+
+@dataclass(frozen=True)
+class FailureWidgets:
+    """The tab's widgets."""
+
+    model: gr.Dropdown
+    other: gr.Dropdown
+    line: gr.Markdown
+    slices: gr.Dataframe
+    flips: gr.Dataframe
+    diffs: gr.Dataframe
+    losses: gr.Markdown
+    group: gr.Dropdown
+    item: gr.Dropdown
+    open_item: gr.Button
+
+    def outputs(self) -> list[Any]:
+        """What :func:`show` fills, in order."""
+        return [
+            self.model,
+            self.other,
+            self.line,
+            self.slices,
+            self.flips,
+            self.diffs,
+            self.losses,
+            self.group,
+        ]
+
+
+def build() -> FailureWidgets:
+    """The tab's layout; empty until a request asks (:func:`show`)."""
+    with gr.Row():
+        model = gr.Dropdown([], value=None, label="Model (A)", elem_id="fail-model")
+        other = gr.Dropdown([], value=None, label="Compare with (B)", elem_id="fail-other")
+    line = gr.Markdown("", elem_id="fail-line")
+    slices = gr.Dataframe(
+        pd.DataFrame(columns=SLICE_COLUMNS),
+        interactive=False,
+        wrap=True,
+        max_height=360,
+        elem_id="fail-slices",
+    )
+    gr.Markdown("#### A against B", elem_id="fail-compare-head")
+    with gr.Row(equal_height=False):
+        flips = gr.Dataframe(
+            pd.DataFrame(columns=["cell", "items"]), interactive=False, elem_id="fail-flips", scale=1
+        )
+        diffs = gr.Dataframe(
+            pd.DataFrame(columns=DIFF_COLUMNS), interactive=False, wrap=True, elem_id="fail-diffs", scale=3
+        )
+    losses = gr.Markdown("", elem_id="fail-losses")
+    with gr.Row(equal_height=True):
+        group = gr.Dropdown([], value=None, label="Items of a slice or cell", scale=2, elem_id="fail-group")
+        item = gr.Dropdown([], value=None, label="Item", scale=2, elem_id="fail-item")
+        open_item = gr.Button("Open it in Items", scale=1, interactive=False, elem_id="fail-open")
+    return FailureWidgets(model, other, line, slices, flips, diffs, losses, group, item, open_item)
+
+
+def _models(catalog: Catalog, benchmark: str | None) -> list[str]:
+    if not benchmark:
+        return []
+    rows = catalog.table[catalog.table["benchmark"] == benchmark]
+    return sorted({str(m) for m in rows["model"].astype(str)} - {""})
+
+
+def _where(s: Slice) -> str:
+    return " & ".join(f"{c} = {v}" for c, v in s.conditions)
+
+
+def show(
+    catalog: Catalog, benchmark: str | None, model: str | None, other: str | None, blind: bool
+) -> tuple[Any, ...]:
+    """Everything the tab shows for ``model`` (A) and ``other`` (B) of ``benchmark``."""
+    empty = (
+        pd.DataFrame(columns=SLICE_COLUMNS),
+        pd.DataFrame(columns=["cell", "items"]),
+        pd.DataFrame(columns=DIFF_COLUMNS),
+        "",
+        gr.update(choices=[], value=None),
+    )
+    if blind:
+        none = gr.update(choices=[], value=None)
+        return (none, none, BLIND_LINE, *empty)
+    models = _models(catalog, benchmark)
+    if not models:
+        none = gr.update(choices=[], value=None)
+        return (none, none, "Pick a benchmark with model answers.", *empty)
+    model = model if model in models else models[0]
+    others = [m for m in models if m != model]
+    other = other if other in others else (others[0] if others else None)
+    rows = catalog.table[catalog.table["benchmark"] == benchmark]
+    found, tested = find_slices(str(benchmark), rows, models=[model], max_depth=2)
+    slices = pd.DataFrame(
+        [[_where(s), s.n, round(s.accuracy, 3), round(s.rest_accuracy, 3), f"{s.q:.2g}"] for s in found],
+        columns=SLICE_COLUMNS,
+    )
+    line = (
+        f"**{model}** on {benchmark}: {len(found)} slice(s) significantly worse than the rest "
+        f"(Benjamini-Hochberg q ≤ 0.05 over {tested} tested, clustered exact tests; docs/failures.md)."
+    )
+    groups = [(f"slice: {_where(s)}", f"slice\x1f{_where(s)}") for s in found]
+    flips, diffs, losses = empty[1], empty[2], ""
+    if other is not None:
+        c = compare_runs(catalog.table, str(benchmark), model, other, n_boot=N_BOOT)
+        flips = pd.DataFrame(
+            [[k.replace("A", model).replace("B", other), v] for k, v in c.flips.items()],
+            columns=["cell", "items"],
+        )
+        diffs = pd.DataFrame(
+            [
+                [
+                    d.board,
+                    d.metric,
+                    _num(d.a),
+                    _num(d.b),
+                    _num(d.difference),
+                    "–" if d.interval is None else f"[{d.interval[0]:.3f}, {d.interval[1]:.3f}]",
+                    "–" if d.p_holm is None else f"{d.p_holm:.2g}",
+                ]
+                for d in c.boards
+            ],
+            columns=DIFF_COLUMNS,
+        )
+        losses = (
+            "Where **"
+            + model
+            + "** loses to **"
+            + other
+            + "**: "
+            + (
+                "; ".join(
+                    f"{_where(s)} ({s.accuracy:.0%} of {s.n} split items, q {s.q:.2g})" for s in c.losses
+                )
+                or "no slice"
+            )
+            + f" ({c.tested} tested)."
+        )
+        groups += [
+            (f"cell: {k.replace('A', model).replace('B', other)} ({v})", f"cell\x1f{k}")
+            for k, v in c.flips.items()
+            if v
+        ]
+    return (
+        gr.update(choices=models, value=model),
+        gr.update(choices=others, value=other),
+        line,
+        slices,
+        flips,
+        diffs,
+        losses,
+        gr.update(choices=groups, value=groups[0][1] if groups else None),
+    )
+
+
+def _num(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def group_items(
+    catalog: Catalog,
+    benchmark: str | None,
+    model: str | None,
+    other: str | None,
+    group: str | None,
+    blind: bool,
+) -> tuple[Any, Any]:
+    """The items of a slice (``model``'s, wrong first) or of a flip-table cell."""
+    if blind or not benchmark or not model or not group:
+        return gr.update(choices=[], value=None), gr.update(interactive=False)
+    kind, _, name = group.partition("\x1f")
+    rows = catalog.table[(catalog.table["benchmark"] == benchmark).to_numpy(dtype=bool)]
+    if kind == "slice":
+        mine = rows[(rows["model"].astype(str) == model).to_numpy(dtype=bool)]
+        _, columns = slice_columns(str(benchmark), mine)
+        conditions = [tuple(part.split(" = ", 1)) for part in name.split(" & ")]
+        picked = mine[condition_mask(columns, conditions)]  # type: ignore[arg-type]
+        wrong = picked["correct"].eq(False).fillna(False).to_numpy(dtype=bool)
+        ids = [*picked["item_id"].astype(str)[wrong], *picked["item_id"].astype(str)[~wrong]]
+    elif kind == "cell" and other and name in CELLS:
+        pairs = paired_rows(rows, model, other)
+        ids = list(pairs.loc[pairs["cell"] == name, "item_id"].astype(str))
+    else:
+        ids = []
+    ids = list(dict.fromkeys(ids))[:MAX_ITEMS]
+    return gr.update(choices=ids, value=ids[0] if ids else None), gr.update(interactive=bool(ids))
+
+
+def open_item(item_id: str | None) -> tuple[Any, Any]:
+    """The "Go to item id" box and the Items tab, for the chosen item."""
+    if not item_id:
+        raise gr.Error("Choose an item first.")
+    return item_id, gr.Tabs(selected="items-tab")
+
+
+__all__ = ["FailureWidgets", "build", "group_items", "open_item", "show"]

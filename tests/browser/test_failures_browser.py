@@ -1,0 +1,51 @@
+"""Where it fails: a model's significant slices and a comparison of two runs, in the browser.
+
+On the samples, commonsense-prior fails CDH-Bench's counterfactual side (the sample generator
+plants it); the tab shows that slice, the flip table against yes-biased, and opens a slice's item.
+Screenshots in light and dark at 1280 px.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import SHOTS, WAIT, open_items
+from playwright.sync_api import expect
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning"),
+    pytest.mark.filterwarnings("ignore:unclosed event loop:ResourceWarning"),
+    pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning"),
+]
+T = WAIT
+
+
+def _choose(page: Any, elem: str, name: str) -> None:
+    page.locator(f"#{elem} input").click()
+    page.get_by_role("option", name=name, exact=True).click()
+
+
+@pytest.mark.parametrize(("scheme", "width"), [("light", 1280), ("dark", 1280)])
+def test_slices_and_two_runs_compared(browser: Any, app_url: str, scheme: str, width: int) -> None:
+    page = browser.new_context(viewport={"width": width, "height": 1000}, color_scheme=scheme).new_page()
+    page.goto(app_url + ("?__theme=dark" if scheme == "dark" else ""))
+    open_items(page)
+    _choose(page, "f-benchmark", "cdh-bench")
+    page.get_by_role("tab", name="Where it fails").click()
+    _choose(page, "fail-model", "commonsense-prior")
+    expect(page.locator("#fail-line")).to_contain_text("commonsense-prior", timeout=T)
+    expect(page.locator("#fail-slices")).to_contain_text("side = counterfactual", timeout=T)
+    _choose(page, "fail-other", "yes-biased")
+    expect(page.locator("#fail-flips")).to_contain_text("only commonsense-prior wrong", timeout=T)
+    expect(page.locator("#fail-diffs")).to_contain_text("CDH-Bench QA", timeout=T)
+    expect(page.locator("#fail-losses")).to_contain_text("loses to yes-biased", timeout=T)
+    expect(page.locator("#fail-slices .progress-text")).to_have_count(0, timeout=T)
+    page.screenshot(path=str(SHOTS / f"failures-{scheme}-{width}.png"), full_page=True)
+    if width == 1280 and scheme == "light":
+        expect(page.locator("#fail-group input")).to_have_value("slice: side = counterfactual", timeout=T)
+        item = page.locator("#fail-item input").input_value()
+        assert item.startswith("cdh-")
+        page.locator("#fail-open").click()
+        expect(page.locator("#item")).to_contain_text(item, timeout=T)
+    page.context.close()
