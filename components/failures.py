@@ -15,12 +15,12 @@ import gradio as gr
 import pandas as pd
 
 from analysis.benchmarks.slicing import condition_mask, slice_columns
-from analysis.failures.compare import CELLS, compare_runs, paired_rows
+from analysis.failures.compare import CELLS, compare_runs, difference_rows, paired_rows
 from analysis.failures.slices import Slice, find_slices
 from analysis.load.catalog import Catalog
 
 SLICE_COLUMNS = ["slice", "n", "accuracy", "rest", "q"]
-DIFF_COLUMNS = ["board", "metric", "A", "B", "A − B", "95% interval", "p (Holm)"]
+DIFF_COLUMNS = ["board", "metric", "A", "B", "A - B", "95% interval", "p (Holm)"]
 BLIND_LINE = "Failure slices and comparisons are hidden in blind mode: they are verdicts against gold."
 MAX_ITEMS = 200
 """Items listed for one slice or cell (wrong answers first)."""
@@ -136,21 +136,8 @@ def show(
             [[k.replace("A", model).replace("B", other), v] for k, v in c.flips.items()],
             columns=["cell", "items"],
         )
-        diffs = pd.DataFrame(
-            [
-                [
-                    d.board,
-                    d.metric,
-                    _num(d.a),
-                    _num(d.b),
-                    _num(d.difference),
-                    "–" if d.interval is None else f"[{d.interval[0]:.3f}, {d.interval[1]:.3f}]",
-                    "–" if d.p_holm is None else f"{d.p_holm:.2g}",
-                ]
-                for d in c.boards
-            ],
-            columns=DIFF_COLUMNS,
-        )
+        head, cells = difference_rows(c)
+        diffs = pd.DataFrame(cells, columns=head).drop(columns=["test", "p"])
         losses = (
             "Where **"
             + model
@@ -180,10 +167,6 @@ def show(
         losses,
         gr.update(choices=groups, value=groups[0][1] if groups else None),
     )
-
-
-def _num(value: float | None) -> str:
-    return "–" if value is None else f"{value:.3f}"
 
 
 def group_items(

@@ -156,3 +156,31 @@ def compare_runs(
         losses,
         tested,
     )
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _p(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2g}"
+
+
+def difference_rows(c: Comparison) -> tuple[list[str], list[list[str]]]:
+    """A comparison's paired differences as text: header (A and B by name), rows."""
+    head = ["board", "metric", c.a, c.b, "A - B", "95% interval", "test", "p", "p (Holm)"]
+    rows = [
+        [
+            d.board,
+            d.metric,
+            _num(d.a),
+            _num(d.b),
+            _num(d.difference),
+            "–" if d.interval is None else f"[{d.interval[0]:.3f}, {d.interval[1]:.3f}]",
+            d.test,
+            _p(d.p),
+            _p(d.p_holm),
+        ]
+        for d in c.boards
+    ]
+    return head, rows

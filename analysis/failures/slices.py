@@ -146,18 +146,9 @@ def _test_model(
     y = right.astype(np.float64)
     big_n = np.bincount(cl, minlength=n_clusters).astype(np.float64)
     big_y = np.bincount(cl, weights=y, minlength=n_clusters)
-    whole = (float(np.sum(big_y * big_y)), float(np.sum(big_y * big_n)), float(np.sum(big_n * big_n)))
-    one = np.ones(1)
-    rho = intra_cluster_correlation(
-        GroupSums(
-            one * total,
-            one * float(y.sum()),
-            one * n_clusters,
-            one * whole[0],
-            one * whole[1],
-            one * whole[2],
-        )
-    )
+    overall = GroupSums.one_group(big_y, big_n)
+    whole = (float(overall.syy[0]), float(overall.syn[0]), float(overall.snn[0]))
+    rho = intra_cluster_correlation(overall)
     out: list[Slice] = []
     names = sorted(coded)
     for depth in range(1, max_depth + 1):

@@ -22,7 +22,7 @@ from analysis.boards.html_tables import boards_html
 from analysis.boards.leaderboard import Leaderboard, fmt, fmt_interval, leaderboards, with_corrected
 from analysis.charts.boards import board_chart
 from analysis.charts.common import chart_list, rows_of
-from analysis.failures.compare import Comparison, compare_runs
+from analysis.failures.compare import Comparison, compare_runs, difference_rows
 from analysis.load.catalog import Catalog
 from analysis.query import Filters, filter_rows
 
@@ -213,40 +213,12 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX.get(ch, ch) for ch in text)
 
 
-def _num(value: float | None, digits: int = 3) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
-
-
-def _p(value: float | None) -> str:
-    return "–" if value is None else f"{value:.2g}"
-
-
-def comparison_rows(c: Comparison) -> tuple[list[str], list[list[str]]]:
-    """The paired differences of a comparison as a table: header, rows."""
-    head = ["board", "metric", c.a, c.b, "A - B", "95% interval", "test", "p", "p (Holm)"]
-    rows = [
-        [
-            d.board,
-            d.metric,
-            _num(d.a),
-            _num(d.b),
-            _num(d.difference),
-            "–" if d.interval is None else f"[{d.interval[0]:.3f}, {d.interval[1]:.3f}]",
-            d.test,
-            _p(d.p),
-            _p(d.p_holm),
-        ]
-        for d in c.boards
-    ]
-    return head, rows
-
-
 def _comparison_html(c: Comparison | None) -> str:
     if c is None:
         return ""
     a, b = escape(c.a), escape(c.b)
     flips = "".join(f"<tr><th>{escape(k)}</th><td>{v}</td></tr>" for k, v in c.flips.items())
-    head, rows = comparison_rows(c)
+    head, rows = difference_rows(c)
     table = (
         "<table class='hs-board'><tr>"
         + "".join(f"<th>{escape(h)}</th>" for h in head)
@@ -276,7 +248,7 @@ def _comparison_html(c: Comparison | None) -> str:
 
 def latex_comparison(c: Comparison) -> str:
     """A comparison as a booktabs ``tabular`` with the flip table in a comment line above it."""
-    head, rows = comparison_rows(c)
+    head, rows = difference_rows(c)
     flips = ", ".join(f"{k} {v}" for k, v in c.flips.items())
     out = [
         f"% {latex_escape(c.benchmark)}: {latex_escape(c.a)} (A) against {latex_escape(c.b)} (B); "

@@ -46,6 +46,20 @@ class GroupSums:
     snn: Floats
     """Sum over clusters of items²."""
 
+    @classmethod
+    def one_group(cls, right: Floats, items: Floats) -> GroupSums:
+        """The sums of one group from its clusters' counts (right answers, items), one per cluster."""
+        y, n = np.asarray(right, dtype=float), np.asarray(items, dtype=float)
+        one = np.ones(1)
+        return cls(
+            one * n.sum(),
+            one * y.sum(),
+            one * n.size,
+            one * (y * y).sum(),
+            one * (y * n).sum(),
+            one * (n * n).sum(),
+        )
+
 
 def design_effect(g: GroupSums, rho: float = 0.0) -> Floats:
     """Cluster-robust over binomial variance of the group's accuracy, at least 1 (Rao-Scott).

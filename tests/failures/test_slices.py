@@ -60,16 +60,7 @@ def test_benjamini_hochberg_equals_scipys() -> None:
 
 def test_the_design_effect_is_one_for_singletons_and_n_for_one_cluster() -> None:
     def sums(y_c: list[int], n_c: list[int]) -> GroupSums:
-        y, n = np.array(y_c, float), np.array(n_c, float)
-        one = np.ones(1)
-        return GroupSums(
-            one * n.sum(),
-            one * y.sum(),
-            one * len(n),
-            one * (y * y).sum(),
-            one * (y * n).sum(),
-            one * (n * n).sum(),
-        )
+        return GroupSums.one_group(np.array(y_c, float), np.array(n_c, float))
 
     rng = np.random.default_rng(0)
     singletons = rng.random(400) < 0.6
@@ -113,16 +104,7 @@ def test_the_vectorised_sums_equal_a_slice_by_slice_count(monkeypatch: pytest.Mo
 
 def _sums(right: np.ndarray, clusters: np.ndarray) -> GroupSums:
     per = pd.DataFrame({"c": clusters, "y": right.astype(float)}).groupby("c")["y"].agg(["sum", "count"])
-    y, n = per["sum"].to_numpy(), per["count"].to_numpy(dtype=float)
-    one = np.ones(1)
-    return GroupSums(
-        one * n.sum(),
-        one * y.sum(),
-        one * len(n),
-        one * (y * y).sum(),
-        one * (y * n).sum(),
-        one * (n * n).sum(),
-    )
+    return GroupSums.one_group(per["sum"].to_numpy(), per["count"].to_numpy(dtype=float))
 
 
 def _rho(right: np.ndarray, clusters: np.ndarray) -> float:
