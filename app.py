@@ -306,7 +306,7 @@ def _wire_problems(
 
     demo.load(shown, f.benchmark, pw.outputs(), **free)
     f.benchmark.change(shown, f.benchmark, pw.outputs(), **free)
-    pw.open_item.click(problems.open_item, pw.item, [jump, tabs], **free).success(
+    pw.open_item.click(navigate.open_in_items, pw.item, [jump, tabs], **free).success(
         find, [jump, *f.inputs()], item_out, **free
     )
 
@@ -352,7 +352,7 @@ def _wire_failures(
     fw.model.input(shown, ins, fw.outputs(), **free)
     fw.other.input(shown, ins, fw.outputs(), **free)
     fw.group.change(items, [*ins, fw.group], [fw.item, fw.open_item], **free)
-    fw.open_item.click(failures.open_item, fw.item, [jump, tabs], **free).success(
+    fw.open_item.click(navigate.open_in_items, fw.item, [jump, tabs], **free).success(
         find, [jump, *f.inputs()], item_out, **free
     )
 

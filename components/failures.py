@@ -196,13 +196,3 @@ def group_items(
         ids = []
     ids = list(dict.fromkeys(ids))[:MAX_ITEMS]
     return gr.update(choices=ids, value=ids[0] if ids else None), gr.update(interactive=bool(ids))
-
-
-def open_item(item_id: str | None) -> tuple[Any, Any]:
-    """The "Go to item id" box and the Items tab, for the chosen item."""
-    if not item_id:
-        raise gr.Error("Choose an item first.")
-    return item_id, gr.Tabs(selected="items-tab")
-
-
-__all__ = ["FailureWidgets", "build", "group_items", "open_item", "show"]

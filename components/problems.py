@@ -119,12 +119,5 @@ def show(catalog: Catalog, benchmark: str | None, blind: bool) -> tuple[Any, ...
     )
 
 
-def open_item(item_id: str | None) -> tuple[Any, Any]:
-    """The "Go to item id" box and the tab for a finding's item; nothing happens without one."""
-    if not item_id:
-        raise gr.Error("Choose an item first.")
-    return item_id, gr.Tabs(selected="items-tab")
-
-
 def _findings(catalog: Catalog, benchmark: str | None) -> list[tuple[str, Finding]]:
     return [(b, x) for b, found in catalog.findings.items() if benchmark in (None, b) for x in found]

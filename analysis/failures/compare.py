@@ -17,8 +17,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from analysis.boards.leaderboard import leaderboards
-from analysis.failures.slices import Slice, find_slices
+from analysis.boards.leaderboard import fmt, fmt_interval, leaderboards
+from analysis.failures.slices import Slice, find_slices, verdict_rows
 from analysis.stats.intervals import N_BOOT, SEED, Interval
 from analysis.stats.paired import holm
 
@@ -48,8 +48,7 @@ def paired_rows(table: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
 
     Columns ``item_id``, ``task``, ``a`` and ``b`` (the verdicts) and ``cell`` (the flip table's).
     """
-    usable = table["scored"].to_numpy(dtype=bool) & table["correct"].notna().to_numpy(dtype=bool)
-    rows = table[usable]
+    rows = verdict_rows(table)
     model = rows["model"].astype(str)
     left = _verdicts(rows[model == a])
     right = _verdicts(rows[model == b])
@@ -113,8 +112,8 @@ def where_a_loses(
     """
     pairs = paired_rows(table, a, b)
     discordant = pairs[pairs["a"] != pairs["b"]]
-    mine = (table["model"].astype(str) == a).to_numpy(dtype=bool) & table["scored"].to_numpy(dtype=bool)
-    rows = table[mine & table["correct"].notna().to_numpy(dtype=bool)].copy()
+    rows = verdict_rows(table)
+    rows = rows[(rows["model"].astype(str) == a).to_numpy(dtype=bool)].copy()
     rows["item_id"] = rows["item_id"].astype(str)
     rows["task"] = rows["task"].astype(str)
     rows = rows.drop_duplicates(list(KEYS), keep="first")
@@ -158,10 +157,6 @@ def compare_runs(
     )
 
 
-def _num(value: float | None, digits: int = 3) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
-
-
 def _p(value: float | None) -> str:
     return "–" if value is None else f"{value:.2g}"
 
@@ -173,10 +168,10 @@ def difference_rows(c: Comparison) -> tuple[list[str], list[list[str]]]:
         [
             d.board,
             d.metric,
-            _num(d.a),
-            _num(d.b),
-            _num(d.difference),
-            "–" if d.interval is None else f"[{d.interval[0]:.3f}, {d.interval[1]:.3f}]",
+            fmt(d.a),
+            fmt(d.b),
+            fmt(d.difference),
+            fmt_interval(d.interval),
             d.test,
             _p(d.p),
             _p(d.p_holm),

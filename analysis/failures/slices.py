@@ -83,6 +83,12 @@ class Slice:
         }
 
 
+def verdict_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows that count: scored, with a verdict (the official parser's ``correct``)."""
+    usable = table["scored"].to_numpy(dtype=bool) & table["correct"].notna().to_numpy(dtype=bool)
+    return table[usable]
+
+
 def find_slices(
     benchmark: str,
     table: pd.DataFrame,
@@ -95,9 +101,7 @@ def find_slices(
 
     ``table`` holds one benchmark's rows (any models); only scored rows with a verdict count.
     """
-    verdict = table["correct"]
-    usable = table["scored"].to_numpy(dtype=bool) & verdict.notna().to_numpy(dtype=bool)
-    table = table[usable]
+    table = verdict_rows(table)
     clusters, columns = slice_columns(benchmark, table)
     right = table["correct"].to_numpy(dtype=bool)
     model_of = table["model"].astype(str).to_numpy(dtype=object)

@@ -93,3 +93,14 @@ def clear_stale(catalog: Catalog, current: int | None, filter_values: list[Any])
     if len(rows) and not other:
         return skip
     return (None, *as_view(catalog).inspect(None, _position(rows, None) or "No item selected."))
+
+
+def open_in_items(item_id: str | None) -> tuple[Any, Any]:
+    """The "Go to item id" box and the Items tab, for an item another tab names.
+
+    A finding's or a slice's item; a refusal when none is chosen. Chained to :func:`find_item`, it
+    opens the item.
+    """
+    if not item_id:
+        raise gr.Error("Choose an item first.")
+    return item_id, gr.Tabs(selected="items-tab")

@@ -12,6 +12,7 @@ from app_data import GRADIO_LOOP_WARNINGS, catalog, close_gradio_loop
 from analysis.benchmarks.base import Finding
 from analysis.load.catalog import Catalog
 from components import problems
+from components.browse.navigate import open_in_items
 
 pytestmark = [*GRADIO_LOOP_WARNINGS, pytest.mark.usefixtures("close_gradio_loop")]
 __all__ = ["close_gradio_loop"]
@@ -65,10 +66,10 @@ def test_a_blind_reviewer_gets_no_finding_and_no_item_to_open(cat: Catalog) -> N
 
 
 def test_opening_an_item_fills_the_id_box_and_switches_to_items() -> None:
-    box, tabs = problems.open_item("cmm-2")
+    box, tabs = open_in_items("cmm-2")
     assert box == "cmm-2" and tabs.selected == "items-tab"
     with pytest.raises(gr.Error):
-        problems.open_item(None)
+        open_in_items(None)
 
 
 def test_the_app_wires_the_tab_to_the_selector_and_the_opener_to_the_inspector(cat: Catalog) -> None:
