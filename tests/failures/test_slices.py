@@ -174,3 +174,12 @@ def test_a_gold_file_alone_is_refused(capsys: pytest.CaptureFixture[str]) -> Non
 def test_files_list_is_read_as_given(tmp_path: Path) -> None:
     """A missing prediction file is named (exit 2), as every command does."""
     assert main(["slices", "cmm", str(tmp_path / "missing.jsonl")]) == 2
+
+
+def test_task_keeps_only_that_tasks_items(capsys: pytest.CaptureFixture[str]) -> None:
+    files = [str(p) for p in sorted((SAMPLES / "cdh-bench" / "predictions").iterdir())]
+    assert main(["slices", "cdh-bench", *files, "--task", "qa", "--json", "--max-depth", "1"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert lines and all(d["n"] <= 24 for d in lines)  # at most 24 scored QA items a model on the samples
+    assert all("task" not in d["slice"] for d in lines)  # one task left: not a column to slice on
+    assert main(["slices", "cdh-bench", *files, "--task", "nope"]) == 2

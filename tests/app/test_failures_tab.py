@@ -1,0 +1,84 @@
+"""The Where it fails tab's handlers: what a reviewer sees, what a blind one does not, bad input."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from analysis.failures.compare import paired_rows
+from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
+from components import failures
+
+
+@pytest.fixture(scope="module")
+def cat() -> Catalog:
+    if not SAMPLE_MANIFEST.exists():
+        pytest.skip("samples not generated (python samples/generate.py)")
+    return load_manifest(SAMPLE_MANIFEST)
+
+
+def _value(update: Any) -> Any:
+    return update.get("value") if isinstance(update, dict) else update
+
+
+def test_a_reviewer_sees_the_slices_the_flip_table_and_the_differences(cat: Catalog) -> None:
+    out = failures.show(cat, "cdh-bench", "commonsense-prior", "yes-biased", blind=False)
+    model, other, line, slices, flips, diffs, losses, group = out
+    assert (_value(model), _value(other)) == ("commonsense-prior", "yes-biased")
+    assert "commonsense-prior" in line and "tested" in line
+    assert "side = counterfactual" in list(slices["slice"])
+    hand = paired_rows(cat.table[cat.table["benchmark"] == "cdh-bench"], "commonsense-prior", "yes-biased")
+    assert int(flips["items"].sum()) == len(hand)
+    assert list(diffs.columns[:4]) == ["board", "metric", "commonsense-prior", "yes-biased"]
+    assert "-0.000" not in diffs.to_string()  # the boards' format: no negative zero
+    assert "loses to **yes-biased**" in losses
+    assert _value(group) == "slice\x1fside = counterfactual"
+
+
+def test_a_blind_reviewer_gets_one_line_and_no_numbers(cat: Catalog) -> None:
+    out = failures.show(cat, "cdh-bench", "commonsense-prior", "yes-biased", blind=True)
+    assert out[2] == failures.BLIND_LINE
+    assert all(isinstance(f, pd.DataFrame) and f.empty for f in out[3:6])
+    assert out[6] == "" and out[0]["choices"] == [] and out[1]["choices"] == []
+    items, button = failures.group_items(
+        cat, "cdh-bench", "commonsense-prior", "yes-biased", "slice\x1fside = counterfactual", blind=True
+    )
+    assert items["choices"] == [] and button["interactive"] is False
+
+
+def test_a_slice_lists_its_items_wrong_first_and_a_cell_its_items(cat: Catalog) -> None:
+    table = cat.table
+    items, button = failures.group_items(
+        cat, "cdh-bench", "commonsense-prior", None, "slice\x1fside = counterfactual", blind=False
+    )
+    ids = [c if isinstance(c, str) else c[1] for c in items["choices"]]
+    rows = table[(table["benchmark"] == "cdh-bench") & (table["model"] == "commonsense-prior")]
+    cf = rows[rows["side"] == "counterfactual"]
+    assert set(ids) == set(cf["item_id"].astype(str)) and button["interactive"] is True
+    first = cf[cf["item_id"].astype(str) == ids[0]]
+    assert not bool(first["correct"].iloc[0])
+    items, _ = failures.group_items(
+        cat, "cdh-bench", "commonsense-prior", "yes-biased", "cell\x1fonly A wrong", blind=False
+    )
+    pairs = paired_rows(table[table["benchmark"] == "cdh-bench"], "commonsense-prior", "yes-biased")
+    expected = set(pairs.loc[pairs["cell"] == "only A wrong", "item_id"])
+    assert {c if isinstance(c, str) else c[1] for c in items["choices"]} == expected
+
+
+@pytest.mark.parametrize(
+    "group", ["<img src=x onerror=alert(1)>", "slice\x1fnot = a column", "cell\x1fnope", None]
+)
+def test_a_hostile_or_unknown_group_lists_nothing(cat: Catalog, group: str | None) -> None:
+    items, button = failures.group_items(cat, "cmm", "balanced", "yes-biased", group, blind=False)
+    assert items["choices"] == [] and button["interactive"] is False
+
+
+def test_an_unknown_model_or_benchmark_falls_back_without_an_error(cat: Catalog) -> None:
+    out = failures.show(cat, "cmm", "nobody", "nobody either", blind=False)
+    assert _value(out[0]) == "balanced" and _value(out[1]) != "balanced"
+    assert (
+        failures.show(cat, "no-such-benchmark", None, None, blind=False)[2]
+        == "Pick a benchmark with model answers."
+    )
