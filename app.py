@@ -122,7 +122,7 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
         charts_folder = Path(tempfile.mkdtemp(prefix="halluscope-charts-"))
 
         def chart_csv(request: gr.Request, profile: gr.OAuthProfile | None, *values: Any) -> Any:
-            if not ctx.access(identity_of(request, profile)).sees_gold:  # charts are metrics over gold
+            if _hides_gold(ctx, request, profile):  # charts are metrics over gold
                 raise gr.Error("Charts are hidden while you review blind.")
             return charts.chart_csv(catalog, browse.filters_from(*values), charts_folder)
 
@@ -145,7 +145,7 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
             _corrected_of(ctx),
             refresh,
             refresh_out,
-            hidden=lambda request, profile: not ctx.access(identity_of(request, profile)).sees_gold,
+            hidden=lambda request, profile: _hides_gold(ctx, request, profile),
         )
         wire_review(ctx, demo, current, f, t, ins, ch, rv, rt, gold_mode, changes, tabs)
     say_store_errors(demo)
@@ -288,6 +288,11 @@ def _wire(
     return refresh, refresh_out, find
 
 
+def _hides_gold(ctx: ReviewContext, request: gr.Request, profile: gr.OAuthProfile | None) -> bool:
+    """Whoever sent ``request`` may not see gold, verdicts or anything computed from them (blind)."""
+    return not ctx.access(identity_of(request, profile)).sees_gold
+
+
 def _wire_problems(
     ctx: ReviewContext,
     demo: gr.Blocks,
@@ -302,7 +307,7 @@ def _wire_problems(
     free: dict[str, Any] = {"concurrency_limit": None, "api_visibility": "private"}
 
     def shown(request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None) -> tuple[Any, ...]:
-        return problems.show(ctx.catalog, benchmark, not ctx.access(identity_of(request, profile)).sees_gold)
+        return problems.show(ctx.catalog, benchmark, _hides_gold(ctx, request, profile))
 
     demo.load(shown, f.benchmark, pw.outputs(), **free)
     f.benchmark.change(shown, f.benchmark, pw.outputs(), **free)
@@ -324,9 +329,6 @@ def _wire_failures(
     """The Where it fails tab follows the benchmark and its two model pickers; an item opens in Items."""
     free: dict[str, Any] = {"concurrency_limit": None, "api_visibility": "private"}
 
-    def blind(request: gr.Request, profile: gr.OAuthProfile | None) -> bool:
-        return not ctx.access(identity_of(request, profile)).sees_gold
-
     def shown(
         request: gr.Request,
         profile: gr.OAuthProfile | None,
@@ -334,7 +336,7 @@ def _wire_failures(
         a: str | None,
         b: str | None,
     ) -> tuple[Any, ...]:
-        return failures.show(ctx.catalog, benchmark, a, b, blind(request, profile))
+        return failures.show(ctx.catalog, benchmark, a, b, _hides_gold(ctx, request, profile))
 
     def items(
         request: gr.Request,
@@ -344,7 +346,7 @@ def _wire_failures(
         b: str | None,
         group: str | None,
     ) -> tuple[Any, Any]:
-        return failures.group_items(ctx.catalog, benchmark, a, b, group, blind(request, profile))
+        return failures.group_items(ctx.catalog, benchmark, a, b, group, _hides_gold(ctx, request, profile))
 
     ins = [f.benchmark, fw.model, fw.other]
     demo.load(shown, ins, fw.outputs(), **free)
