@@ -73,10 +73,21 @@ def build() -> FailureWidgets:
     gr.Markdown("#### A against B", elem_id="fail-compare-head")
     with gr.Row(equal_height=False):
         flips = gr.Dataframe(
-            pd.DataFrame(columns=["cell", "items"]), interactive=False, elem_id="fail-flips", scale=1
+            pd.DataFrame(columns=["cell", "items"]),
+            interactive=False,
+            wrap=True,
+            column_widths=["75%", "25%"],
+            elem_id="fail-flips",
+            scale=1,
+            min_width=260,
         )
         diffs = gr.Dataframe(
-            pd.DataFrame(columns=DIFF_COLUMNS), interactive=False, wrap=True, elem_id="fail-diffs", scale=3
+            pd.DataFrame(columns=DIFF_COLUMNS),
+            interactive=False,
+            wrap=True,
+            column_widths=["22%", "10%", "11%", "11%", "10%", "22%", "14%"],
+            elem_id="fail-diffs",
+            scale=3,
         )
     losses = gr.Markdown("", elem_id="fail-losses")
     with gr.Row(equal_height=True):

@@ -38,6 +38,14 @@ def test_slices_and_two_runs_compared(browser: Any, app_url: str, scheme: str, w
     expect(page.locator("#fail-slices")).to_contain_text("side = counterfactual", timeout=T)
     _choose(page, "fail-other", "yes-biased")
     expect(page.locator("#fail-flips")).to_contain_text("only commonsense-prior wrong", timeout=T)
+    count = page.locator("#fail-flips [data-row='0'][data-col='1']")
+    expect(count).to_be_visible(timeout=T)  # the cell's count is on screen beside its name
+    box, cell = page.locator("#fail-flips").bounding_box(), count.bounding_box()
+    assert cell["x"] + cell["width"] <= box["x"] + box["width"] + 1  # not scrolled out of its table
+    holm = page.locator("#fail-diffs [data-row='0'][data-col='6']")
+    expect(holm).not_to_be_empty(timeout=T)
+    box, cell = page.locator("#fail-diffs").bounding_box(), holm.bounding_box()
+    assert cell["x"] + cell["width"] <= box["x"] + box["width"] + 1  # the Holm p is on screen too
     expect(page.locator("#fail-diffs")).to_contain_text("CDH-Bench QA", timeout=T)
     expect(page.locator("#fail-losses")).to_contain_text("loses to yes-biased", timeout=T)
     expect(page.locator("#fail-slices .progress-text")).to_have_count(0, timeout=T)
