@@ -95,7 +95,7 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                         changes = gr.Markdown("", elem_id="metric-changes")
                         ch = charts.build_charts()
                         csv_make, csv_file = charts.build_csv_export()
-                    with gr.Tab("Where it fails", id="failures-tab"):
+                    with gr.Tab(failures.TAB, id="failures-tab") as fail_tab:
                         fw = failures.build()
                     with gr.Tab("Review", id="review-tab"):
                         rt = build_review_tab()
@@ -118,7 +118,7 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
         url_item = gr.Textbox(visible=False, elem_id="url-item")
         refresh, refresh_out, find = _wire(ctx, demo, current, f, t, ins, ch, jump, tabs, url_item)
         _wire_problems(ctx, demo, pw, f, jump, tabs, find, [current, *ins.outputs()])
-        _wire_failures(ctx, demo, fw, f, jump, tabs, find, [current, *ins.outputs()])
+        _wire_failures(ctx, fw, fail_tab, f, jump, tabs, find, [current, *ins.outputs()])
         charts_folder = Path(tempfile.mkdtemp(prefix="halluscope-charts-"))
 
         def chart_csv(request: gr.Request, profile: gr.OAuthProfile | None, *values: Any) -> Any:
@@ -318,15 +318,20 @@ def _wire_problems(
 
 def _wire_failures(
     ctx: ReviewContext,
-    demo: gr.Blocks,
     fw: failures.FailureWidgets,
+    fail_tab: gr.Tab,
     f: browse.BrowseWidgets,
     jump: gr.Textbox,
     tabs: gr.Tabs,
     find: Any,
     item_out: list[Any],
 ) -> None:
-    """The Where it fails tab follows the benchmark and its two model pickers; an item opens in Items."""
+    """The Where it fails tab follows the benchmark and its two model pickers; an item opens in Items.
+
+    Its figures are computed only for a reviewer who looks at it: when the tab is selected, when a
+    picker changes, and on a benchmark change while the tab is open (a slice search and a bootstrap
+    per benchmark switch, for a tab nobody opened, slowed every switch).
+    """
     free: dict[str, Any] = {"concurrency_limit": None, "api_visibility": "private"}
 
     def shown(
@@ -348,9 +353,21 @@ def _wire_failures(
     ) -> tuple[Any, Any]:
         return failures.group_items(ctx.catalog, benchmark, a, b, group, _hides_gold(ctx, request, profile))
 
+    def if_open(
+        request: gr.Request, profile: gr.OAuthProfile | None, is_open: bool, benchmark: str | None
+    ) -> tuple[Any, ...]:
+        if not is_open:
+            return tuple(gr.skip() for _ in fw.outputs())
+        return failures.show(ctx.catalog, benchmark, None, None, _hides_gold(ctx, request, profile))
+
+    def opened(evt: gr.SelectData) -> bool:
+        return bool(evt.value == failures.TAB)
+
     ins = [f.benchmark, fw.model, fw.other]
-    demo.load(shown, ins, fw.outputs(), **free)
-    f.benchmark.change(shown, [f.benchmark, gr.State(None), gr.State(None)], fw.outputs(), **free)
+    is_open = gr.State(False)
+    tabs.select(opened, None, is_open, **free)
+    fail_tab.select(shown, ins, fw.outputs(), **free)
+    f.benchmark.change(if_open, [is_open, f.benchmark], fw.outputs(), **free)
     fw.model.input(shown, ins, fw.outputs(), **free)
     fw.other.input(shown, ins, fw.outputs(), **free)
     fw.group.change(items, [*ins, fw.group], [fw.item, fw.open_item], **free)

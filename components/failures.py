@@ -19,6 +19,8 @@ from analysis.failures.compare import CELLS, compare_runs, difference_rows, pair
 from analysis.failures.slices import Slice, find_slices
 from analysis.load.catalog import Catalog
 
+TAB = "Where it fails"
+"""The tab's label (the app tells from it that the tab is open)."""
 SLICE_COLUMNS = ["slice", "n", "accuracy", "rest", "q"]
 DIFF_COLUMNS = ["board", "metric", "A", "B", "A - B", "95% interval", "p (Holm)"]
 BLIND_LINE = "Failure slices and comparisons are hidden in blind mode: they are verdicts against gold."

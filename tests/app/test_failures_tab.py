@@ -6,10 +6,14 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from app_data import GRADIO_LOOP_WARNINGS, close_gradio_loop
 
 from analysis.failures.compare import paired_rows
 from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from components import failures
+
+pytestmark = [*GRADIO_LOOP_WARNINGS, pytest.mark.usefixtures("close_gradio_loop")]
+__all__ = ["close_gradio_loop"]
 
 
 @pytest.fixture(scope="module")
@@ -82,3 +86,23 @@ def test_an_unknown_model_or_benchmark_falls_back_without_an_error(cat: Catalog)
         failures.show(cat, "no-such-benchmark", None, None, blind=False)[2]
         == "Pick a benchmark with model answers."
     )
+
+
+def test_a_benchmark_change_computes_nothing_while_the_tab_is_closed(cat: Catalog) -> None:
+    """The tab's figures cost a slice search and a bootstrap: none for a tab nobody opened."""
+    import warnings
+
+    import gradio as gr
+
+    import app
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        demo = app.build_app(cat)
+    follow = [f for f in demo.fns.values() if f.fn is not None and f.fn.__name__ == "if_open"]
+    assert len(follow) == 1
+    request = gr.Request(username=None)
+    closed = follow[0].fn(request, None, False, "vidhalluc")
+    assert all(isinstance(u, dict) and u.get("__type__") == "update" and len(u) == 1 for u in closed)
+    line = follow[0].fn(request, None, True, "cmm")[2]
+    assert "on cmm" in line

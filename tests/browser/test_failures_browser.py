@@ -56,4 +56,8 @@ def test_slices_and_two_runs_compared(browser: Any, app_url: str, scheme: str, w
         assert item.startswith("cdh-")
         page.locator("#fail-open").click()
         expect(page.locator("#item")).to_contain_text(item, timeout=T)
+        # back on the tab, a benchmark change while it is open is followed at once
+        page.get_by_role("tab", name="Where it fails").click()
+        _choose(page, "f-benchmark", "cmm")
+        expect(page.locator("#fail-line")).to_contain_text("on cmm", timeout=T)
     page.context.close()
