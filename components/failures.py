@@ -87,7 +87,7 @@ def build() -> FailureWidgets:
             pd.DataFrame(columns=DIFF_COLUMNS),
             interactive=False,
             wrap=True,
-            column_widths=["22%", "10%", "11%", "11%", "10%", "22%", "14%"],
+            column_widths=["18%", "12%", "12%", "12%", "11%", "22%", "13%"],
             elem_id="fail-diffs",
             scale=3,
         )
