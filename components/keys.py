@@ -115,12 +115,31 @@ HEAD = f"""
     if (!group) return [];
     return [...document.querySelectorAll(`[data-sync="${{group}}"]`)].filter((m) => m !== el);
   }};
-  // Each partner is brought to the state its leader is in now, never to what an event said: an
-  // event handled late (a loaded machine) then changes nothing, and a partner's own echo finds
-  // both already alike, so no flag or timer is needed to stop the two from pinging each other.
+  // Each partner is brought to the state its leader is in now, never to what an event said, and
+  // the events our own calls cause are counted and skipped. A play() on a paused element fires
+  // exactly one "play", a pause() on a playing one exactly one "pause"; so a partner's echo handled
+  // late (a loaded machine) can never undo what the reviewer did since, and no flag or timer is
+  // needed to stop the two from pinging each other.
+  const echoes = new WeakMap();
+  const expect = (el, type) => {{
+    const n = echoes.get(el) || {{}};
+    n[type] = (n[type] || 0) + 1;
+    echoes.set(el, n);
+  }};
+  const isEcho = (el, type) => {{
+    const n = echoes.get(el);
+    if (!n || !n[type]) return false;
+    n[type] -= 1;
+    return true;
+  }};
   const follow = {{
-    play: (el, o) => {{ if (!el.paused && o.paused) o.play().catch(() => {{}}); }},
-    pause: (el, o) => {{ if (el.paused && !o.paused) o.pause(); }},
+    play: (el, o) => {{
+      if (el.paused || !o.paused) return;
+      expect(o, "play");
+      // refused outright (no "play" fired): nothing will come to skip
+      o.play().catch((err) => {{ if (err && err.name === "NotAllowedError") isEcho(o, "play"); }});
+    }},
+    pause: (el, o) => {{ if (el.paused && !o.paused) {{ expect(o, "pause"); o.pause(); }} }},
     seeked: (el, o) => {{
       if (Math.abs(o.currentTime - el.currentTime) > 0.2) o.currentTime = el.currentTime;
     }},
@@ -130,12 +149,21 @@ HEAD = f"""
     document.addEventListener(type, (e) => {{
       const el = e.target;
       if (!(el instanceof HTMLMediaElement)) return;
+      if ((type === "play" || type === "pause") && isEcho(el, type)) return;
       for (const other of partners(el)) {{
         if (type === "play") follow.seeked(el, other);
         bring(el, other);
       }}
     }}, true);
   }}
+  // A last safety net: while a video plays, a paused partner that has not ended is started again
+  // (checked on the video's own timeupdate, about four times a second). Only a video leads here,
+  // so a reviewer pausing the wav itself still pauses the video through the handlers above.
+  document.addEventListener("timeupdate", (e) => {{
+    const el = e.target;
+    if (!(el instanceof HTMLVideoElement) || el.paused) return;
+    for (const other of partners(el)) if (other.paused && !other.ended) follow.play(el, other);
+  }}, true);
 }})();
 </script>
 """
