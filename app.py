@@ -118,7 +118,8 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
         url_item = gr.Textbox(visible=False, elem_id="url-item")
         refresh, refresh_out, find = _wire(ctx, demo, current, f, t, ins, ch, jump, tabs, url_item)
         _wire_problems(ctx, demo, pw, f, jump, tabs, find, [current, *ins.outputs()])
-        _wire_failures(ctx, fw, fail_tab, f, jump, tabs, find, [current, *ins.outputs()])
+        item_out = [current, *ins.outputs()]
+        _wire_failures(ctx, fw, fail_tab, f, jump, tabs, find, item_out, (refresh, refresh_out))
         charts_folder = Path(tempfile.mkdtemp(prefix="halluscope-charts-"))
 
         def chart_csv(request: gr.Request, profile: gr.OAuthProfile | None, *values: Any) -> Any:
@@ -208,9 +209,11 @@ def _wire(
     ) -> tuple[Any, ...]:
         return opened.counted(request, navigate.find_item(view(request, profile), item_id, list(values)))
 
-    def clear_stale(request: gr.Request, row: int | None, *values: Any) -> tuple[Any, ...]:
+    def clear_stale(
+        request: gr.Request, profile: gr.OAuthProfile | None, row: int | None, *values: Any
+    ) -> tuple[Any, ...]:
         before = opened.count(request)
-        out = navigate.clear_stale(ctx.catalog, row, list(values))
+        out = navigate.clear_stale(view(request, profile), row, list(values))
         if opened.count(request) != before:  # an item was opened meanwhile: it stands
             return tuple(gr.skip() for _ in out)
         return out
@@ -269,7 +272,7 @@ def _wire(
     f.benchmark.input(
         lambda b: browse.on_benchmark(ctx.catalog, b),
         f.benchmark,
-        [f.models, f.task, f.category],
+        [f.models, f.task, f.category, f.slice],
         api_visibility="private",
         **free,
     ).then(refresh, fin, refresh_out, api_visibility="private", **free)
@@ -277,6 +280,7 @@ def _wire(
         widget.input(refresh, fin, refresh_out, trigger_mode="always_last", api_visibility="private", **free)
     # the page and charts of a view: also the API's /view (the same handler whatever calls it)
     f.search.submit(refresh, fin, refresh_out, api_name="view", **free)
+    f.slice.submit(refresh, fin, refresh_out, api_visibility="private", **free)
     t.page.submit(paging(0), [t.page, *fin], table_out, api_name="page", **free)
     t.prev_page.click(paging(-1), [t.page, *fin], table_out, api_visibility="private", **free)
     t.next_page.click(paging(1), [t.page, *fin], table_out, api_visibility="private", **free)
@@ -325,6 +329,7 @@ def _wire_failures(
     tabs: gr.Tabs,
     find: Any,
     item_out: list[Any],
+    refreshing: tuple[Any, list[Any]],
 ) -> None:
     """The Where it fails tab follows the benchmark and its two model pickers; an item opens in Items.
 
@@ -373,6 +378,21 @@ def _wire_failures(
     fw.group.change(items, [*ins, fw.group], [fw.item, fw.open_item], **free)
     fw.open_item.click(navigate.open_in_items, fw.item, [jump, tabs], **free).success(
         find, [jump, *f.inputs()], item_out, **free
+    )
+
+    def to_items(
+        evt: gr.SelectData,
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+        benchmark: str | None,
+        a: str | None,
+    ) -> tuple[Any, ...]:
+        return failures.slice_in_items(benchmark, a, evt.row_value, _hides_gold(ctx, request, profile))
+
+    refresh, refresh_out = refreshing
+    cut = [f.models, f.task, f.category, f.wrong_only, f.parser_dependent, f.flagged_only, f.search, f.slice]
+    fw.slices.select(to_items, [f.benchmark, fw.model], [*cut, tabs], **free).then(
+        refresh, f.inputs(), refresh_out, **free
     )
 
 

@@ -3,7 +3,8 @@
 Thin: the slices, the flip table and the paired tests come from :mod:`analysis.failures`. Every
 figure here is a verdict against gold, so a blind reviewer gets none of it. A slice or a flip-table
 cell lists its items (wrong answers first); the button opens one in the Items tab, as the Data
-problems tab does.
+problems tab does. A click on a slice's row shows the slice in the Items tab (its filter ``Slice``),
+where the table and the charts follow it.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from analysis.benchmarks.slicing import condition_mask, slice_columns
+from analysis.benchmarks.slicing import condition_mask, describe, parse, slice_columns
 from analysis.failures.compare import CELLS, compare_runs, difference_rows, paired_rows
-from analysis.failures.slices import Slice, find_slices
+from analysis.failures.slices import Slice, find_slices, own_metric
 from analysis.load.catalog import Catalog
+from analysis.query import ALL
 
 TAB = "Where it fails"
 """The tab's label (the app tells from it that the tab is open)."""
@@ -107,7 +109,29 @@ def _models(catalog: Catalog, benchmark: str | None) -> list[str]:
 
 
 def _where(s: Slice) -> str:
-    return " & ".join(f"{c} = {v}" for c, v in s.conditions)
+    return describe(s.conditions)
+
+
+def _slice_table(benchmark: str, rows: pd.DataFrame, model: str, found: list[Slice]) -> pd.DataFrame:
+    """The slices with n, accuracy, the rest's, the benchmark's own metric on both, and q.
+
+    The own metric (``HR``, ``HR rest``) only where the benchmark has one besides accuracy.
+    """
+    table = pd.DataFrame(
+        [[_where(s), s.n, round(s.accuracy, 3), round(s.rest_accuracy, 3), f"{s.q:.2g}"] for s in found],
+        columns=SLICE_COLUMNS,
+    )
+    own = [own_metric(benchmark, rows, model, s.conditions) for s in found]
+    if found and own[0] is not None:
+        name = own[0].name
+        at = SLICE_COLUMNS.index("q")
+        table.insert(at, name, [_metric(o.slice if o else None) for o in own])
+        table.insert(at + 1, f"{name} rest", [_metric(o.rest if o else None) for o in own])
+    return table
+
+
+def _metric(value: float | None) -> str:
+    return "—" if value is None or value != value else f"{value:.3f}"
 
 
 def show(
@@ -133,10 +157,7 @@ def show(
     other = other if other in others else (others[0] if others else None)
     rows = catalog.table[catalog.table["benchmark"] == benchmark]
     found, tested = find_slices(str(benchmark), rows, models=[model], max_depth=2)
-    slices = pd.DataFrame(
-        [[_where(s), s.n, round(s.accuracy, 3), round(s.rest_accuracy, 3), f"{s.q:.2g}"] for s in found],
-        columns=SLICE_COLUMNS,
-    )
+    slices = _slice_table(str(benchmark), rows, model, found)
     line = (
         f"**{model}** on {benchmark}: {len(found)} slice(s) significantly worse than the rest "
         f"(Benjamini-Hochberg q ≤ 0.05 over {tested} tested, clustered exact tests; docs/failures.md)."
@@ -182,6 +203,29 @@ def show(
     )
 
 
+def slice_in_items(
+    benchmark: str | None, model: str | None, row: list[Any] | None, blind: bool
+) -> tuple[Any, ...]:
+    """A clicked slice as the Items tab's filters: its model, that slice, nothing else; the tab.
+
+    In :func:`components.browse.page.build_filters`' order from models on (benchmark stays).
+    """
+    text = str(row[0]) if row else ""
+    if blind or not benchmark or not model or not text:
+        return tuple(gr.skip() for _ in range(9))
+    return (
+        gr.update(value=[model]),
+        ALL,
+        ALL,
+        False,
+        False,
+        False,
+        "",
+        text,
+        gr.Tabs(selected="items-tab"),
+    )
+
+
 def group_items(
     catalog: Catalog,
     benchmark: str | None,
@@ -198,8 +242,7 @@ def group_items(
     if kind == "slice":
         mine = rows[(rows["model"].astype(str) == model).to_numpy(dtype=bool)]
         _, columns = slice_columns(str(benchmark), mine)
-        conditions = [tuple(part.split(" = ", 1)) for part in name.split(" & ")]
-        picked = mine[condition_mask(columns, conditions)]  # type: ignore[arg-type]
+        picked = mine[condition_mask(columns, parse(name))]
         wrong = picked["correct"].eq(False).fillna(False).to_numpy(dtype=bool)
         ids = [*picked["item_id"].astype(str)[wrong], *picked["item_id"].astype(str)[~wrong]]
     elif kind == "cell" and other and name in CELLS:

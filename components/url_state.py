@@ -1,7 +1,8 @@
 """Views that can be shared: the URL carries benchmark, filters, model and item.
 
 ``?benchmark=<id>&models=balanced&task=...&category=...&wrong=1&dependent=1&flagged=1&q=text
-&item=<item_id>`` opens exactly that view (the Items tab, the item in the inspector). As the view
+&slice=gold+%3D+no&item=<item_id>`` opens exactly that view (the Items tab, the item in the
+inspector). As the view
 changes, a small script puts it in the address bar (``history.pushState``, one entry per change),
 so Back steps back: on ``popstate`` the page reloads and the URL restores the view, as a reload
 does. The pure halves (:func:`params_of`, :func:`restore`) are tested without a browser.
@@ -14,13 +15,14 @@ from typing import Any
 
 import gradio as gr
 
+from analysis.benchmarks.slicing import describe, parse
 from analysis.load.catalog import Catalog
 from analysis.query import ALL, Filters, choices
 
 FLAGS = (("wrong", "wrong_only"), ("dependent", "parser_dependent"), ("flagged", "flagged_only"))
 
 PUSH_JS = """
-(item, benchmark, models, task, category, wrong, dependent, flagged, search) => {
+(item, benchmark, models, task, category, wrong, dependent, flagged, search, slice) => {
   if (!window.__hsViewRestored) return [];  // the URL's own view is still being put in place
   const p = new URLSearchParams();
   if (benchmark) p.set('benchmark', benchmark);
@@ -31,6 +33,7 @@ PUSH_JS = """
   if (dependent) p.set('dependent', '1');
   if (flagged) p.set('flagged', '1');
   if (search) p.set('q', search);
+  if (slice) p.set('slice', slice);
   if (item) p.set('item', item);
   const query = '?' + p.toString();
   if (query !== window.location.search) {
@@ -66,6 +69,8 @@ def params_of(filters: Filters, item: str | None) -> dict[str, str]:
             out[key] = "1"
     if filters.search:
         out["q"] = filters.search
+    if filters.slice:
+        out["slice"] = describe(filters.slice)
     if item:
         out["item"] = item
     return out
@@ -86,8 +91,18 @@ def restore(catalog: Catalog, params: Mapping[str, str]) -> tuple[Filters, str |
     task = params.get("task") if params.get("task") in offered["task"] else ALL
     category = params.get("category") if params.get("category") in offered["category"] else ALL
     flags = {attr: params.get(key) == "1" for key, attr in FLAGS}
+    try:
+        cut = parse(params.get("slice") or "")
+    except ValueError:
+        cut = ()  # a hand-edited URL: the view without its slice
     filters = Filters(
-        benchmark=bench, models=models, task=task, category=category, search=params.get("q") or "", **flags
+        benchmark=bench,
+        models=models,
+        task=task,
+        category=category,
+        search=params.get("q") or "",
+        slice=cut,
+        **flags,
     )
     return filters, item
 
@@ -118,7 +133,7 @@ def restore_updates(catalog: Catalog, request: gr.Request | None) -> tuple[Any, 
     filters, item = restore(catalog, params)
     offered = choices(catalog.table, filters.benchmark)
     wants_items = item is not None or any(
-        k in params for k in ("models", "task", "category", "q", "wrong", "dependent", "flagged")
+        k in params for k in ("models", "task", "category", "q", "slice", "wrong", "dependent", "flagged")
     )
     return (
         gr.update(value=filters.benchmark),
@@ -129,6 +144,7 @@ def restore_updates(catalog: Catalog, request: gr.Request | None) -> tuple[Any, 
         filters.parser_dependent,
         filters.flagged_only,
         filters.search,
+        describe(filters.slice),
         item or "",
         gr.Tabs(selected="items-tab") if wants_items else gr.skip(),
     )

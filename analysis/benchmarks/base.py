@@ -315,6 +315,17 @@ class PairSpec:
 
 
 @dataclass(frozen=True)
+class SliceMetric:
+    """A benchmark's own metric where accuracy is not its headline (HR, CFAD, token F1), per slice."""
+
+    name: str
+    """As reviewers read it (``HR``)."""
+    of: Callable[[pd.DataFrame], float | None]
+    """One model's rows (a slice, or the rest) -> the metric over them; None where it is undefined
+    there (CFAD of a slice holding one side only, say)."""
+
+
+@dataclass(frozen=True)
 class Slicing:
     """How a benchmark's item table is cut into slices where a model fails (``docs/failures.md``).
 
@@ -327,6 +338,8 @@ class Slicing:
     attributes: Mapping[str, npt.NDArray[np.object_]]
     """The benchmark's own categorical attributes by name (``""`` where a row has none), besides
     the columns every item table has (task, category, sub-category, gold, whether an answer was read)."""
+    metric: SliceMetric | None = None
+    """The benchmark's own metric shown beside each slice's accuracy; None where accuracy is it."""
 
 
 @dataclass(frozen=True)

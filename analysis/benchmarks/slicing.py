@@ -7,6 +7,7 @@ below the query layer, so that a filter of the Items tab and the slice finder cu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -53,6 +54,36 @@ def condition_mask(
         values = columns.get(column)
         mask &= np.zeros(n, dtype=bool) if values is None else values == value
     return mask
+
+
+AND = " & "
+IS = " = "
+
+
+def describe(conditions: Sequence[Condition]) -> str:
+    """A slice as reviewers read and type it: ``modality = audio & gold = no``."""
+    return AND.join(f"{column}{IS}{value}" for column, value in conditions)
+
+
+def parse(text: str) -> tuple[Condition, ...]:
+    """The conditions of :func:`describe`'s text (a column name is a word, dots allowed).
+
+    A part that does not start with a column name and ``" = "`` belongs to the value before it
+    (a value may hold ``" & "``). Raises ValueError saying what it could not read.
+    """
+    conditions: list[list[str]] = []
+    for part in text.split(AND) if text.strip() else []:
+        column, is_, value = part.strip().partition(IS)
+        if is_ and _COLUMN.fullmatch(column):
+            conditions.append([column, value])
+        elif conditions:
+            conditions[-1][1] += AND + part
+        else:
+            raise ValueError(f"not a slice: {part.strip()!r} (write column = value, joined by &)")
+    return tuple((c, v.strip()) for c, v in conditions)
+
+
+_COLUMN = re.compile(r"[A-Za-z_][\w.-]*")
 
 
 def _text(series: pd.Series) -> npt.NDArray[np.object_]:

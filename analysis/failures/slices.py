@@ -19,7 +19,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from analysis.benchmarks.slicing import Condition, slice_columns
+from analysis.benchmarks import get
+from analysis.benchmarks.slicing import Condition, condition_mask, slice_columns
 from analysis.stats.slices import (
     Floats,
     GroupSums,
@@ -119,6 +120,32 @@ def find_slices(
     found = _without_implied([s for s in tested if s.q <= alpha], tested, alpha)
     found.sort(key=lambda s: (s.log_p, len(s.conditions), s.model, s.conditions))
     return found, len(tested)
+
+
+@dataclass(frozen=True)
+class OwnMetric:
+    """A benchmark's own metric on a slice and on the rest of the model's items (None: undefined)."""
+
+    name: str
+    slice: float | None
+    rest: float | None
+
+
+def own_metric(
+    benchmark: str, table: pd.DataFrame, model: str, conditions: Sequence[Condition]
+) -> OwnMetric | None:
+    """The benchmark's own metric (HR, CFAD, token F1) of ``model`` on a slice and on the rest.
+
+    None for a benchmark whose headline is accuracy. ``table`` holds the benchmark's rows; the
+    metric is the package's own scoring of the model's rows, the unscored ones skipped as it skips them.
+    """
+    rows = table[(table["model"].astype(str) == model).to_numpy(dtype=bool)]
+    _, columns = slice_columns(benchmark, rows)
+    metric = get(benchmark).slicing(rows.iloc[:0]).metric
+    if metric is None:
+        return None
+    inside = condition_mask(columns, conditions)
+    return OwnMetric(metric.name, metric.of(rows[inside]), metric.of(rows[~inside]))
 
 
 def _codes(values: npt.NDArray[np.object_]) -> tuple[npt.NDArray[np.int64], list[str]] | None:

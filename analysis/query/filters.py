@@ -8,6 +8,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from analysis.benchmarks.slicing import Condition, condition_mask, slice_columns
+
 ALL = "(all)"
 """Selector value meaning no restriction."""
 
@@ -28,6 +30,9 @@ class Filters:
     """Only items an audit finding names."""
     search: str = ""
     """Case-insensitive text to find in question, answer, item id, pair or side."""
+    slice: tuple[Condition, ...] = ()
+    """Only rows of the benchmark meeting every condition (a slice of "Where it fails",
+    :mod:`analysis.benchmarks.slicing`); ignored without a benchmark."""
 
 
 def _given(value: str | None) -> bool:
@@ -50,6 +55,12 @@ def filter_mask(table: pd.DataFrame, filters: Filters) -> npt.NDArray[np.bool_]:
         mask &= table["_differs"].to_numpy(dtype=bool)
     if filters.flagged_only:
         mask &= table["_flagged"].to_numpy(dtype=bool)
+    if filters.slice and _given(filters.benchmark) and mask.any():
+        # cut over all the benchmark's rows, as the slice finder does (an attribute may look at
+        # a row's neighbours), then kept where the other filters pass
+        rows = np.flatnonzero((table["benchmark"] == filters.benchmark).to_numpy(dtype=bool))
+        _, columns = slice_columns(str(filters.benchmark), table.iloc[rows])
+        mask[rows] &= condition_mask(columns, filters.slice)
     needle = filters.search.strip().lower()
     if needle:
         # Only the rows left are searched, in Arrow (no Python string per row).

@@ -104,11 +104,11 @@ class Access:
         """The filters this viewer's view applies.
 
         A blind reviewer's drop every filter that would sort rows by verdict, parser or audit
-        finding (the search is narrowed by :attr:`searched`).
+        finding, and any slice (one may cut by gold; the search is narrowed by :attr:`searched`).
         """
         if not self.blind:
             return wanted
-        return replace(wanted, wrong_only=False, parser_dependent=False, flagged_only=False)
+        return replace(wanted, wrong_only=False, parser_dependent=False, flagged_only=False, slice=())
 
     @property
     def searched(self) -> tuple[str, ...] | None:

@@ -79,20 +79,25 @@ def find_item(catalog: Catalog | ItemView, item_id: str | None, filter_values: l
     return (row, *result)
 
 
-def clear_stale(catalog: Catalog, current: int | None, filter_values: list[Any]) -> tuple[Any, ...]:
+def clear_stale(
+    catalog: Catalog | ItemView, current: int | None, filter_values: list[Any]
+) -> tuple[Any, ...]:
     """Clear the inspector when the view is empty or the item belongs to another benchmark.
 
-    Otherwise nothing changes (an item outside a narrower view of its benchmark stays, saying so).
+    Otherwise the item stays and only its place is told again: its position in the new view, or
+    that it is outside it (a narrower view of its benchmark, a slice of another model).
     """
+    view = as_view(catalog)
+    table = view.catalog.table
     skip = tuple(gr.skip() for _ in range(6))
-    if current is None or not 0 <= current < len(catalog.table):
+    if current is None or not 0 <= current < len(table):
         return skip
     filters = filters_from(*filter_values)
-    rows = catalog.rows_for(filters)
-    other = bool(filters.benchmark) and str(catalog.table.at[current, "benchmark"]) != filters.benchmark
+    rows = view.rows(filters)  # the viewer's own rows: a blind one's filters are narrowed
+    other = bool(filters.benchmark) and str(table.at[current, "benchmark"]) != filters.benchmark
     if len(rows) and not other:
-        return skip
-    return (None, *as_view(catalog).inspect(None, _position(rows, None) or "No item selected."))
+        return (gr.skip(), _position(rows, current), *skip[2:])
+    return (None, *view.inspect(None, _position(rows, None) or "No item selected."))
 
 
 def open_in_items(item_id: str | None) -> tuple[Any, Any]:

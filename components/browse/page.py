@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from analysis.benchmarks.slicing import parse
 from analysis.load.catalog import Catalog
 from analysis.query import (
     ALL,
@@ -56,6 +57,7 @@ class BrowseWidgets:
     parser_dependent: gr.Checkbox
     flagged_only: gr.Checkbox
     search: gr.Textbox
+    slice: gr.Textbox
 
     def inputs(self) -> list[Any]:
         """The widgets whose values make a :class:`Filters`, in :func:`filters_from` order."""
@@ -68,6 +70,7 @@ class BrowseWidgets:
             self.parser_dependent,
             self.flagged_only,
             self.search,
+            self.slice,
         ]
 
 
@@ -91,8 +94,13 @@ def filters_from(
     parser_dependent: bool,
     flagged_only: bool,
     search: str | None,
+    slice_text: str | None = None,
 ) -> Filters:
-    """Turn the widgets' values into a :class:`Filters`."""
+    """Turn the widgets' values into a :class:`Filters`; an unreadable slice is refused (gr.Error)."""
+    try:
+        conditions = parse(slice_text or "")
+    except ValueError as e:
+        raise gr.Error(f"Slice: {e}") from None
     return Filters(
         benchmark=benchmark or None,
         models=tuple(models or ()),
@@ -102,6 +110,7 @@ def filters_from(
         parser_dependent=bool(parser_dependent),
         flagged_only=bool(flagged_only),
         search=search or "",
+        slice=conditions,
     )
 
 
@@ -142,6 +151,13 @@ def build_filters(catalog: Catalog) -> BrowseWidgets:
             elem_id="f-search",
             interactive=False,
         ),
+        slice=gr.Textbox(
+            "",  # a default: API callers written before the slice existed still call /view alike
+            label="Slice",
+            placeholder="column = value & … (Where it fails sets it; Enter)",
+            elem_id="f-slice",
+            interactive=False,
+        ),
     )
 
 
@@ -176,13 +192,14 @@ def build_table(catalog: Catalog) -> TableWidgets:
     return TableWidgets(table, page, info, prev_page, next_page)
 
 
-def on_benchmark(catalog: Catalog, benchmark: str | None) -> tuple[Any, Any, Any]:
-    """New model, task and category choices for a benchmark (selections reset)."""
+def on_benchmark(catalog: Catalog, benchmark: str | None) -> tuple[Any, Any, Any, str]:
+    """New model, task and category choices for a benchmark (selections and the slice reset)."""
     c = choices(catalog.table, benchmark)
     return (
         gr.update(choices=c["model"], value=[]),
         gr.update(choices=[ALL, *c["task"]], value=ALL),
         gr.update(choices=[ALL, *c["category"]], value=ALL),
+        "",
     )
 
 

@@ -40,6 +40,10 @@ def test_endpoints_answer_through_gradio_client(tmp_path: Path, monkeypatch: pyt
         table, page, info = view[0], view[1], view[2]
         assert page == 1 and info == "rows 1–2 of 2 · page 1 of 1"
         assert [r[1] for r in table["data"]] == ["cmm-2", "cmm-2"]
+        # the slice filter is the last argument, with a default (callers from before it still work)
+        gold = table["headers"].index("gold")
+        cut = client.predict("cmm", [], ALL, ALL, False, False, False, "", "gold = no", api_name="/view")[0]
+        assert cut["data"] and {r[gold] for r in cut["data"]} == {"no"}
         _, media, item, _, _ = client.predict("cmm-0", *filters, api_name="/item")
         assert "Did you see thing 0?" in item and "reorg_raw_files/v0.mp4" in media
         # the media URL is served (inside the CMM root), a path outside every root is refused

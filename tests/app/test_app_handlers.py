@@ -22,11 +22,11 @@ from components.keys import HEAD, NEXT_ID, PREV_ID, TYPING_JS
 pytestmark = [*GRADIO_LOOP_WARNINGS, pytest.mark.usefixtures("close_gradio_loop")]
 __all__ = ["close_gradio_loop"]
 
-NO_FILTER = [None, [], ALL, ALL, False, False, False, ""]
+NO_FILTER = [None, [], ALL, ALL, False, False, False, "", ""]
 
 
 def _filters(**kw: object) -> list[object]:
-    names = ["benchmark", "models", "task", "category", "wrong", "dependent", "flagged", "search"]
+    names = ["benchmark", "models", "task", "category", "wrong", "dependent", "flagged", "search", "slice"]
     values = dict(zip(names, NO_FILTER, strict=True))
     values.update(kw)
     return [values[n] for n in names]
@@ -51,7 +51,8 @@ def test_show_page_pages_and_clamps(cat: Catalog) -> None:
 
 
 def test_benchmark_change_offers_its_own_choices(cat: Catalog) -> None:
-    models, task, category = browse.on_benchmark(cat, "avhbench")
+    models, task, category, cut = browse.on_benchmark(cat, "avhbench")
+    assert cut == ""  # another benchmark's slice would name columns this one may not have
     assert models["choices"] == [("m1", "m1"), ("m2", "m2")] or models["choices"] == ["m1", "m2"]
     assert task["value"] == ALL and category["value"] == ALL
     assert "Video-driven Audio Hallucination" in str(task["choices"])
@@ -214,7 +215,11 @@ def test_samples_cmm_visual_audio_plays_two_files_together(samples: Catalog) -> 
 def test_an_empty_view_or_another_benchmark_clears_the_inspector(cat: Catalog) -> None:
     row = int((cat.table["benchmark"] == "cmm").to_numpy().nonzero()[0][0])
     same = navigate.clear_stale(cat, row, _filters(benchmark="cmm"))
-    assert same == tuple(gr.skip() for _ in same)  # the item is in the view: kept
+    # the item is in the view: kept, only its place in the new view told again
+    assert same[0] == gr.skip() and same[2:] == tuple(gr.skip() for _ in same[2:])
+    assert same[1] == f"item 1 of {int((cat.table['benchmark'] == 'cmm').sum())} in view · row {row}"
+    outside = navigate.clear_stale(cat, row, _filters(benchmark="cmm", models=["m2"]))
+    assert outside[0] == gr.skip() and outside[1] == f"item outside the current view · row {row}"
     empty = navigate.clear_stale(cat, row, _filters(benchmark="cmm", search="zzz-nothing"))
     assert empty[0] is None and empty[1] == "No item in this view."
     other = navigate.clear_stale(cat, row, _filters(benchmark="avhbench"))
@@ -278,7 +283,7 @@ def test_an_item_opened_while_a_filter_change_judges_the_old_one_is_not_cleared(
     stale = _row(cat, "cmm-1")
     filters = _filters(benchmark="cdh-bench")
     open_one = _openers(demo, cat, filters)[opener]
-    alone = clear(request, stale, *filters)
+    alone = clear(request, None, stale, *filters)
     assert alone[0] is None  # on its own, the stale item is cleared
     real = navigate.clear_stale
     opened: list[Any] = []
@@ -291,14 +296,14 @@ def test_an_item_opened_while_a_filter_change_judges_the_old_one_is_not_cleared(
         return judged
 
     monkeypatch.setattr(navigate, "clear_stale", judged_while(request))
-    raced = clear(request, stale, *filters)
+    raced = clear(request, None, stale, *filters)
     assert opened and opened[-1][0] is not None  # the other handler did open an item
     assert all(
         isinstance(out, dict) and out.get("__type__") == "update" and len(out) == 1 for out in raced
     ), raced  # every output skipped: the opened item stands
     # another session's opening does not hold this one's clearing back
     monkeypatch.setattr(navigate, "clear_stale", judged_while(gr.Request(session_hash="reviewer-2")))
-    assert clear(request, stale, *filters)[0] is None
+    assert clear(request, None, stale, *filters)[0] is None
 
 
 def test_item_changes_are_counted_per_session_and_forget_the_oldest() -> None:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import gradio as gr
 import pandas as pd
 import pytest
 from app_data import GRADIO_LOOP_WARNINGS, close_gradio_loop
 
 from analysis.failures.compare import paired_rows
+from analysis.failures.slices import verdict_rows
 from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from components import failures
 
@@ -106,3 +108,48 @@ def test_a_benchmark_change_computes_nothing_while_the_tab_is_closed(cat: Catalo
     assert all(isinstance(u, dict) and u.get("__type__") == "update" and len(u) == 1 for u in closed)
     line = follow[0].fn(request, None, True, "cmm")[2]
     assert "on cmm" in line
+
+
+def test_the_slices_carry_the_benchmarks_own_metric_by_its_scorer(cat: Catalog) -> None:
+    from analysis.benchmarks import get
+
+    rows = cat.table[cat.table["benchmark"] == "cdh-bench"]
+    slices = failures.show(cat, "cdh-bench", "yes-biased", None, blind=False)[3]
+    assert list(slices.columns) == ["slice", "n", "accuracy", "rest", "CFAD", "CFAD rest", "q"]
+    mine = rows[rows["model"].astype(str) == "yes-biased"]
+    by_slice = slices.set_index("slice")
+    # gold = no: CFAD over the pooled tasks, by hand from the scorer's per-task numbers
+    tasks = get("cdh-bench").score(mine[mine["gold"].str.lower() == "no"])["groups"]["task"]
+    n_cf = sum(t["n_cf"] for t in tasks.values())
+    n_cs = sum(t["n_cs"] for t in tasks.values())
+    cf = sum(t["cf_acc"] * t["n_cf"] for t in tasks.values() if t["n_cf"]) / n_cf
+    cs = sum(t["cs_acc"] * t["n_cs"] for t in tasks.values() if t["n_cs"]) / n_cs
+    assert by_slice.loc["gold = no", "CFAD"] == f"{cs - cf:.3f}"
+    # one side only: CFAD is undefined there, and says so
+    assert by_slice.loc["side = counterfactual", "CFAD"] == "—"
+    cmm = failures.show(cat, "cmm", "yes-biased", None, blind=False)[3].set_index("slice")
+    cmm_rows = cat.table[(cat.table["benchmark"] == "cmm") & (cat.table["model"].astype(str) == "yes-biased")]
+    hr = get("cmm").score(cmm_rows[cmm_rows["gold"].str.lower() == "no"])["overall"]["hr"]
+    assert cmm.loc["gold = no", "HR"] == f"{hr:.3f}" and cmm.loc["gold = no", "HR rest"] == "—"
+    # accuracy is AVHBench's headline: no extra columns
+    avh = failures.show(cat, "avhbench", None, None, blind=False)[3]
+    assert list(avh.columns) == failures.SLICE_COLUMNS
+
+
+def test_a_clicked_slice_becomes_the_items_tabs_filter(cat: Catalog) -> None:
+    from analysis.query import ALL, filter_rows
+    from components.browse.page import filters_from
+
+    out = failures.slice_in_items("cdh-bench", "yes-biased", ["side = counterfactual", 24], blind=False)
+    models, task, category, wrong, dependent, flagged, search, cut, _tab = out
+    assert _value(models) == ["yes-biased"] and (task, category, cut) == (ALL, ALL, "side = counterfactual")
+    assert not (wrong or dependent or flagged or search)
+    values = ("cdh-bench", ["yes-biased"], ALL, ALL, False, False, False, "", cut)
+    rows = filter_rows(cat.table, filters_from(*values))
+    picked = cat.table.iloc[rows]
+    # the slice's n counts the scored items; the Items tab also lists the unscored ones in it
+    assert len(verdict_rows(picked)) == 24 and set(picked["side"]) == {"counterfactual"}
+    assert set(picked["model"].astype(str)) == {"yes-biased"}
+    # a blind reviewer's click changes nothing
+    blind = failures.slice_in_items("cdh-bench", "yes-biased", ["side = counterfactual"], blind=True)
+    assert len(blind) == len(out) and all(u == gr.skip() for u in blind)

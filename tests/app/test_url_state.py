@@ -59,3 +59,13 @@ def test_an_item_alone_opens_its_benchmark(cat: Catalog) -> None:
     view, found = restore(cat, {"item": item})
     assert view.benchmark == "cdh-bench" and found == item
     assert item_of(cat, None) == "" and item_of(cat, 10**9) == ""
+
+
+def test_a_slice_survives_the_round_trip_and_a_broken_one_is_dropped(cat: Catalog) -> None:
+    view = Filters(benchmark="cmm", models=("balanced",), slice=(("gold", "no"), ("modality", "audio")))
+    params = params_of(view, None)
+    assert params["slice"] == "gold = no & modality = audio"
+    back, _ = restore(cat, params)
+    assert back.slice == (("gold", "no"), ("modality", "audio"))
+    broken, _ = restore(cat, {**params, "slice": "no equals sign here"})
+    assert broken.slice == () and broken.models == ("balanced",)  # the rest of the view stands

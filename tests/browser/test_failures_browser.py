@@ -56,8 +56,36 @@ def test_slices_and_two_runs_compared(browser: Any, app_url: str, scheme: str, w
         assert item.startswith("cdh-")
         page.locator("#fail-open").click()
         expect(page.locator("#item")).to_contain_text(item, timeout=T)
+        # one click on a slice shows it in the Items tab: its model, that slice, the table cut to it
+        page.get_by_role("tab", name="Where it fails").click()
+        n = page.locator("#fail-slices [data-row='0'][data-col='1']").inner_text().strip()
+        page.locator("#fail-slices [data-row='0'][data-col='0']").click()
+        box = page.locator("#f-slice input, #f-slice textarea")
+        expect(box).to_have_value("side = counterfactual", timeout=T)
+        expect(page.get_by_role("tab", name="Items", exact=True)).to_have_attribute("aria-selected", "true")
+        # every item of the slice is scored here (the handler test has one that is not)
+        expect(page.locator("#page-info")).to_contain_text(f"of {n} ", timeout=T)
+        expect(page.locator("#f-models")).to_contain_text("commonsense-prior")
+        assert "slice=side+%3D+counterfactual" in page.url
+        page.screenshot(path=str(SHOTS / "failures-slice-in-items-light-1280.png"), full_page=True)
         # back on the tab, a benchmark change while it is open is followed at once
         page.get_by_role("tab", name="Where it fails").click()
         _choose(page, "f-benchmark", "cmm")
         expect(page.locator("#fail-line")).to_contain_text("on cmm", timeout=T)
+    page.context.close()
+
+
+def test_the_tab_on_a_phone(browser: Any, app_url: str) -> None:
+    """At 390 px the tab sits in Gradio's overflow menu; its tables scroll inside themselves."""
+    page = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True).new_page()
+    page.goto(app_url + "?benchmark=cmm")
+    open_items(page)
+    page.get_by_role("button", name="More tabs").click()
+    page.locator(".overflow-dropdown button", has_text="Where it fails").click()
+    _choose(page, "fail-model", "yes-biased")
+    expect(page.locator("#fail-slices")).to_contain_text("gold = no", timeout=T)
+    expect(page.locator("#fail-slices")).to_contain_text("HR", timeout=T)
+    overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 1  # nothing pushes the page sideways
+    page.screenshot(path=str(SHOTS / "failures-light-390.png"), full_page=True)
     page.context.close()

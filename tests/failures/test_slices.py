@@ -12,7 +12,7 @@ import pytest
 from scipy.stats import false_discovery_control, fisher_exact
 
 from analysis.benchmarks import REGISTRY, get
-from analysis.benchmarks.slicing import condition_mask, slice_columns
+from analysis.benchmarks.slicing import condition_mask, describe, parse, slice_columns
 from analysis.cli.main import main
 from analysis.failures import slices as finder
 from analysis.failures.slices import find_slices
@@ -183,3 +183,42 @@ def test_task_keeps_only_that_tasks_items(capsys: pytest.CaptureFixture[str]) ->
     assert lines and all(d["n"] <= 24 for d in lines)  # at most 24 scored QA items a model on the samples
     assert all("task" not in d["slice"] for d in lines)  # one task left: not a column to slice on
     assert main(["slices", "cdh-bench", *files, "--task", "nope"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "conditions", "why"),
+    [
+        ("gold = no", (("gold", "no"),), "one condition"),
+        ("modality = audio & gold = no", (("modality", "audio"), ("gold", "no")), "two, joined"),
+        ("category = r & b & gold = yes", (("category", "r & b"), ("gold", "yes")), "a value holding ' & '"),
+        ("side = a = b", (("side", "a = b"),), "a value holding ' = ' (the first one splits)"),
+        ("cmm.side = x", (("cmm.side", "x"),), "a benchmark attribute renamed with its id"),
+        ("  ", (), "blank: no slice"),
+    ],
+)
+def test_a_slice_reads_back_from_its_text(
+    text: str, conditions: tuple[tuple[str, str], ...], why: str
+) -> None:
+    assert parse(text) == conditions, why
+    if conditions:
+        assert parse(describe(conditions)) == conditions
+
+
+@pytest.mark.parametrize("text", ["hello", "= no", "two words = x"])
+def test_text_that_is_no_slice_is_refused_with_what_was_wrong(text: str) -> None:
+    with pytest.raises(ValueError, match="column = value"):
+        parse(text)
+
+
+def test_a_slice_filter_cuts_the_rows_the_finder_tested_and_a_blind_view_drops_it() -> None:
+    from analysis.query import Filters, filter_rows
+    from analysis.review.access import Access
+
+    table = planted_table(3)
+    _, columns = slice_columns("cmm", table)
+    wanted = condition_mask(columns, (("gold", "no"), ("modality", "audio")))
+    view = Filters(benchmark="cmm", slice=(("gold", "no"), ("modality", "audio")))
+    assert list(filter_rows(table, view)) == list(np.flatnonzero(wanted)) and wanted.any()
+    assert list(filter_rows(table, Filters(benchmark="cmm", slice=(("nope", "x"),)))) == []
+    assert Access("zoe", blind=True).filters(view).slice == ()
+    assert Access("yan").filters(view).slice == view.slice

@@ -92,6 +92,7 @@ from analysis.benchmarks.base import (
     GoldKind,
     PairSpec,
     ScoreReport,
+    SliceMetric,
     Slicing,
     refuse_harness,
     resolve_parser,
@@ -337,7 +338,32 @@ def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
 
 def slicing(table: pd.DataFrame) -> Slicing:
     """Both sides of an image pair hang together; the side is an attribute."""
-    return Slicing(_slicing.text(table, "pair_id"), {"side": _slicing.text(table, "side")})
+    return Slicing(
+        _slicing.text(table, "pair_id"), {"side": _slicing.text(table, "side")}, SliceMetric("CFAD", _cfad)
+    )
+
+
+def _cfad(rows: pd.DataFrame) -> float | None:
+    """CS-Acc minus CF-Acc of one model's rows; None without both sides.
+
+    The official figure when the rows are of one task, else the same difference over the tasks'
+    items pooled.
+    """
+    tasks = list(score(rows)["groups"]["task"].values()) if len(rows) else []
+
+    def num(metrics: Mapping[str, float | int | None], key: str) -> float:
+        value = metrics.get(key)
+        return float(value) if value is not None else 0.0
+
+    n_cf = sum(num(t, "n_cf") for t in tasks)
+    n_cs = sum(num(t, "n_cs") for t in tasks)
+    if not n_cf or not n_cs:
+        return None
+    if len(tasks) == 1:
+        return num(tasks[0], "cfad")
+    cf = sum(num(t, "cf_acc") * num(t, "n_cf") for t in tasks) / n_cf
+    cs = sum(num(t, "cs_acc") * num(t, "n_cs") for t in tasks) / n_cs
+    return cs - cf
 
 
 def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:

@@ -64,6 +64,7 @@ from analysis.benchmarks.base import (
     GoldKind,
     PairSpec,
     ScoreReport,
+    SliceMetric,
     Slicing,
     refuse_task,
     resolve_parser,
@@ -311,7 +312,17 @@ def slicing(table: pd.DataFrame) -> Slicing:
     Modality and correlation type come from the question file (``extra``).
     """
     attributes = _slicing.from_extra(table, {"modality": "modality", "correlation": "correlation_type"})
-    return Slicing(_slicing.text(table, "media"), attributes)
+    return Slicing(_slicing.text(table, "media"), attributes, SliceMetric("HR", _hr))
+
+
+def _hr(rows: pd.DataFrame) -> float | None:
+    """Hallucination resistance (accuracy on the no-probes) of one model's rows; None without any."""
+    if not len(rows):
+        return None
+    report = score(rows)
+    value = report["overall"].get("hr")
+    no_probes = rows["gold"].astype("string").str.strip().str.lower().eq("no").sum()
+    return float(value) if value is not None and no_probes else None
 
 
 def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:

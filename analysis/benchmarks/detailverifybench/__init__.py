@@ -99,6 +99,7 @@ from analysis.benchmarks.base import (
     GoldKind,
     PairSpec,
     ScoreReport,
+    SliceMetric,
     Slicing,
     refuse_harness,
     resolve_parser,
@@ -415,7 +416,13 @@ def write_corrected(path: Path, gold: Mapping[str, str]) -> str | None:
 def slicing(table: pd.DataFrame) -> Slicing:
     """One caption an image; the data source and whether the caption was altered are attributes."""
     attributes = _slicing.from_extra(table, {"source": "data_source", "original": "is_use_original"})
-    return Slicing(_slicing.text(table, "media"), attributes)
+    return Slicing(_slicing.text(table, "media"), attributes, SliceMetric("token F1", _token_f1))
+
+
+def _token_f1(rows: pd.DataFrame) -> float | None:
+    """The official token F1 of one model's rows; None without a scored caption."""
+    value = score(rows)["overall"].get("token_f1") if len(rows) else None
+    return float(value) if value is not None else None
 
 
 def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
