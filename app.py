@@ -272,7 +272,7 @@ def _wire(
     f.benchmark.input(
         lambda b: browse.on_benchmark(ctx.catalog, b),
         f.benchmark,
-        [f.models, f.task, f.category, f.slice],
+        [f.models, f.task, f.category, f.slice, f.flip],
         api_visibility="private",
         **free,
     ).then(refresh, fin, refresh_out, api_visibility="private", **free)
@@ -281,6 +281,7 @@ def _wire(
     # the page and charts of a view: also the API's /view (the same handler whatever calls it)
     f.search.submit(refresh, fin, refresh_out, api_name="view", **free)
     f.slice.submit(refresh, fin, refresh_out, api_visibility="private", **free)
+    f.flip.submit(refresh, fin, refresh_out, api_visibility="private", **free)
     t.page.submit(paging(0), [t.page, *fin], table_out, api_name="page", **free)
     t.prev_page.click(paging(-1), [t.page, *fin], table_out, api_visibility="private", **free)
     t.next_page.click(paging(1), [t.page, *fin], table_out, api_visibility="private", **free)
@@ -389,11 +390,23 @@ def _wire_failures(
     ) -> tuple[Any, ...]:
         return failures.slice_in_items(benchmark, a, evt.row_value, _hides_gold(ctx, request, profile))
 
+    def cell_to_items(
+        evt: gr.SelectData,
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+        benchmark: str | None,
+        a: str | None,
+        b: str | None,
+    ) -> tuple[Any, ...]:
+        row = evt.index[0] if isinstance(evt.index, (list, tuple)) else None
+        return failures.cell_in_items(benchmark, a, b, row, _hides_gold(ctx, request, profile))
+
     refresh, refresh_out = refreshing
-    cut = [f.models, f.task, f.category, f.wrong_only, f.parser_dependent, f.flagged_only, f.search, f.slice]
-    fw.slices.select(to_items, [f.benchmark, fw.model], [*cut, tabs], **free).then(
+    cut = [*f.inputs()[1:], tabs]  # every filter but the benchmark, then the tab
+    fw.slices.select(to_items, [f.benchmark, fw.model], cut, **free).then(
         refresh, f.inputs(), refresh_out, **free
     )
+    fw.flips.select(cell_to_items, ins, cut, **free).then(refresh, f.inputs(), refresh_out, **free)
 
 
 def _corrected_of(ctx: ReviewContext) -> Any:

@@ -16,10 +16,11 @@ import gradio as gr
 import pandas as pd
 
 from analysis.benchmarks.slicing import condition_mask, describe, parse, slice_columns
-from analysis.failures.compare import CELLS, compare_runs, difference_rows, paired_rows
+from analysis.failures.compare import compare_runs, difference_rows
 from analysis.failures.slices import Slice, find_slices, own_metric
 from analysis.load.catalog import Catalog
 from analysis.query import ALL
+from analysis.query.flips import CELLS, describe_flip, paired_rows
 
 TAB = "Where it fails"
 """The tab's label (the app tells from it that the tab is open)."""
@@ -160,7 +161,8 @@ def show(
     slices = _slice_table(str(benchmark), rows, model, found)
     line = (
         f"**{model}** on {benchmark}: {len(found)} slice(s) significantly worse than the rest "
-        f"(Benjamini-Hochberg q ≤ 0.05 over {tested} tested, clustered exact tests; docs/failures.md)."
+        f"(Benjamini-Hochberg q ≤ 0.05 over {tested} tested, clustered exact tests; docs/failures.md). "
+        "Click a slice, or a cell of the flip table, to see its items in the Items tab."
     )
     groups = [(f"slice: {_where(s)}", f"slice\x1f{_where(s)}") for s in found]
     flips, diffs, losses = empty[1], empty[2], ""
@@ -212,7 +214,7 @@ def slice_in_items(
     """
     text = str(row[0]) if row else ""
     if blind or not benchmark or not model or not text:
-        return tuple(gr.skip() for _ in range(9))
+        return tuple(gr.skip() for _ in range(10))
     return (
         gr.update(value=[model]),
         ALL,
@@ -222,6 +224,31 @@ def slice_in_items(
         False,
         "",
         text,
+        "",
+        gr.Tabs(selected="items-tab"),
+    )
+
+
+def cell_in_items(
+    benchmark: str | None, model: str | None, other: str | None, row: int | None, blind: bool
+) -> tuple[Any, ...]:
+    """A clicked flip-table cell (its row, in :data:`CELLS` order) as the Items tab's filters.
+
+    Both models' answers to the cell's items, nothing else; the tab. Order as :func:`slice_in_items`.
+    """
+    if blind or not benchmark or not model or not other or row is None or not 0 <= row < len(CELLS):
+        return tuple(gr.skip() for _ in range(10))
+    flip = describe_flip((model, other, CELLS[row]))
+    return (
+        gr.update(value=[model, other]),
+        ALL,
+        ALL,
+        False,
+        False,
+        False,
+        "",
+        "",
+        flip,
         gr.Tabs(selected="items-tab"),
     )
 

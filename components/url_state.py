@@ -1,7 +1,7 @@
 """Views that can be shared: the URL carries benchmark, filters, model and item.
 
 ``?benchmark=<id>&models=balanced&task=...&category=...&wrong=1&dependent=1&flagged=1&q=text
-&slice=gold+%3D+no&item=<item_id>`` opens exactly that view (the Items tab, the item in the
+&slice=gold+%3D+no&flip=...&item=<item_id>`` opens exactly that view (the Items tab, the item in the
 inspector). As the view
 changes, a small script puts it in the address bar (``history.pushState``, one entry per change),
 so Back steps back: on ``popstate`` the page reloads and the URL restores the view, as a reload
@@ -18,11 +18,12 @@ import gradio as gr
 from analysis.benchmarks.slicing import describe, parse
 from analysis.load.catalog import Catalog
 from analysis.query import ALL, Filters, choices
+from analysis.query.flips import describe_flip, parse_flip
 
 FLAGS = (("wrong", "wrong_only"), ("dependent", "parser_dependent"), ("flagged", "flagged_only"))
 
 PUSH_JS = """
-(item, benchmark, models, task, category, wrong, dependent, flagged, search, slice) => {
+(item, benchmark, models, task, category, wrong, dependent, flagged, search, slice, flip) => {
   if (!window.__hsViewRestored) return [];  // the URL's own view is still being put in place
   const p = new URLSearchParams();
   if (benchmark) p.set('benchmark', benchmark);
@@ -34,6 +35,7 @@ PUSH_JS = """
   if (flagged) p.set('flagged', '1');
   if (search) p.set('q', search);
   if (slice) p.set('slice', slice);
+  if (flip) p.set('flip', flip);
   if (item) p.set('item', item);
   const query = '?' + p.toString();
   if (query !== window.location.search) {
@@ -71,6 +73,8 @@ def params_of(filters: Filters, item: str | None) -> dict[str, str]:
         out["q"] = filters.search
     if filters.slice:
         out["slice"] = describe(filters.slice)
+    if filters.flip:
+        out["flip"] = describe_flip(filters.flip)
     if item:
         out["item"] = item
     return out
@@ -95,6 +99,10 @@ def restore(catalog: Catalog, params: Mapping[str, str]) -> tuple[Filters, str |
         cut = parse(params.get("slice") or "")
     except ValueError:
         cut = ()  # a hand-edited URL: the view without its slice
+    try:
+        flip = parse_flip(params.get("flip") or "")
+    except ValueError:
+        flip = ()
     filters = Filters(
         benchmark=bench,
         models=models,
@@ -102,6 +110,7 @@ def restore(catalog: Catalog, params: Mapping[str, str]) -> tuple[Filters, str |
         category=category,
         search=params.get("q") or "",
         slice=cut,
+        flip=flip,
         **flags,
     )
     return filters, item
@@ -133,7 +142,8 @@ def restore_updates(catalog: Catalog, request: gr.Request | None) -> tuple[Any, 
     filters, item = restore(catalog, params)
     offered = choices(catalog.table, filters.benchmark)
     wants_items = item is not None or any(
-        k in params for k in ("models", "task", "category", "q", "slice", "wrong", "dependent", "flagged")
+        k in params
+        for k in ("models", "task", "category", "q", "slice", "flip", "wrong", "dependent", "flagged")
     )
     return (
         gr.update(value=filters.benchmark),
@@ -145,6 +155,7 @@ def restore_updates(catalog: Catalog, request: gr.Request | None) -> tuple[Any, 
         filters.flagged_only,
         filters.search,
         describe(filters.slice),
+        describe_flip(filters.flip) if filters.flip else "",
         item or "",
         gr.Tabs(selected="items-tab") if wants_items else gr.skip(),
     )

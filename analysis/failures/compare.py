@@ -14,18 +14,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-import numpy as np
 import pandas as pd
 
 from analysis.boards.leaderboard import fmt, fmt_interval, leaderboards
-from analysis.failures.slices import Slice, find_slices, verdict_rows
+from analysis.failures.slices import Slice, find_slices
+from analysis.query.flips import CELLS, KEYS, paired_rows, verdict_rows
 from analysis.stats.intervals import N_BOOT, SEED, Interval
 from analysis.stats.paired import holm
-
-CELLS = ("both right", "only A wrong", "only B wrong", "both wrong")
-"""The flip table's cells, in order."""
-KEYS = ("item_id", "task")
-"""What makes two rows the same item (an item id is unique within a benchmark's task)."""
 
 
 @dataclass(frozen=True)
@@ -41,28 +36,6 @@ class BoardDifference:
     test: str
     p: float | None
     p_holm: float | None = None
-
-
-def paired_rows(table: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
-    """One row per item both models were scored on, in the order of A's rows.
-
-    Columns ``item_id``, ``task``, ``a`` and ``b`` (the verdicts) and ``cell`` (the flip table's).
-    """
-    rows = verdict_rows(table)
-    model = rows["model"].astype(str)
-    left = _verdicts(rows[model == a])
-    right = _verdicts(rows[model == b])
-    both = left.merge(right, on=list(KEYS), suffixes=("_a", "_b"), how="inner", validate="one_to_one")
-    va = both["correct_a"].to_numpy(dtype=bool)
-    vb = both["correct_b"].to_numpy(dtype=bool)
-    cell = np.select([va & vb, ~va & vb, va & ~vb], CELLS[:3], CELLS[3])
-    return pd.DataFrame({"item_id": both["item_id"], "task": both["task"], "a": va, "b": vb, "cell": cell})
-
-
-def _verdicts(rows: pd.DataFrame) -> pd.DataFrame:
-    """A model's verdicts by item; a repeated answer to one item counts once (its first)."""
-    out = rows[[*KEYS, "correct"]].astype({"item_id": str, "task": str})
-    return out.drop_duplicates(list(KEYS), keep="first")
 
 
 def flip_table(pairs: pd.DataFrame) -> dict[str, int]:

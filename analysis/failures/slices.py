@@ -21,6 +21,7 @@ import pandas as pd
 
 from analysis.benchmarks import get
 from analysis.benchmarks.slicing import Condition, condition_mask, slice_columns
+from analysis.query.flips import verdict_rows
 from analysis.stats.slices import (
     Floats,
     GroupSums,
@@ -82,12 +83,6 @@ class Slice:
             "p": self.p,
             "q": self.q,
         }
-
-
-def verdict_rows(table: pd.DataFrame) -> pd.DataFrame:
-    """The rows that count: scored, with a verdict (the official parser's ``correct``)."""
-    usable = table["scored"].to_numpy(dtype=bool) & table["correct"].notna().to_numpy(dtype=bool)
-    return table[usable]
 
 
 def find_slices(

@@ -9,6 +9,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from analysis.benchmarks.slicing import Condition, condition_mask, slice_columns
+from analysis.query.flips import Flip, in_cell
 
 ALL = "(all)"
 """Selector value meaning no restriction."""
@@ -30,6 +31,9 @@ class Filters:
     """Only items an audit finding names."""
     search: str = ""
     """Case-insensitive text to find in question, answer, item id, pair or side."""
+    flip: Flip | tuple[()] = ()
+    """Only rows of items in one cell of the flip table of two models (:mod:`analysis.query.flips`);
+    ignored without a benchmark."""
     slice: tuple[Condition, ...] = ()
     """Only rows of the benchmark meeting every condition (a slice of "Where it fails",
     :mod:`analysis.benchmarks.slicing`); ignored without a benchmark."""
@@ -61,6 +65,10 @@ def filter_mask(table: pd.DataFrame, filters: Filters) -> npt.NDArray[np.bool_]:
         rows = np.flatnonzero((table["benchmark"] == filters.benchmark).to_numpy(dtype=bool))
         _, columns = slice_columns(str(filters.benchmark), table.iloc[rows])
         mask[rows] &= condition_mask(columns, filters.slice)
+    if filters.flip and _given(filters.benchmark) and mask.any():
+        rows = np.flatnonzero((table["benchmark"] == filters.benchmark).to_numpy(dtype=bool))
+        a, b, cell = filters.flip
+        mask[rows] &= in_cell(table.iloc[rows], a, b, cell)
     needle = filters.search.strip().lower()
     if needle:
         # Only the rows left are searched, in Arrow (no Python string per row).

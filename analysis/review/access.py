@@ -104,11 +104,14 @@ class Access:
         """The filters this viewer's view applies.
 
         A blind reviewer's drop every filter that would sort rows by verdict, parser or audit
-        finding, and any slice (one may cut by gold; the search is narrowed by :attr:`searched`).
+        finding, and any slice or flip-table cell (both cut by verdict or gold); the search is
+        narrowed by :attr:`searched`.
         """
         if not self.blind:
             return wanted
-        return replace(wanted, wrong_only=False, parser_dependent=False, flagged_only=False, slice=())
+        return replace(
+            wanted, wrong_only=False, parser_dependent=False, flagged_only=False, slice=(), flip=()
+        )
 
     @property
     def searched(self) -> tuple[str, ...] | None:

@@ -26,6 +26,7 @@ from analysis.query import (
     page_count,
     page_slice,
 )
+from analysis.query.flips import parse_flip
 from components.browse.view import ItemView, as_view
 
 # Fits the Items tab at a 1280 px window (about 955 px of table) so that model, question, answer,
@@ -58,6 +59,7 @@ class BrowseWidgets:
     flagged_only: gr.Checkbox
     search: gr.Textbox
     slice: gr.Textbox
+    flip: gr.Textbox
 
     def inputs(self) -> list[Any]:
         """The widgets whose values make a :class:`Filters`, in :func:`filters_from` order."""
@@ -71,6 +73,7 @@ class BrowseWidgets:
             self.flagged_only,
             self.search,
             self.slice,
+            self.flip,
         ]
 
 
@@ -95,12 +98,17 @@ def filters_from(
     flagged_only: bool,
     search: str | None,
     slice_text: str | None = None,
+    flip_text: str | None = None,
 ) -> Filters:
-    """Turn the widgets' values into a :class:`Filters`; an unreadable slice is refused (gr.Error)."""
+    """Turn the widgets' values into a :class:`Filters`; an unreadable slice or cell is refused (gr.Error)."""
     try:
         conditions = parse(slice_text or "")
     except ValueError as e:
         raise gr.Error(f"Slice: {e}") from None
+    try:
+        flip = parse_flip(flip_text or "")
+    except ValueError as e:
+        raise gr.Error(f"Flip-table cell: {e}") from None
     return Filters(
         benchmark=benchmark or None,
         models=tuple(models or ()),
@@ -111,6 +119,7 @@ def filters_from(
         flagged_only=bool(flagged_only),
         search=search or "",
         slice=conditions,
+        flip=flip,
     )
 
 
@@ -158,6 +167,13 @@ def build_filters(catalog: Catalog) -> BrowseWidgets:
             elem_id="f-slice",
             interactive=False,
         ),
+        flip=gr.Textbox(
+            "",
+            label="Flip-table cell",
+            placeholder="only A wrong · A = … · B = … (Where it fails sets it; Enter)",
+            elem_id="f-flip",
+            interactive=False,
+        ),
     )
 
 
@@ -192,13 +208,14 @@ def build_table(catalog: Catalog) -> TableWidgets:
     return TableWidgets(table, page, info, prev_page, next_page)
 
 
-def on_benchmark(catalog: Catalog, benchmark: str | None) -> tuple[Any, Any, Any, str]:
-    """New model, task and category choices for a benchmark (selections and the slice reset)."""
+def on_benchmark(catalog: Catalog, benchmark: str | None) -> tuple[Any, Any, Any, str, str]:
+    """New model, task and category choices for a benchmark (selections, slice and cell reset)."""
     c = choices(catalog.table, benchmark)
     return (
         gr.update(choices=c["model"], value=[]),
         gr.update(choices=[ALL, *c["task"]], value=ALL),
         gr.update(choices=[ALL, *c["category"]], value=ALL),
+        "",
         "",
     )
 

@@ -22,11 +22,22 @@ from components.keys import HEAD, NEXT_ID, PREV_ID, TYPING_JS
 pytestmark = [*GRADIO_LOOP_WARNINGS, pytest.mark.usefixtures("close_gradio_loop")]
 __all__ = ["close_gradio_loop"]
 
-NO_FILTER = [None, [], ALL, ALL, False, False, False, "", ""]
+NO_FILTER = [None, [], ALL, ALL, False, False, False, "", "", ""]
 
 
 def _filters(**kw: object) -> list[object]:
-    names = ["benchmark", "models", "task", "category", "wrong", "dependent", "flagged", "search", "slice"]
+    names = [
+        "benchmark",
+        "models",
+        "task",
+        "category",
+        "wrong",
+        "dependent",
+        "flagged",
+        "search",
+        "slice",
+        "flip",
+    ]
     values = dict(zip(names, NO_FILTER, strict=True))
     values.update(kw)
     return [values[n] for n in names]
@@ -51,8 +62,8 @@ def test_show_page_pages_and_clamps(cat: Catalog) -> None:
 
 
 def test_benchmark_change_offers_its_own_choices(cat: Catalog) -> None:
-    models, task, category, cut = browse.on_benchmark(cat, "avhbench")
-    assert cut == ""  # another benchmark's slice would name columns this one may not have
+    models, task, category, cut, flip = browse.on_benchmark(cat, "avhbench")
+    assert cut == flip == ""  # another benchmark's slice would name columns this one may not have
     assert models["choices"] == [("m1", "m1"), ("m2", "m2")] or models["choices"] == ["m1", "m2"]
     assert task["value"] == ALL and category["value"] == ALL
     assert "Video-driven Audio Hallucination" in str(task["choices"])

@@ -9,9 +9,8 @@ import pandas as pd
 import pytest
 from app_data import GRADIO_LOOP_WARNINGS, close_gradio_loop
 
-from analysis.failures.compare import paired_rows
-from analysis.failures.slices import verdict_rows
 from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
+from analysis.query.flips import paired_rows, verdict_rows
 from components import failures
 
 pytestmark = [*GRADIO_LOOP_WARNINGS, pytest.mark.usefixtures("close_gradio_loop")]
@@ -141,10 +140,10 @@ def test_a_clicked_slice_becomes_the_items_tabs_filter(cat: Catalog) -> None:
     from components.browse.page import filters_from
 
     out = failures.slice_in_items("cdh-bench", "yes-biased", ["side = counterfactual", 24], blind=False)
-    models, task, category, wrong, dependent, flagged, search, cut, _tab = out
+    models, task, category, wrong, dependent, flagged, search, cut, flip, _tab = out
     assert _value(models) == ["yes-biased"] and (task, category, cut) == (ALL, ALL, "side = counterfactual")
-    assert not (wrong or dependent or flagged or search)
-    values = ("cdh-bench", ["yes-biased"], ALL, ALL, False, False, False, "", cut)
+    assert not (wrong or dependent or flagged or search or flip)
+    values = ("cdh-bench", ["yes-biased"], ALL, ALL, False, False, False, "", cut, flip)
     rows = filter_rows(cat.table, filters_from(*values))
     picked = cat.table.iloc[rows]
     # the slice's n counts the scored items; the Items tab also lists the unscored ones in it
@@ -153,3 +152,24 @@ def test_a_clicked_slice_becomes_the_items_tabs_filter(cat: Catalog) -> None:
     # a blind reviewer's click changes nothing
     blind = failures.slice_in_items("cdh-bench", "yes-biased", ["side = counterfactual"], blind=True)
     assert len(blind) == len(out) and all(u == gr.skip() for u in blind)
+
+
+def test_a_clicked_flip_cell_becomes_the_items_tabs_filter(cat: Catalog) -> None:
+    from analysis.query import ALL, filter_rows
+    from components.browse.page import filters_from
+
+    rows = cat.table[cat.table["benchmark"] == "cdh-bench"]
+    hand = paired_rows(rows, "commonsense-prior", "yes-biased")
+    for index, cell in enumerate(failures.CELLS):
+        out = failures.cell_in_items("cdh-bench", "commonsense-prior", "yes-biased", index, blind=False)
+        models, *_, cut, flip, _tab = out
+        assert _value(models) == ["commonsense-prior", "yes-biased"] and cut == ""
+        assert flip == f"{cell} · A = commonsense-prior · B = yes-biased"
+        values = ("cdh-bench", _value(models), ALL, ALL, False, False, False, "", cut, flip)
+        picked = cat.table.iloc[filter_rows(cat.table, filters_from(*values))]
+        # each item of the cell, by hand, with both models' answers to it
+        want = set(hand.loc[hand["cell"] == cell, "item_id"])
+        assert set(picked["item_id"]) == want, cell
+        assert len(verdict_rows(picked)) == 2 * len(want), cell
+    assert all(u == gr.skip() for u in failures.cell_in_items("cdh-bench", "a", "b", 9, blind=False))
+    assert all(u == gr.skip() for u in failures.cell_in_items("cdh-bench", "a", "b", 0, blind=True))

@@ -69,3 +69,11 @@ def test_a_slice_survives_the_round_trip_and_a_broken_one_is_dropped(cat: Catalo
     assert back.slice == (("gold", "no"), ("modality", "audio"))
     broken, _ = restore(cat, {**params, "slice": "no equals sign here"})
     assert broken.slice == () and broken.models == ("balanced",)  # the rest of the view stands
+
+
+def test_a_flip_cell_survives_the_round_trip_and_a_broken_one_is_dropped(cat: Catalog) -> None:
+    view = Filters(benchmark="cmm", flip=("balanced", "yes-biased", "only A wrong"))
+    params = params_of(view, None)
+    assert params["flip"] == "only A wrong · A = balanced · B = yes-biased"
+    assert restore(cat, params)[0].flip == ("balanced", "yes-biased", "only A wrong")
+    assert restore(cat, {**params, "flip": "sometimes wrong · A = x · B = y"})[0].flip == ()

@@ -68,6 +68,17 @@ def test_slices_and_two_runs_compared(browser: Any, app_url: str, scheme: str, w
         expect(page.locator("#f-models")).to_contain_text("commonsense-prior")
         assert "slice=side+%3D+counterfactual" in page.url
         page.screenshot(path=str(SHOTS / "failures-slice-in-items-light-1280.png"), full_page=True)
+        # a flip-table cell too: both models' answers to the items only A got wrong
+        page.get_by_role("tab", name="Where it fails").click()
+        flips = page.locator("#fail-flips")
+        expect(flips).to_contain_text("only commonsense-prior wrong", timeout=T)
+        count = flips.locator("[data-row='1'][data-col='1']").inner_text().strip()
+        flips.locator("[data-row='1'][data-col='0']").click()
+        cell = page.locator("#f-flip input, #f-flip textarea")
+        expect(cell).to_have_value("only A wrong · A = commonsense-prior · B = yes-biased", timeout=T)
+        expect(page.locator("#f-slice input, #f-slice textarea")).to_have_value("")
+        expect(page.locator("#page-info")).to_contain_text(f"of {2 * int(count)} ", timeout=T)
+        page.screenshot(path=str(SHOTS / "failures-cell-in-items-light-1280.png"), full_page=True)
         # back on the tab, a benchmark change while it is open is followed at once
         page.get_by_role("tab", name="Where it fails").click()
         _choose(page, "f-benchmark", "cmm")

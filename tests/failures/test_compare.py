@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from analysis.benchmarks import REGISTRY
-from analysis.failures.compare import CELLS, board_differences, flip_table, paired_rows, where_a_loses
+from analysis.failures.compare import board_differences, flip_table, where_a_loses
 from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
+from analysis.query.flips import CELLS, describe_flip, paired_rows, parse_flip
 
 from .planted import PLANTED, planted_table
 
@@ -68,3 +69,23 @@ def test_the_report_compares_two_runs_in_html_and_latex(tmp_path, capsys) -> Non
     assert latex.count("yes-biased (A) against balanced (B)") == len(REGISTRY)
     assert "p (Holm)" in latex
     assert main([*args[:-2], "nobody", "balanced", "--format", "latex"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "flip", "why"),
+    [
+        ("only A wrong · A = m1 · B = m2", ("m1", "m2", "only A wrong"), "as describe_flip writes it"),
+        ("both wrong · A = a · b · B = c", ("a · b", "c", "both wrong"), "a model name holding ' · '"),
+        ("   ", (), "blank: no cell"),
+    ],
+)
+def test_a_flip_cell_reads_back_from_its_text(text: str, flip: tuple[str, ...], why: str) -> None:
+    assert parse_flip(text) == flip, why
+    if flip:
+        assert parse_flip(describe_flip(flip)) == flip  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("text", ["only A wrong", "mostly wrong · A = a · B = b", "A = a · B = b"])
+def test_text_that_is_no_flip_cell_is_refused(text: str) -> None:
+    with pytest.raises(ValueError, match="flip-table cell"):
+        parse_flip(text)
