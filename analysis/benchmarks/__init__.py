@@ -1,12 +1,19 @@
-"""The registry: every benchmark halluscope knows, listed explicitly, looked up by id."""
+"""The registry: every benchmark halluscope knows, listed explicitly, looked up by id.
+
+Importing it costs nothing heavy: the protocol (:mod:`analysis.benchmarks.base`, which imports
+pandas) and each package load the first time a benchmark is asked for, so ``halluscope --help``
+starts at once.
+"""
 
 from __future__ import annotations
 
 import difflib
 import importlib
 from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from analysis.benchmarks.base import Benchmark, Finding, ScoreReport
+if TYPE_CHECKING:
+    from analysis.benchmarks.base import Benchmark, Finding, ScoreReport
 
 PACKAGES = (
     "avhbench",
@@ -19,7 +26,7 @@ PACKAGES = (
 benchmark is one line here (and its package, case file and samples)."""
 
 
-class _Registry(Mapping[str, Benchmark]):
+class _Registry(Mapping[str, "Benchmark"]):
     """Benchmark id -> module, each package imported the first time it is asked for.
 
     ``halluscope score <id>`` then imports that package alone: the other packages (and what they
@@ -63,6 +70,8 @@ class _Registry(Mapping[str, Benchmark]):
 
 
 def _checked(module: object) -> Benchmark:
+    from analysis.benchmarks.base import Benchmark
+
     if not isinstance(module, Benchmark):
         missing = [m for m in _protocol_members() if not hasattr(module, m)]
         raise TypeError(
@@ -73,6 +82,8 @@ def _checked(module: object) -> Benchmark:
 
 
 def _protocol_members() -> list[str]:
+    from analysis.benchmarks.base import Benchmark
+
     return sorted(m for m in Benchmark.__dict__ if not m.startswith("_")) + sorted(
         a for a in Benchmark.__annotations__ if not a.startswith("_")
     )
@@ -106,6 +117,15 @@ def get(name: str) -> Benchmark:
     close = difflib.get_close_matches(key, list(REGISTRY), n=1, cutoff=0.5)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     raise UnknownBenchmark(f"unknown benchmark {name!r}{hint} (known: {', '.join(REGISTRY)})")
+
+
+def __getattr__(name: str) -> Any:
+    """The protocol's names, re-exported here, imported when first used."""
+    if name in ("Benchmark", "Finding", "ScoreReport"):
+        from analysis.benchmarks import base
+
+        return getattr(base, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [

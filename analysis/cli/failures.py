@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from analysis.benchmarks import get
-from analysis.cli.items import load_files
 from analysis.errors import UsageError
-from analysis.failures.slices import Slice, find_slices
+
+if TYPE_CHECKING:  # the parser is built for --help: the finder (pandas) loads when slices run
+    from analysis.failures.slices import Slice
 
 
 def add_parser(sub: argparse._SubParsersAction, benchmarks: str) -> None:  # type: ignore[type-arg]
@@ -31,6 +33,9 @@ def add_parser(sub: argparse._SubParsersAction, benchmarks: str) -> None:  # typ
 
 def run_slices(args: argparse.Namespace, task: str | None) -> tuple[list[Slice], int]:
     """(significant slices, slices tested) of the given prediction files."""
+    from analysis.cli.items import load_files
+    from analysis.failures.slices import find_slices
+
     if not 1 <= args.max_depth <= 3:
         raise UsageError(f"--max-depth must be 1, 2 or 3, not {args.max_depth}")
     if not 0 < args.alpha < 1:

@@ -18,15 +18,17 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
+# Only light modules here: ``halluscope --help`` and a usage error answer before pandas, numpy or
+# a benchmark package is imported (each command imports what it needs; docs/cli.md).
 from analysis.benchmarks import REGISTRY, UnknownBenchmark, get
-from analysis.benchmarks.base import Benchmark, Finding, ScoreReport
 from analysis.errors import InputError, StoreError, UsageError
 from analysis.files.harness import FORMATS, parse_map
-from analysis.files.readers import without_gc_pauses
-from analysis.load.detect import expect
-from analysis.stats.intervals import N_BOOT, SEED, intervals
+from analysis.stats.defaults import N_BOOT, SEED
+
+if TYPE_CHECKING:
+    from analysis.benchmarks.base import Benchmark, Finding, ScoreReport
 
 REPORT_FORMATS = ("html", "latex", "markdown")
 """``halluscope report --format`` values (kept here: ``score`` must not import plotly)."""
@@ -295,6 +297,9 @@ def media_roots(values: Sequence[str]) -> dict[str, list[Path]]:
 
 def run_score(args: argparse.Namespace) -> dict[str, Any]:
     """Load, validate options and score (the work behind ``halluscope score``)."""
+    from analysis.files.readers import without_gc_pauses
+    from analysis.load.detect import expect
+
     bench = get(args.benchmark)
     task = _check_task(bench, args.task)
     parser = args.parser or bench.PARSERS[0]
@@ -325,6 +330,8 @@ def run_score(args: argparse.Namespace) -> dict[str, Any]:
         table = corrected_table(args.db, bench, table)
     report: dict[str, Any] = dict(bench.score(table, task=task, parser=parser))
     if args.ci:
+        from analysis.stats.intervals import intervals
+
         stats = bench.cluster_stats(table, task=task, parser=parser)
         report["ci"] = intervals(stats, n_boot=n_boot, seed=seed)
     return report
@@ -460,6 +467,8 @@ def _cell(value: Any) -> str:
 
 def run_audit(args: argparse.Namespace) -> list[Finding]:
     """Run a benchmark's audit on gold files."""
+    from analysis.load.detect import expect
+
     bench = get(args.benchmark)
     for path in args.gold:
         expect(path, bench, "gold")

@@ -24,9 +24,9 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from analysis.stats.clusters import COUNT_KEYS, ClusterStats, FloatArray, Scope
+from analysis.stats.defaults import N_BOOT, SEED
 
-N_BOOT = 2000
-SEED = 0
+__all__ = ["N_BOOT", "SEED"]  # also the defaults of everything that bootstraps through here
 LEVEL = 0.95
 METHOD = "percentile"
 CHUNK_CELLS = 4_000_000

@@ -1,0 +1,58 @@
+"""The command line answers ``--help`` and a usage error without importing anything heavy.
+
+Timing is measured in ``bench/cli_start.py``; this checks the cause, which cannot flake: the
+modules a fresh interpreter has loaded when the answer is printed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("pandas", "numpy", "pyarrow", "scipy", "plotly", "gradio", "sqlalchemy", "duckdb")
+
+PROBE = """
+import json, sys
+from analysis.cli.main import main
+try:
+    code = main(sys.argv[1:])
+except SystemExit as e:  # --help exits from argparse
+    code = e.code
+print(json.dumps({"code": code, "modules": sorted(m for m in sys.modules if "." not in m)}), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [(["--help"], 0), (["score"], 2), (["slices", "--help"], 0), (["no-such-command"], 2)],
+)
+def test_help_and_usage_errors_import_nothing_heavy(args: list[str], code: int) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=60, check=False
+    )
+    last = done.stderr.strip().splitlines()[-1]
+    report = json.loads(last)
+    assert report["code"] == code, done.stderr
+    loaded = set(report["modules"]) & set(HEAVY)
+    assert not loaded, f"{args}: {sorted(loaded)} imported before the answer"
+    if code == 0:
+        assert "halluscope" in done.stdout
+
+
+def test_a_command_that_needs_pandas_still_gets_it() -> None:
+    # the other side: the lazy imports are there when a benchmark is asked for
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from analysis.benchmarks import get, Benchmark; get('cmm'); print(Benchmark)",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0 and "Benchmark" in done.stdout, done.stderr
