@@ -270,8 +270,8 @@ def _wire(
     for widget in (url_item, *fin):
         widget.change(None, [url_item, *fin], None, js=url_state.PUSH_JS, api_visibility="private")
     f.benchmark.input(
-        lambda b: browse.on_benchmark(ctx.catalog, b),
-        f.benchmark,
+        lambda b, m, t, c: browse.on_benchmark(ctx.catalog, b, m, t, c),
+        [f.benchmark, f.models, f.task, f.category],
         [f.models, f.task, f.category, f.slice, f.flip],
         api_visibility="private",
         **free,

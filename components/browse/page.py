@@ -123,6 +123,13 @@ def filters_from(
     )
 
 
+# The selectors take any value (allow_custom_value): a benchmark switch fires
+# the handlers that follow every filter at once, with the selectors' old values, while the switch's
+# own answer gives the selectors the new benchmark's choices, and Gradio then refused a task of the
+# old benchmark ("Value: qa is not in the list of choices", a red toast). An unknown value keeps no
+# rows for that moment; the switch's answer puts valid values in place (on_benchmark).
+
+
 def build_filters(catalog: Catalog) -> BrowseWidgets:
     """The left column: benchmark, model, task and category selectors, then the filters.
 
@@ -144,10 +151,23 @@ def build_filters(catalog: Catalog) -> BrowseWidgets:
             label="Models (none = all)",
             elem_id="f-models",
             interactive=False,
+            allow_custom_value=True,  # see the note above build_filters
         ),
-        task=gr.Dropdown([ALL, *start["task"]], value=ALL, label="Task", elem_id="f-task", interactive=False),
+        task=gr.Dropdown(
+            [ALL, *start["task"]],
+            value=ALL,
+            label="Task",
+            elem_id="f-task",
+            interactive=False,
+            allow_custom_value=True,  # see the note above build_filters
+        ),
         category=gr.Dropdown(
-            [ALL, *start["category"]], value=ALL, label="Category", elem_id="f-category", interactive=False
+            [ALL, *start["category"]],
+            value=ALL,
+            label="Category",
+            elem_id="f-category",
+            interactive=False,
+            allow_custom_value=True,  # see the note above build_filters
         ),
         wrong_only=gr.Checkbox(label="Wrong only", elem_id="f-wrong", interactive=False),
         parser_dependent=gr.Checkbox(
@@ -208,13 +228,23 @@ def build_table(catalog: Catalog) -> TableWidgets:
     return TableWidgets(table, page, info, prev_page, next_page)
 
 
-def on_benchmark(catalog: Catalog, benchmark: str | None) -> tuple[Any, Any, Any, str, str]:
-    """New model, task and category choices for a benchmark (selections, slice and cell reset)."""
+def on_benchmark(
+    catalog: Catalog,
+    benchmark: str | None,
+    models: list[str] | None = None,
+    task: str | None = None,
+    category: str | None = None,
+) -> tuple[Any, Any, Any, str, str]:
+    """The model, task and category choices of a benchmark.
+
+    A chosen model, task or category the new benchmark also has stays chosen; the others, the
+    slice and the flip-table cell (their columns are another benchmark's) are reset.
+    """
     c = choices(catalog.table, benchmark)
     return (
-        gr.update(choices=c["model"], value=[]),
-        gr.update(choices=[ALL, *c["task"]], value=ALL),
-        gr.update(choices=[ALL, *c["category"]], value=ALL),
+        gr.update(choices=c["model"], value=[m for m in models or [] if m in c["model"]]),
+        gr.update(choices=[ALL, *c["task"]], value=task if task in c["task"] else ALL),
+        gr.update(choices=[ALL, *c["category"]], value=category if category in c["category"] else ALL),
         "",
         "",
     )

@@ -69,6 +69,15 @@ def test_benchmark_change_offers_its_own_choices(cat: Catalog) -> None:
     assert "Video-driven Audio Hallucination" in str(task["choices"])
 
 
+def test_a_benchmark_switch_keeps_the_choices_the_new_benchmark_also_has(cat: Catalog) -> None:
+    models, task, category, _, _ = browse.on_benchmark(cat, "avhbench", ["m2", "ghost"], "qa", "nope")
+    assert models["value"] == ["m2"]  # ghost is no model of avhbench: dropped, m2 kept
+    assert task["value"] == ALL and category["value"] == ALL  # not avhbench's: reset
+    task_name = "Video-driven Audio Hallucination"
+    _, kept, _, _, _ = browse.on_benchmark(cat, "avhbench", [], task_name, None)
+    assert kept["value"] == task_name
+
+
 def test_selection_reads_the_row_from_its_values_not_its_position(cat: Catalog) -> None:
     row = _row(cat, "cmm-1", "m2")
     frame, _, _ = browse.show_page(cat, browse.filters_from(*_filters(benchmark="cmm")), 1)

@@ -235,3 +235,23 @@ def test_html_in_answers_and_captions_is_text(page: Page, app_url: str, bench: s
     assert page.evaluate("window.__pwned") == 0
     assert page.locator("img[src='x']").count() == 0
     page.screenshot(path=str(SHOTS / f"payload_{bench}.png"), full_page=True)
+
+
+def test_a_benchmark_switch_with_a_task_set_shows_no_error(page: Page, app_url: str) -> None:
+    # Issue 20: the switch's handlers got the old benchmark's task and Gradio raised a red toast
+    # ("Value: qa is not in the list of choices"); the chosen model was dropped.
+    _open(page, app_url)
+    _show(page, "cdh-bench", wrong=False)
+    for elem, name in (("f-task", "qa"), ("f-models", "yes-biased")):
+        before = page.locator("#page-info").inner_text()
+        _choose(page, elem, name)
+        expect(page.locator("#page-info")).not_to_have_text(before, timeout=TIMEOUT)
+    before = page.locator("#page-info").inner_text()
+    _choose(page, "f-benchmark", "cmm")
+    expect(page.locator("#page-info")).not_to_have_text(before, timeout=TIMEOUT)
+    _settled(page)
+    expect(page.locator("#f-task input")).to_have_value("(all)")
+    expect(page.locator("#f-models")).to_contain_text("yes-biased")  # CMM has it too: kept
+    expect(page.locator("#page-info")).to_contain_text("rows 1", timeout=TIMEOUT)
+    page.wait_for_timeout(500)  # a late error would have shown by now
+    assert page.locator(".toast-body").count() == 0, page.locator(".toast-body").all_inner_texts()
