@@ -36,6 +36,18 @@ table.hs-others th, table.hs-others td { padding: 3px 6px; border: none;
   border-bottom: 1px solid var(--border-color-primary); vertical-align: top; }
 table.hs-others th { text-align: left; }
 #item table.hs-facts tr, #item table.hs-others tr, #others table.hs-others tr { border: none; }
+/* Plotly draws its figures white, with inline colours (the report and the downloads keep them).
+   In dark mode the app lays them on its own background: stylesheet !important beats inline style.
+   The hover labels keep plotly's own contrast (their text is not in these layers). */
+.dark .js-plotly-plot .main-svg { background: transparent !important; }
+.dark .js-plotly-plot .bg, .dark .js-plotly-plot .legend rect.bg { fill: transparent !important; }
+.dark .js-plotly-plot :is(.infolayer, .xaxislayer-above, .yaxislayer-above, .annotation) text {
+  fill: var(--body-text-color) !important; }
+.dark .js-plotly-plot :is(.gridlayer, .zerolinelayer) path { stroke: var(--hs-rule) !important; }
+.dark .js-plotly-plot :is(.xlines-above, .ylines-above) { stroke: #6e7681 !important; }
+.dark .js-plotly-plot .modebar-btn path { fill: var(--hs-subdued) !important; }
+/* marks drawn black (the gold-yes line, its legend entry) turn light */
+.dark .js-plotly-plot path[style*="stroke: rgb(0, 0, 0)"] { stroke: #e6edf3 !important; }
 .hs-correct { color: #1a7f37; font-weight: 600; }
 .hs-wrong { color: #cf222e; font-weight: 600; }
 .dark .hs-correct { color: #56d364; }

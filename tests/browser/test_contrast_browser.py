@@ -110,3 +110,44 @@ def test_an_item_at_390_px(browser: Browser, app_url: str, scheme: Any) -> None:
     assert box is not None and button is not None
     assert box["width"] >= 300 and box["height"] < 40 and box["y"] >= button["y"] + button["height"], box
     context.close()
+
+
+CHART_JS = """() => {
+  const rgb = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const shown = [...document.querySelectorAll('.js-plotly-plot .xaxislayer-above text')]
+    .find((t) => t.getBoundingClientRect().width > 0);
+  const plot = shown.closest('.js-plotly-plot');
+  let bg = [255, 255, 255];
+  for (let e = plot; e; e = e.parentElement) {
+    const c = rgb(getComputedStyle(e).backgroundColor);
+    if (c.length >= 3 && (c.length < 4 || c[3] > 0.5)) { bg = c.slice(0, 3); break; }
+  }
+  const svg = getComputedStyle(plot.querySelector('.main-svg')).backgroundColor;
+  const ratio = (el) => {
+    const fg = lum(rgb(getComputedStyle(el).fill).slice(0, 3)), b = lum(bg);
+    return (Math.max(fg, b) + 0.05) / (Math.min(fg, b) + 0.05);
+  };
+  const tick = shown, title = plot.querySelector('.infolayer text');
+  return {svg, tick: ratio(tick), title: ratio(title)};
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_charts_sit_on_the_page_and_their_text_reads(browser: Browser, app_url: str, scheme: Any) -> None:
+    # Issue 20: every plotly chart was a white box in dark mode, its text dark on dark once lifted.
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+    page = context.new_page()
+    page.goto(app_url)
+    page.wait_for_function("() => window.__hsViewRestored === true", timeout=TIMEOUT)
+    page.get_by_role("tab", name="Charts").click()
+    expect(page.locator(".js-plotly-plot .xaxislayer-above text").first).to_be_attached(timeout=TIMEOUT)
+    found = page.evaluate(CHART_JS)
+    page.screenshot(path=str(SHOTS / f"charts-{scheme}-1280.png"), full_page=True)
+    if scheme == "dark":
+        assert found["svg"] in ("rgba(0, 0, 0, 0)", "transparent"), found  # no white box
+    assert found["tick"] >= 4.5 and found["title"] >= 4.5, found
+    context.close()
