@@ -76,6 +76,11 @@ def metric_lines(ctx: ReviewContext, benchmark: str | None, limit: int = 12) -> 
             lines.append(
                 f"- {md_code(who)} {md_text(path)}: {_num(old)} → {_num(new)} after {n} correction(s)"
             )
+        if len(changes) > limit:  # said, never cut silently (issue 20)
+            lines.append(
+                f"- {md_code(who)}: {len(changes) - limit} more metric(s) changed; "
+                "`halluscope score --corrected` lists them all"
+            )
     if len(lines) == 1:
         lines.append("No metric changed.")
     return "\n".join(lines)

@@ -169,3 +169,25 @@ def test_summary_and_cli_count_corrections_by_one_rule(
         == 0
     )
     assert "with 2 corrected gold value(s)" in capsys.readouterr().out
+
+
+def test_metrics_past_the_limit_are_counted_not_cut_silently(catalog: Catalog, tmp_path: Path) -> None:
+    from collections import Counter
+
+    ctx = ReviewContext(catalog, open_store(tmp_path / "labels.db"), ("alice",))
+    _fix_one_wrong_answer(ctx, "cmm")
+    full = [line for line in metric_lines(ctx, "cmm", limit=100).splitlines() if "→" in line]
+    per_model = Counter(line.split("</code>")[0] for line in full)
+    assert per_model and max(per_model.values()) > 1
+    cut = metric_lines(ctx, "cmm", limit=1).splitlines()
+    for who, changed in per_model.items():
+        assert sum(line.startswith(who) and "→" in line for line in cut) == 1
+        more = [line for line in cut if line.startswith(who) and "more metric(s) changed" in line]
+        assert more == (
+            [
+                f"{who}</code>: {changed - 1} more metric(s) changed; "
+                "`halluscope score --corrected` lists them all"
+            ]
+            if changed > 1
+            else []
+        )
