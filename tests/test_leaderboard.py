@@ -173,3 +173,22 @@ def test_identical_models_differ_in_nothing() -> None:
     correct = np.arange(50) % 2 == 0
     (test,) = compare_models({"a": _stats(correct, ids), "b": _stats(correct, ids)}, "accuracy", n_boot=200)
     assert test.difference == 0 and not test.significant and test.p == 1.0
+
+
+def test_an_empty_metric_says_why_under_its_board() -> None:
+    # Issue 20: STH's score and description_score showed "–" with no reason (SimCSE not on disk).
+    from dataclasses import replace
+
+    from analysis.boards.html_tables import board_html
+
+    table = load_manifest(SAMPLE_MANIFEST).table
+    boards = leaderboards(table[table["benchmark"] == "vidhalluc"], "vidhalluc", n_boot=20)
+    sth = next(lb for lb in boards if lb.board.task == "sth")
+    why = "<span class='hs-missing-why'>– in score, description_score: the official scorer embeds"
+    filled = {"score": 0.5, "description_score": 0.5}
+    emptied = {"score": None, "description_score": None}
+    for values, said in ((emptied, True), (filled, False)):
+        lb = replace(sth, entries=[replace(e, values={**e.values, **values}) for e in sth.entries])
+        assert (why in board_html(lb)) == said
+    cmm = leaderboards(table[table["benchmark"] == "cmm"], "cmm", n_boot=20)[0]
+    assert "hs-missing-why" not in board_html(cmm)  # a board without reasons says none

@@ -353,6 +353,8 @@ class Board:
     """None for the report's ``overall``, else (group, key), e.g. ``("task", "qa")``."""
     metrics: tuple[str, ...]
     """The official metrics shown; the first ranks the models (higher is better)."""
+    missing: Mapping[str, str] = field(default_factory=dict)
+    """Metric -> why it can be empty (said under the board whenever a model has none)."""
 
 
 @runtime_checkable

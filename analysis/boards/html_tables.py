@@ -56,6 +56,10 @@ def board_html(lb: Leaderboard) -> str:
         f"<i>Better than</i>: a difference in {escape(ranked)} significant on the same items "
         f"({escape(how)}, Holm-corrected over {len(lb.tests)} pair(s), p &lt; {1 - lb.level:.2f})."
     )
+    empty = [m for m in metrics if m in lb.board.missing and any(e.values.get(m) is None for e in lb.entries)]
+    for reason in dict.fromkeys(lb.board.missing[m] for m in empty):  # each reason once, in order
+        named = ", ".join(m for m in empty if lb.board.missing[m] == reason)
+        note += f" <span class='hs-missing-why'>– in {escape(named)}: {escape(reason)}.</span>"
     return (
         f"<div class='hs-board'><h3>{escape(lb.board.title)}</h3>"
         f"<p class='hs-board-note'>{note}</p>"

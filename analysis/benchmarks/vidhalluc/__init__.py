@@ -144,7 +144,7 @@ from analysis.benchmarks.vidhalluc import pairs as _pairs
 from analysis.benchmarks.vidhalluc import stats as stats
 from analysis.benchmarks.vidhalluc.common import ALT, model_name
 from analysis.benchmarks.vidhalluc.detect import recognise as recognise
-from analysis.benchmarks.vidhalluc.embedder import SentenceEmbedder
+from analysis.benchmarks.vidhalluc.embedder import SIMCSE_ENV, SIMCSE_NAME, SentenceEmbedder
 from analysis.errors import InputError
 from analysis.files import harness
 from analysis.files.readers import read_object, without_gc_pauses
@@ -163,11 +163,21 @@ TASKS: tuple[str, ...] = ("bqa", "mcq", "tsh", "sth")
 TASK_REQUIRED = True
 PARSERS: tuple[str, ...] = ("official", ALT)
 ALT_PARSER = ALT
+_NEEDS_SIMCSE = (
+    f"the official scorer embeds scene descriptions with {SIMCSE_NAME}, which must be on local disk "
+    f"(a folder in ${SIMCSE_ENV}, or the Hugging Face cache); halluscope never downloads it"
+)
 BOARDS: tuple[Board, ...] = (
     Board("ACH binary QA (a question counts when every clip is right)", "bqa", None, ("accuracy",)),
     Board("ACH multiple choice", "mcq", None, ("accuracy",)),
     Board("TSH temporal order", "tsh", None, ("accuracy",)),
-    Board("STH scene change", "sth", None, ("score", "classification_score", "description_score", "mcc")),
+    Board(
+        "STH scene change",
+        "sth",
+        None,
+        ("score", "classification_score", "description_score", "mcc"),
+        {"score": _NEEDS_SIMCSE, "description_score": _NEEDS_SIMCSE},
+    ),
 )
 DETECT_RANK = 0
 TAKES_GOLD = True
