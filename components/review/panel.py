@@ -100,13 +100,20 @@ def build_review() -> ReviewWidgets:
                 [], label="Gold option letters (a-d toggle)", visible=False, elem_id="rv-letters", scale=2
             )
             part_choice = gr.Radio([], label="Gold (y / n)", visible=False, elem_id="rv-part-choice", scale=1)
-            part_text = gr.Textbox(label="Detail (l)", visible=False, elem_id="rv-part-text", scale=2)
+            part_text = gr.Textbox(
+                label="Detail (l)", visible=False, elem_id="rv-part-text", scale=2, max_lines=1
+            )
             flags = gr.CheckboxGroup(list(FLAGS), label="Flags (f)", elem_id="rv-flags", scale=2)
         picker = build_picker()
         with gr.Row(equal_height=True):
-            note = gr.Textbox(label="Note", elem_id="rv-note", scale=2)
+            # one line each (max_lines=1 renders an <input>): Enter in them saves, as the legend says;
+            # as text areas they took the Enter as a newline (issue 20)
+            note = gr.Textbox(label="Note", elem_id="rv-note", scale=2, max_lines=1)
             reason = gr.Textbox(
-                label="Reason for the change (needed for a gold change)", elem_id="rv-reason", scale=2
+                label="Reason for the change (needed for a gold change)",
+                elem_id="rv-reason",
+                scale=2,
+                max_lines=1,
             )
         with gr.Row():
             save = gr.Button("Save (enter)", size="sm", elem_id="rv-save-only", scale=0, min_width=120)

@@ -54,8 +54,9 @@ def test_two_reviewers_relabel_pair_11_and_see_the_metric_change(browser: Any, r
     alice.keyboard.press("y")  # keyboard: y sets the gold to yes
     expect(alice.locator("#rv-gold input[value='yes']")).to_be_checked(timeout=WAIT)
     alice.locator("#rv-reason textarea, #rv-reason input").first.fill("inverted polarity (audit)")
-    alice.locator("#rv-note textarea, #rv-note input").first.fill(NOTE)
-    alice.locator("#rv-save-only").click()
+    note = alice.locator("#rv-note input")  # one line: Enter in it saves (it was a text area)
+    note.fill(NOTE)
+    note.press("Enter")
     expect(alice.locator("#rv-message")).to_contain_text("Saved as alice: gold no → yes", timeout=WAIT)
     expect(alice.locator("#rv-history")).to_contain_text("<script>window.__pwned=3</script>")
     assert alice.evaluate("window.__pwned") is None

@@ -121,7 +121,7 @@ def test_four_roles_at_once(browser: Any, roles_url: str) -> None:
     # bob (blind): none of it reaches his form or his page
     _open(bob, CS)
     _blind_dom(bob)
-    expect(bob.locator("#rv-note textarea")).to_have_value("")
+    expect(bob.locator("#rv-note input")).to_have_value("")
     assert bob.locator("#rv-flags input:checked").count() == 0
     assert "alice" not in bob.locator("body").inner_text()
     bob.get_by_role("tab", name="Review").click()
