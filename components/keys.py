@@ -14,10 +14,12 @@ PREV_ID = "prev-item"
 MEDIA_ID = "media"
 
 KEYS: tuple[tuple[str, str], ...] = (
-    ("n / j", "next item"),
-    ("p / k", "previous item"),
+    ("j", "next item"),
+    ("k", "previous item"),
     ("space", "play / pause"),
 )
+"""Each key has one meaning everywhere: the keys that move are not letters a label uses (``n`` moved
+on when no panel was shown and meant *no* when one was; issue 20)."""
 
 REVIEW_KEYS: tuple[tuple[str, str], ...] = (
     ("y / n", "gold yes / no (or the yes / no part of a two-part gold)"),
@@ -28,7 +30,7 @@ REVIEW_KEYS: tuple[tuple[str, str], ...] = (
     ("u", "undo the last save"),
     ("f", "flags"),
 )
-"""Keys active only while the review panel is shown (then ``n`` means *no*; ``j`` / ``k`` move)."""
+"""Keys active only while the review panel is shown."""
 
 TYPING_JS = """(el) => !!el && (el.isContentEditable || /^(TEXTAREA|SELECT)$/.test(el.tagName)
     || (el.tagName === 'INPUT' && !['radio', 'checkbox', 'range', 'button', 'submit', 'reset', 'color',
@@ -39,7 +41,7 @@ or button does not)."""
 HEAD = f"""
 <script>
 (() => {{
-  const clickers = {{n: "{NEXT_ID}", j: "{NEXT_ID}", p: "{PREV_ID}", k: "{PREV_ID}"}};
+  const clickers = {{j: "{NEXT_ID}", k: "{PREV_ID}"}};
   const typing = {TYPING_JS};
   const visible = (el) => !!el && (el.checkVisibility ? el.checkVisibility() : el.offsetParent !== null);
   const button = (id) => {{
@@ -103,9 +105,12 @@ HEAD = f"""
     if (shown && reviewKey(e)) {{ e.preventDefault(); return; }}
     const id = clickers[e.key];
     if (id) {{ const b = button(id); if (b) {{ b.click(); e.preventDefault(); }} return; }}
-    if (e.key === " " && !(e.target instanceof HTMLInputElement)) {{
+    if (e.key === " ") {{
+      // a focused player plays or pauses itself (toggling it here too undid that)
+      if (e.target instanceof HTMLMediaElement) return;
       const media = document.querySelector("#{MEDIA_ID} video, #{MEDIA_ID} audio");
       if (!media) return;
+      // not a second click of a focused button, nor a clicked checkbox toggled again
       e.preventDefault();
       if (media.paused) media.play(); else media.pause();
     }}
@@ -173,7 +178,4 @@ def legend_markdown() -> str:
     """The on-screen legend of the shortcuts."""
     keys = " · ".join(f"`{k}` {what}" for k, what in KEYS)
     review = " · ".join(f"`{k}` {what}" for k, what in REVIEW_KEYS)
-    return (
-        f"**Keys** {keys} (ignored while typing in a field)\n\n"
-        f"**Reviewing** {review} (`n` is *no* while the review panel is shown; `j`/`k` move)"
-    )
+    return f"**Keys** {keys} (ignored while typing in a field)\n\n**Reviewing** {review}"

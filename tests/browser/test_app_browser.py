@@ -146,14 +146,18 @@ def test_a_failing_item_of_each_benchmark_shows_its_media(page: Page, app_url: s
 def test_keys_move_between_items_but_not_while_typing(page: Page, app_url: str) -> None:
     _open(page, app_url)
     page.locator("#summary").click()  # focus the page, not a field
-    page.keyboard.press("n")
+    page.keyboard.press("j")
     expect(page.locator("#item-status")).to_contain_text("item 1 of", timeout=TIMEOUT)
     _settled(page)
     page.keyboard.press("j")
     expect(page.locator("#item-status")).to_contain_text("item 2 of", timeout=TIMEOUT)
     _settled(page)
-    page.keyboard.press("p")
+    page.keyboard.press("k")
     expect(page.locator("#item-status")).to_contain_text("item 1 of", timeout=TIMEOUT)
+    page.keyboard.press("n")  # a label's letter: it never moves, panel or not
+    page.keyboard.press("p")
+    page.wait_for_timeout(300)  # a key that reached a button would have sent an event by now
+    expect(page.locator("#item-status")).to_contain_text("item 1 of")
     jump = page.locator("#jump textarea, #jump input").first
     jump.click()
     page.keyboard.type("njk")
@@ -162,6 +166,37 @@ def test_keys_move_between_items_but_not_while_typing(page: Page, app_url: str) 
     expect(page.locator("#item-status")).to_contain_text("item 1 of")
     expect(page.locator("#keys-legend")).to_contain_text("next item")
     page.screenshot(path=str(SHOTS / "keys.png"), full_page=True)
+
+
+def test_space_plays_and_pauses_after_any_click_but_a_text_field(page: Page, app_url: str) -> None:
+    # Issue 20: space after a click on a checkbox toggled it; after a click on the player it
+    # toggled the player twice (its own controls, then this listener), so nothing happened.
+    _open(page, app_url)
+    _show(page, "avhbench", wrong=False)
+    _inspect_first(page)
+    video = page.locator("#media video").first
+    expect(video).to_be_attached(timeout=TIMEOUT)
+    paused = "() => document.querySelector('#media video').paused"
+    box = page.get_by_label("Verdict depends on the parser")
+    box.click()
+    _settled(page)
+    checked = box.is_checked()
+    page.keyboard.press(" ")
+    page.wait_for_function(f"() => !({paused})()", timeout=TIMEOUT)  # played
+    assert box.is_checked() == checked  # and the checkbox was not toggled
+    page.locator("#prev-item").click()  # a button: space must not press it again
+    _settled(page)
+    status = page.locator("#item-status").inner_text()
+    playing = not page.evaluate(paused)
+    page.keyboard.press(" ")
+    page.wait_for_function(f"() => ({paused})() === {str(playing).lower()}", timeout=TIMEOUT)
+    page.wait_for_timeout(300)
+    expect(page.locator("#item-status")).to_have_text(status)
+    # the player focused: its own space toggles it once
+    video.evaluate("v => { v.pause(); v.focus(); }")
+    page.keyboard.press(" ")
+    page.wait_for_timeout(500)
+    assert page.evaluate(paused) is False
 
 
 def _bar_heights(page: Page, elem_id: str) -> list[str]:
