@@ -5,7 +5,7 @@
 check keys of :func:`~.validation.check_keys` and :data:`~.validation.SAVE_KEY`)
 come from a listener installed by the keys legend: it acts only while the tab is visible and
 ignores keys typed into text fields, so it coexists with the app's own listener
-(:mod:`components.keys` uses n / j / p / k / space, this one digits and Enter).
+(:mod:`components.keys` uses j / k / space and the review letters, this one digits and Enter).
 """
 
 from __future__ import annotations
