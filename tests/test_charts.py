@@ -92,3 +92,33 @@ def test_view_data_holds_the_numbers_of_every_chart_of_the_view(benchmark: str) 
             assert len(got) == len(expected)
             if len(expected):
                 pd.testing.assert_frame_equal(got[list(expected.columns)], expected, check_dtype=False)
+
+
+def test_a_model_keeps_its_colour_in_every_benchmark_and_a_chart_never_repeats_one() -> None:
+    # Issue 20: colours followed a model's place in each benchmark's sorted list, so a model
+    # changed colour where a benchmark had one model more (sorted before it).
+    from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
+    from analysis.plot.figures import PALETTE, palette_indices
+
+    table = load_manifest(SAMPLE_MANIFEST).table
+    models = sorted(set(table["model"].astype(str)) - {""})
+    taken = set(palette_indices(models).values())
+    # an extra model, first in name order, whose own colour is free (a collision is the one case
+    # where a colour may move, see palette_indices)
+    extra = next(n for n in (f"a-extra-{i}" for i in range(50)) if palette_indices([n])[n] not in taken)
+    seen: dict[str, set[str]] = {}
+    for bench in ("cmm", "cdh-bench"):
+        rows = table[table["benchmark"] == bench]
+        if bench == "cdh-bench":
+            more = rows[rows["model"] == models[0]].assign(model=extra)
+            rows = pd.concat([rows, more], ignore_index=True)
+        for fig in charts.draw_all(rows):
+            for trace in fig.data:
+                colour = getattr(getattr(trace, "marker", None), "color", None)
+                if trace.type == "bar" and isinstance(colour, str) and trace.name in models:
+                    seen.setdefault(str(trace.name), set()).add(colour)
+    assert set(seen) == set(models) and all(len(c) == 1 for c in seen.values()), seen
+    # within one chart: distinct while the palette lasts, whatever the order of the list
+    names = [f"model-{i}" for i in range(len(PALETTE))]
+    assert sorted(palette_indices(names).values()) == list(range(len(PALETTE)))
+    assert palette_indices(names) == palette_indices(reversed(names))

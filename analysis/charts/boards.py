@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 
 from analysis.boards.leaderboard import Leaderboard
 from analysis.files.csv_cells import frame_csv
-from analysis.plot.figures import color, empty, figure, wrap
+from analysis.plot.figures import color, empty, figure, palette_indices, wrap
 
 COLUMNS = [
     "benchmark",
@@ -72,7 +72,7 @@ def _bar(lb: Leaderboard, panel: int, legend: set[str], order: dict[str, int]) -
     for e in lb.entries:
         value = e.values.get(metric)
         interval = e.intervals.get(metric)
-        index = order.setdefault(e.model, len(order))
+        index = order[e.model]
         y = [value]
         shown = "–" if interval is None else f"[{interval[0]:.3f}, {interval[1]:.3f}]"
         trace: dict[str, Any] = {
@@ -108,7 +108,7 @@ def board_chart(boards: list[Leaderboard], title: str = "Official metric per boa
     if not boards:
         return empty(title, "No model results for this benchmark")
     legend: set[str] = set()
-    order: dict[str, int] = {}
+    order = palette_indices(e.model for lb in boards for e in lb.entries)
     traces = [t for i, lb in enumerate(boards, start=1) for t in _bar(lb, i, legend, order)]
     panels = [f"{wrap(lb.board.title, 28)}<br><sup>{lb.ranked_by}</sup>" for lb in boards]
     fig = figure(title, traces, panels, gaps=[0.06] * (len(boards) - 1))

@@ -9,7 +9,8 @@ and the app redraws every chart on every filter.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+import zlib
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -29,8 +30,29 @@ _GAP = 0.09
 
 
 def color(index: int) -> str:
-    """The colour of the ``index``-th model (the same order in every chart)."""
+    """The palette's ``index``-th colour (a model's index from :func:`palette_indices`)."""
     return PALETTE[index % len(PALETTE)]
+
+
+def palette_indices(models: Iterable[str]) -> dict[str, int]:
+    """Each model's colour index, from its name: the same model keeps its colour in every chart.
+
+    A model's colour is picked by a checksum of its name, not its place in the chart's list (that
+    place changed with the other models a benchmark has, and so did the colour; issue 20). Two
+    models of one chart never share a colour while the palette lasts: in name order, a model whose
+    colour is taken gets the next free one.
+    """
+    out: dict[str, int] = {}
+    used: set[int] = set()
+    for model in sorted(set(models)):
+        index = zlib.crc32(model.encode("utf-8")) % len(PALETTE)
+        for step in range(len(PALETTE)):
+            if (index + step) % len(PALETTE) not in used:
+                index = (index + step) % len(PALETTE)
+                break
+        used.add(index)
+        out[model] = index
+    return out
 
 
 def wrap(label: str, width: int = 14) -> str:
@@ -46,7 +68,9 @@ def wrap(label: str, width: int = 14) -> str:
 
 def by_model(data: pd.DataFrame) -> list[tuple[int, str, pd.DataFrame]]:
     """``(colour index, model, its rows)`` of a chart's numbers, models in sorted order."""
-    return [(i, str(m), part) for i, (m, part) in enumerate(data.groupby("model", sort=True))]
+    groups = [(str(m), part) for m, part in data.groupby("model", sort=True)]
+    colours = palette_indices(m for m, _ in groups)
+    return [(colours[m], m, part) for m, part in groups]
 
 
 def axis(panel: int) -> dict[str, str]:
