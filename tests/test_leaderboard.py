@@ -192,3 +192,26 @@ def test_an_empty_metric_says_why_under_its_board() -> None:
         assert (why in board_html(lb)) == said
     cmm = leaderboards(table[table["benchmark"] == "cmm"], "cmm", n_boot=20)[0]
     assert "hs-missing-why" not in board_html(cmm)  # a board without reasons says none
+
+
+def test_tied_models_rank_by_name_whatever_order_their_files_came_in() -> None:
+    from itertools import pairwise
+
+    # Issue 20: tied ranks ordered differently in the app and the report (the files' order).
+    table = load_manifest(SAMPLE_MANIFEST).table
+    rows = table[table["benchmark"] == "avhbench"]
+    ties = 0
+    orders = []
+    for flipped in (False, True):
+        shuffled = rows.iloc[::-1] if flipped else rows
+        boards = leaderboards(shuffled.reset_index(drop=True), "avhbench", n_boot=20)
+        orders.append([[e.model for e in lb.entries] for lb in boards])
+        for lb in boards:
+            first = lb.ranked_by
+            values = [e.values.get(first) for e in lb.entries]
+            ties += sum(a == b for a, b in pairwise(values))
+            for a, b in pairwise(lb.entries):
+                if a.values.get(first) == b.values.get(first):
+                    assert a.model < b.model
+    assert ties > 0  # the samples hold a tie (two models at 7/13 on one board)
+    assert orders[0] == orders[1]

@@ -143,7 +143,8 @@ def build_board(
     if not entries:
         return None
     first = ranking_metric(board, entries)
-    entries.sort(key=lambda e: (e.values.get(first) is None, -(e.values.get(first) or 0.0)))
+    # ties by name: the order the files came in (the app's, the report's) never decides a rank
+    entries.sort(key=lambda e: (e.values.get(first) is None, -(e.values.get(first) or 0.0), e.model))
     tests = compare_models(
         {e.model: stats[e.model] for e in entries}, first, board.scope, n_boot=n_boot, seed=seed
     )
