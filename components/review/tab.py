@@ -128,11 +128,30 @@ def wire_review(
     ) -> tuple[Any, ...]:
         return panel(ctx, row, identity_of(request, profile), drafts=drafts)
 
-    def offered(request: gr.Request, profile: gr.OAuthProfile | None) -> Any:
-        labels = review_extra.offered_queues(ctx.access(identity_of(request, profile)))
-        return gr.update(choices=labels, value=labels[0])
+    def offered(request: gr.Request, profile: gr.OAuthProfile | None) -> tuple[Any, ...]:
+        access = ctx.access(identity_of(request, profile))
+        labels = review_extra.offered_queues(access)
+        # only the buttons this viewer may use are shown (a read-only demo showed every one and
+        # refused each on click; issue 20): the line above the form still says who adjudicates
+        may_read = ctx.store is not None and access.signed_in
+        settle = gr.update(visible=access.may_adjudicate)
+        return (
+            gr.update(choices=labels, value=labels[0]),
+            settle,
+            settle,
+            settle,
+            gr.update(visible=may_read),
+            gr.update(visible=may_read),
+        )
 
-    demo.load(offered, None, rt.queue, **private, **FREE)  # a blind reviewer is not offered the audit's
+    # a blind reviewer is not offered the audit's queue; a reviewer gets no Adjudicate button
+    demo.load(
+        offered,
+        None,
+        [rt.queue, rt.value, rt.reason, rt.adjudicate, rt.load, rt.build],
+        **private,
+        **FREE,
+    )
 
     for trigger in (current.change, demo.load):
         trigger(show, [current, rv.drafts], rv.outputs(), **private, **FREE).then(

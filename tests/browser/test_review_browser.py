@@ -107,3 +107,8 @@ def test_without_a_reviewer_the_review_panel_is_hidden(page: Any, app_url: str) 
     page.locator("#items [data-row='0'][data-col='1']").click()
     expect(page.locator("#item")).not_to_contain_text("Select a row", timeout=WAIT)
     expect(page.locator("#rv-panel").first).to_be_hidden()
+    # nor the Review tab's buttons a visitor could only be refused by (issue 20)
+    page.get_by_role("tab", name="Review").click()
+    expect(page.locator("#rv-adj-target")).to_be_visible(timeout=WAIT)
+    for hidden in ("#rv-adj", "#rv-queue-load", "#rv-export"):
+        expect(page.locator(hidden)).to_be_hidden()

@@ -127,6 +127,10 @@ def test_four_roles_at_once(browser: Any, roles_url: str) -> None:
     bob.get_by_role("tab", name="Review").click()
     expect(bob.locator("#rv-queue")).to_contain_text("Disagreements", timeout=T)
     assert "Flagged by the audit" not in bob.locator("#rv-queue").inner_text()
+    # a reviewer is shown no Adjudicate button (it refused on click), only who adjudicates
+    expect(bob.locator("#rv-adj-target")).to_contain_text("Only adjudicators settle", timeout=T)
+    expect(bob.locator("#rv-adj")).to_be_hidden()
+    expect(bob.locator("#rv-queue-load")).to_be_visible()
     # his vote's reason holds Markdown that would load an image where it is rendered
     _open(bob, CS)
     bob.locator("#rv-gold input[value='no']").check()
@@ -152,6 +156,7 @@ def test_four_roles_at_once(browser: Any, roles_url: str) -> None:
     queue = _disagreements(carol)
     expect(queue).to_contain_text(CS, timeout=T)
     expect(carol.locator("#rv-adj-target")).to_contain_text("bob: no", timeout=T)
+    expect(carol.locator("#rv-adj")).to_be_visible()
     assert carol.locator("#rv-adj-target img").count() == 0
     _adjudicate(carol, "no", "the flame is a reflection")
     expect(carol.locator("#rv-tab-message")).to_contain_text(f"Adjudicated {CS} by carol", timeout=T)
