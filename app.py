@@ -243,7 +243,9 @@ def _wire(
     ) -> tuple[Any, ...]:
         if not item_id:
             return tuple(gr.skip() for _ in item_out)
-        return find(request, profile, item_id, *values)
+        model = url_state.model_of(dict(request.query_params))  # the shared row's model
+        shown = navigate.find_item(view(request, profile), item_id, list(values), model)
+        return opened.counted(request, shown)
 
     def start_up(request: gr.Request, profile: gr.OAuthProfile | None) -> tuple[Any, ...]:
         """The URL's view in one answer: its filters (opened), item, tab, page and charts."""

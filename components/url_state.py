@@ -1,11 +1,11 @@
-"""Views that can be shared: the URL carries benchmark, filters, model and item.
+"""Views that can be shared: the URL carries benchmark, filters and the open row.
 
 ``?benchmark=<id>&models=balanced&task=...&category=...&wrong=1&dependent=1&flagged=1&q=text
-&slice=gold+%3D+no&flip=...&item=<item_id>`` opens exactly that view (the Items tab, the item in the
-inspector). As the view
-changes, a small script puts it in the address bar (``history.pushState``, one entry per change),
-so Back steps back: on ``popstate`` the page reloads and the URL restores the view, as a reload
-does. The pure halves (:func:`params_of`, :func:`restore`) are tested without a browser.
+&slice=gold+%3D+no&flip=...&item=<item_id>&model=<model>`` opens exactly that view (the Items
+tab, the row in the inspector: ``item`` answered by ``model``). As the view changes, a small script
+puts it in the address bar (``history.pushState``, one entry per change), so Back steps back: on
+``popstate`` the page reloads and the URL restores the view, as a reload does. The pure halves
+(:func:`params_of`, :func:`restore`) are tested without a browser.
 """
 
 from __future__ import annotations
@@ -36,7 +36,10 @@ PUSH_JS = """
   if (search) p.set('q', search);
   if (slice) p.set('slice', slice);
   if (flip) p.set('flip', flip);
-  if (item) p.set('item', item);
+  // the row: its item and the model that answered it ("id\u001fmodel", see item_of)
+  const [id, model] = (item || '').split('\u001f');
+  if (id) p.set('item', id);
+  if (id && model) p.set('model', model);
   const query = '?' + p.toString();
   if (query !== window.location.search) {
     window.history.pushState({halluscope: true}, '', window.location.pathname + query);
@@ -55,8 +58,12 @@ window.addEventListener('popstate', () => window.location.reload());
 """
 
 
-def params_of(filters: Filters, item: str | None) -> dict[str, str]:
-    """The query parameters of a view (what :data:`PUSH_JS` writes, in Python for tests)."""
+def params_of(filters: Filters, item: str | None, model: str | None = None) -> dict[str, str]:
+    """The query parameters of a view (what :data:`PUSH_JS` writes, in Python for tests).
+
+    ``item`` and ``model`` name the open row: an item is answered by every model, and a link to
+    one model's failure must open that model's answer (issue 20).
+    """
     out: dict[str, str] = {}
     if filters.benchmark:
         out["benchmark"] = filters.benchmark
@@ -77,6 +84,8 @@ def params_of(filters: Filters, item: str | None) -> dict[str, str]:
         out["flip"] = describe_flip(filters.flip)
     if item:
         out["item"] = item
+        if model:
+            out["model"] = model
     return out
 
 
@@ -116,11 +125,22 @@ def restore(catalog: Catalog, params: Mapping[str, str]) -> tuple[Filters, str |
     return filters, item
 
 
+ROW_SEP = "\x1f"
+"""Between the item id and the model in :func:`item_of`'s value (neither holds it)."""
+
+
 def item_of(catalog: Catalog, row: int | None) -> str:
-    """The item id of a catalog row ('' for none), for the URL."""
+    """The open row for the URL: ``item_id``, then :data:`ROW_SEP` and its model ('' for none)."""
     if row is None or not 0 <= row < len(catalog.table):
         return ""
-    return str(catalog.table.at[row, "item_id"])
+    item_id = str(catalog.table.at[row, "item_id"])
+    model = str(catalog.table.at[row, "model"] or "")
+    return item_id + ROW_SEP + model if model else item_id
+
+
+def model_of(params: Mapping[str, str]) -> str | None:
+    """The ``model`` of a URL's row (None: any model's row of its item will do)."""
+    return (params.get("model") or "").strip() or None
 
 
 def values_of(updates: Sequence[Any]) -> list[Any]:

@@ -63,13 +63,19 @@ def _page_update(
     return show_page(catalog, filters, wanted)
 
 
-def find_item(catalog: Catalog | ItemView, item_id: str | None, filter_values: list[Any]) -> tuple[Any, ...]:
-    """The inspector for an item id typed by the reviewer.
+def find_item(
+    catalog: Catalog | ItemView, item_id: str | None, filter_values: list[Any], model: str | None = None
+) -> tuple[Any, ...]:
+    """The inspector for an item id typed by the reviewer (or a shared URL's).
 
-    Its row in the view (the model filtered on), else its first row (any model).
+    ``model``'s row of the item where it has one (a shared link names the row it showed); then
+    its row in the view (the model filtered on), else its first row (any model).
     """
     view = as_view(catalog)
     found = view.catalog.rows_of((item_id or "").strip())
+    if model is not None and found.size:
+        mine = found[(view.catalog.table["model"].to_numpy()[found] == model)]
+        found = mine if mine.size else found
     rows = view.rows(filters_from(*filter_values))
     in_view = found[np.isin(found, rows)]
     row = int(in_view[0]) if in_view.size else int(found[0]) if found.size else None

@@ -6,7 +6,7 @@ import pytest
 
 from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.query import ALL, Filters
-from components.url_state import item_of, params_of, restore
+from components.url_state import ROW_SEP, item_of, model_of, params_of, restore
 
 
 @pytest.fixture(scope="module")
@@ -55,10 +55,34 @@ def test_unknown_values_fall_back_instead_of_failing(cat: Catalog) -> None:
 
 def test_an_item_alone_opens_its_benchmark(cat: Catalog) -> None:
     row = int((cat.table["benchmark"] == "cdh-bench").to_numpy().nonzero()[0][0])
-    item = item_of(cat, row)
+    item, _, model = item_of(cat, row).partition(ROW_SEP)
+    assert item == cat.table.at[row, "item_id"] and model == cat.table.at[row, "model"]
     view, found = restore(cat, {"item": item})
     assert view.benchmark == "cdh-bench" and found == item
     assert item_of(cat, None) == "" and item_of(cat, 10**9) == ""
+
+
+def test_a_shared_row_opens_the_model_it_showed_not_the_first(cat: Catalog) -> None:
+    # Issue 20: the URL carried the item, not the model, so a link to commonsense-prior's failure
+    # opened yes-biased's answer to the same item.
+    from components.browse import navigate
+
+    table = cat.table
+    rows = table[(table["benchmark"] == "cmm")]
+    item = str(rows["item_id"].iloc[0])
+    answers = rows[rows["item_id"] == item]
+    assert answers["model"].nunique() >= 2
+    last = str(answers["model"].iloc[-1])  # not the row an item id alone opens
+    params = params_of(Filters(benchmark="cmm"), item, last)
+    assert params["item"] == item and params["model"] == last
+    assert model_of(params) == last and model_of({"item": item}) is None
+    values = ["cmm", [], ALL, ALL, False, False, False, "", "", ""]
+    row = navigate.find_item(cat, item, values, model_of(params))[0]
+    assert table.at[row, "model"] == last and table.at[row, "item_id"] == item
+    first = navigate.find_item(cat, item, values)[0]
+    assert table.at[first, "model"] != last  # without the model: the first row, as before
+    ghost = navigate.find_item(cat, item, values, "no-such-model")[0]
+    assert ghost == first  # an unknown model falls back to the item's row
 
 
 def test_a_slice_survives_the_round_trip_and_a_broken_one_is_dropped(cat: Catalog) -> None:

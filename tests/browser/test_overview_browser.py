@@ -114,6 +114,22 @@ def test_a_shared_url_opens_its_view_and_back_steps_back(browser: Browser, app_u
     page.go_back()
     expect(page).not_to_have_url(re.compile(r"wrong=1"), timeout=TIMEOUT)
     expect(page.locator("#f-wrong input")).not_to_be_checked(timeout=TIMEOUT)
+    page.context.close()
+
+
+def test_a_shared_row_opens_the_answer_of_the_model_it_named(browser: Browser, app_url: str) -> None:
+    # Issue 20: the URL named the item only, so a link to one model's failure opened another's answer.
+    table = load_manifest(SAMPLE_MANIFEST).table
+    rows = table[table["benchmark"] == "cmm"]
+    item = str(rows["item_id"].iloc[0])
+    last = str(rows.loc[rows["item_id"] == item, "model"].iloc[-1])  # not the first row's model
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    page.goto(f"{app_url}?benchmark=cmm&item={item}&model={last}")
+    expect(page.locator("#item")).to_contain_text(item, timeout=TIMEOUT)
+    expect(page.locator("#item .hs-meta")).to_contain_text(last, timeout=TIMEOUT)
+    # and the URL the app writes for an open row names its model
+    expect(page).to_have_url(re.compile(rf"[?&]model={re.escape(last)}(&|$)"), timeout=TIMEOUT)
+    page.context.close()
 
 
 def test_a_phone_opens_on_the_numbers_and_reaches_the_filters_in_one_tap(
