@@ -21,6 +21,7 @@ import pandas as pd
 from analysis.benchmarks.base import PairView
 from analysis.load.catalog import Catalog
 from analysis.review.access import Access, Roles
+from analysis.review.corrected import corrected_view
 from analysis.review.pairs.export import export_kept_gold, export_pairs_csv, export_pairs_json
 from analysis.review.pairs.previews import MediaInfo, MediaJobs, probe
 from analysis.review.pairs.validation import (
@@ -135,13 +136,23 @@ class PairScreen:
     note: str
 
 
+def _pair_table(ctx: PairsContext, pair_id: str) -> pd.DataFrame:
+    """The pair's rows against the store's corrected gold, as every other view shows them.
+
+    The tab showed the official gold (and verdicts against it) after a correction (issue 20).
+    """
+    rows = ctx.catalog.pair_rows(pair_owner(), ctx.known(pair_id))
+    table = ctx.catalog.table.iloc[rows] if rows.size else ctx.catalog.table
+    return corrected_view(table, ctx.store)
+
+
 def panels(ctx: PairsContext, pair_id: str, me: Identity | None = None) -> list[ClipPanel]:
     """The player's view of each clip: path, probe status, duration, action and caption.
 
     The action (the correct MCQ choice) and a caption carried by the record are the answer key:
     left empty for a viewer who may not see gold.
     """
-    view = pair_spec().view(ctx.known(pair_id), ctx.catalog.table)
+    view = pair_spec().view(ctx.known(pair_id), _pair_table(ctx, pair_id))
     key = ctx.access(me).sees_gold
     out = []
     for letter, clip in zip(LETTERS, view.clips, strict=False):
@@ -166,7 +177,7 @@ def panels(ctx: PairsContext, pair_id: str, me: Identity | None = None) -> list[
 
 def show_pair(ctx: PairsContext, pair_id: str, me: Identity | None) -> PairScreen:
     """Load a pair: the player, its questions and answers, and the reviewer's saved checks."""
-    view = pair_spec().view(ctx.known(pair_id), ctx.catalog.table)
+    view = pair_spec().view(ctx.known(pair_id), _pair_table(ctx, pair_id))
     clips = tuple(c.clip_id for c in view.clips)
     checks, note = PairChecks.blank(pair_id, clips), ""
     if me is not None:

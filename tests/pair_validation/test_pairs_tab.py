@@ -265,3 +265,20 @@ def test_a_reviewer_who_has_not_voted_sees_no_other_reviewers_validation_until_t
     assert settled["decision"] == "keep" and settled["resolution"] == "adjudicated"
     assert {r["reviewer"] for r in settled["reviews"]} == {"alice", "bob"}
     store.engine.dispose()
+
+
+def test_the_pair_screen_shows_the_corrected_gold_and_verdicts(ctx: ph.PairsContext) -> None:
+    # Issue 20: the tab showed the official gold after a correction, unlike every other view.
+    from analysis.store import relabel
+
+    before = ph.show_pair(ctx, PAIR, ALICE).grid
+    table = ctx.catalog.table
+    rows = table.iloc[ctx.catalog.pair_rows("vidhalluc", PAIR)]
+    binary = rows[rows["task"] == "bqa"].iloc[0]
+    new = "No" if str(binary["gold"]) == "Yes" else "Yes"
+    relabel(ctx.store, binary, "gold", new, ALICE, "the clip shows otherwise")
+    after = ph.show_pair(ctx, PAIR, ALICE).grid
+    changed = (before["gold"].astype(str) != after["gold"].astype(str)).to_numpy()
+    assert changed.sum() >= 1 and {g.lower() for g in after.loc[changed, "gold"]} == {new.lower()}
+    # the verdict marks follow the corrected gold too
+    assert any((before.loc[changed, m] != after.loc[changed, m]).any() for m in ("balanced", "yes-biased"))
