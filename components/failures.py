@@ -205,28 +205,28 @@ def show(
     )
 
 
+def _in_items(models: list[str], slice_text: str = "", flip: str = "") -> tuple[Any, ...]:
+    """The Items tab's filters from the models on (the benchmark stays), then the tab itself.
+
+    In :func:`components.browse.page.build_filters`' order: models, task, category, the three
+    checkboxes, search, slice, flip-table cell. Everything not given is cleared.
+    """
+    cleared = (ALL, ALL, False, False, False, "")
+    return (gr.update(value=models), *cleared, slice_text, flip, gr.Tabs(selected="items-tab"))
+
+
+_UNCHANGED = tuple(gr.skip() for _ in range(10))
+"""What a click changes where it may not (a blind reviewer) or names nothing."""
+
+
 def slice_in_items(
     benchmark: str | None, model: str | None, row: list[Any] | None, blind: bool
 ) -> tuple[Any, ...]:
-    """A clicked slice as the Items tab's filters: its model, that slice, nothing else; the tab.
-
-    In :func:`components.browse.page.build_filters`' order from models on (benchmark stays).
-    """
+    """A clicked slice as the Items tab's filters: its model and that slice (:func:`_in_items`)."""
     text = str(row[0]) if row else ""
     if blind or not benchmark or not model or not text:
-        return tuple(gr.skip() for _ in range(10))
-    return (
-        gr.update(value=[model]),
-        ALL,
-        ALL,
-        False,
-        False,
-        False,
-        "",
-        text,
-        "",
-        gr.Tabs(selected="items-tab"),
-    )
+        return _UNCHANGED
+    return _in_items([model], slice_text=text)
 
 
 def cell_in_items(
@@ -234,23 +234,11 @@ def cell_in_items(
 ) -> tuple[Any, ...]:
     """A clicked flip-table cell (its row, in :data:`CELLS` order) as the Items tab's filters.
 
-    Both models' answers to the cell's items, nothing else; the tab. Order as :func:`slice_in_items`.
+    Both models' answers to the cell's items (:func:`_in_items`).
     """
     if blind or not benchmark or not model or not other or row is None or not 0 <= row < len(CELLS):
-        return tuple(gr.skip() for _ in range(10))
-    flip = describe_flip((model, other, CELLS[row]))
-    return (
-        gr.update(value=[model, other]),
-        ALL,
-        ALL,
-        False,
-        False,
-        False,
-        "",
-        "",
-        flip,
-        gr.Tabs(selected="items-tab"),
-    )
+        return _UNCHANGED
+    return _in_items([model, other], flip=describe_flip((model, other, CELLS[row])))
 
 
 def group_items(
