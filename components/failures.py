@@ -16,6 +16,7 @@ import gradio as gr
 import pandas as pd
 
 from analysis.benchmarks.slicing import condition_mask, describe, parse, slice_columns
+from analysis.boards.leaderboard import fmt
 from analysis.failures.compare import compare_runs, difference_rows
 from analysis.failures.slices import Slice, find_slices, own_metric
 from analysis.load.catalog import Catalog
@@ -132,7 +133,8 @@ def _slice_table(benchmark: str, rows: pd.DataFrame, model: str, found: list[Sli
 
 
 def _metric(value: float | None) -> str:
-    return "—" if value is None or value != value else f"{value:.3f}"
+    """As the boards write a metric (:func:`analysis.boards.leaderboard.fmt`), NaN as undefined."""
+    return fmt(None if value is None or value != value else value)
 
 
 def show(

@@ -125,11 +125,11 @@ def test_the_slices_carry_the_benchmarks_own_metric_by_its_scorer(cat: Catalog) 
     cs = sum(t["cs_acc"] * t["n_cs"] for t in tasks.values() if t["n_cs"]) / n_cs
     assert by_slice.loc["gold = no", "CFAD"] == f"{cs - cf:.3f}"
     # one side only: CFAD is undefined there, and says so
-    assert by_slice.loc["side = counterfactual", "CFAD"] == "—"
+    assert by_slice.loc["side = counterfactual", "CFAD"] == "–"
     cmm = failures.show(cat, "cmm", "yes-biased", None, blind=False)[3].set_index("slice")
     cmm_rows = cat.table[(cat.table["benchmark"] == "cmm") & (cat.table["model"].astype(str) == "yes-biased")]
     hr = get("cmm").score(cmm_rows[cmm_rows["gold"].str.lower() == "no"])["overall"]["hr"]
-    assert cmm.loc["gold = no", "HR"] == f"{hr:.3f}" and cmm.loc["gold = no", "HR rest"] == "—"
+    assert cmm.loc["gold = no", "HR"] == f"{hr:.3f}" and cmm.loc["gold = no", "HR rest"] == "–"
     # accuracy is AVHBench's headline: no extra columns
     avh = failures.show(cat, "avhbench", None, None, blind=False)[3]
     assert list(avh.columns) == failures.SLICE_COLUMNS
