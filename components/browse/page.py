@@ -130,6 +130,13 @@ def filters_from(
 # rows for that moment; the switch's answer puts valid values in place (on_benchmark).
 
 
+def _one_of(values: list[str], label: str, elem_id: str) -> gr.Dropdown:
+    """A selector of one value or (all), locked until start-up, taking any value (the note above)."""
+    return gr.Dropdown(
+        [ALL, *values], value=ALL, label=label, elem_id=elem_id, interactive=False, allow_custom_value=True
+    )
+
+
 def build_filters(catalog: Catalog) -> BrowseWidgets:
     """The left column: benchmark, model, task and category selectors, then the filters.
 
@@ -153,22 +160,8 @@ def build_filters(catalog: Catalog) -> BrowseWidgets:
             interactive=False,
             allow_custom_value=True,  # see the note above build_filters
         ),
-        task=gr.Dropdown(
-            [ALL, *start["task"]],
-            value=ALL,
-            label="Task",
-            elem_id="f-task",
-            interactive=False,
-            allow_custom_value=True,  # see the note above build_filters
-        ),
-        category=gr.Dropdown(
-            [ALL, *start["category"]],
-            value=ALL,
-            label="Category",
-            elem_id="f-category",
-            interactive=False,
-            allow_custom_value=True,  # see the note above build_filters
-        ),
+        task=_one_of(start["task"], "Task", "f-task"),
+        category=_one_of(start["category"], "Category", "f-category"),
         wrong_only=gr.Checkbox(label="Wrong only", elem_id="f-wrong", interactive=False),
         parser_dependent=gr.Checkbox(
             label="Verdict depends on the parser", elem_id="f-dependent", interactive=False
