@@ -1,0 +1,1 @@
+"""Finding wrong gold: items ranked by how likely their recorded gold is wrong (``docs/suspects.md``)."""
