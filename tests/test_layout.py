@@ -116,6 +116,7 @@ LAYERS = (
     "boards",
     "charts",
     "failures",
+    "suspects",
     "load",
     "review",
     "report",

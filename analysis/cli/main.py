@@ -149,6 +149,9 @@ def build_parser() -> argparse.ArgumentParser:
     from analysis.cli.failures import add_parser as add_slices
 
     add_slices(sub, ", ".join(REGISTRY))
+    from analysis.cli.suspects import add_parser as add_suspects
+
+    add_suspects(sub, ", ".join(REGISTRY))
 
     imp = sub.add_parser("import", help="record corrections (CSV or JSONL: item_id, field, value, reason)")
     imp.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
@@ -547,6 +550,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                     _out(line)
             else:
                 _out(format_slices(found, tested, args.alpha))
+        elif args.command == "suspects":
+            from analysis.cli.suspects import format_suspects, run_suspects, suspect_lines
+
+            bench = get(args.benchmark)
+            task = _check_task(bench, args.task) if args.task is not None else None
+            ranked, reviewed = run_suspects(args, task)
+            if args.json:
+                for line in suspect_lines(ranked, reviewed):
+                    _out(line)
+            else:
+                _out(format_suspects(ranked, reviewed))
         elif args.command == "import":
             from analysis.cli.store_commands import run_import
 

@@ -63,6 +63,25 @@ def corrected_table(db: str | None, bench: Benchmark, table: pd.DataFrame) -> pd
     return fixed
 
 
+def reviewed_items(db: str | None, bench: Benchmark) -> dict[str, str]:
+    """Item id -> ``corrected`` (a current gold label) or ``confirmed`` (a reviewer judged its gold right)."""
+    from analysis.store import current_labels
+    from analysis.store.values import SUSPECT_FIELD
+
+    store = _open(db, must_exist=True)
+    try:
+        labels = current_labels(store, bench.NAME)
+    finally:
+        store.close()
+    out: dict[str, str] = {}
+    for item, field, value in zip(labels["item_id"], labels["field"], labels["value"], strict=True):
+        if field == SUSPECT_FIELD and value == "right":
+            out.setdefault(str(item), "confirmed")
+        if field == "gold":
+            out[str(item)] = "corrected"
+    return out
+
+
 def read_correction_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
     """``(where, row)`` of a CSV or JSONL corrections file (by extension; ``.csv`` is CSV)."""
     if not path.is_file():

@@ -10,7 +10,8 @@ a kind of its own), and the kind checks and spells the value.
 Choice fields (:data:`CHOICE_FIELDS`) hold one word out of a short fixed list; they carry
 checks that are not gold answers, such as the pair validation
 (:mod:`analysis.review.pairs.validation`): ``pair_check:clear_action`` yes/no, ..., ``pair_check:decision``
-keep/drop.
+keep/drop; ``suspect:gold`` right/wrong, a reviewer's verdict on a suspect item's gold
+(``docs/suspects.md``).
 """
 
 from __future__ import annotations
@@ -34,8 +35,11 @@ CHOICE_FIELDS: dict[str, tuple[str, ...]] = {
     "pair_check:single_action": ("yes", "no"),
     "pair_check:actions_differ": ("yes", "no"),
     "pair_check:decision": ("keep", "drop"),
+    "suspect:gold": ("right", "wrong"),
 }
 """Fields whose value is one word of a fixed list (yes/no accept the same spellings as gold)."""
+SUSPECT_FIELD = "suspect:gold"
+"""The verdict on a suspect's gold: ``right`` (confirmed) or ``wrong`` (it was corrected)."""
 ALL_FIELDS: tuple[str, ...] = FIELDS + tuple(CHOICE_FIELDS)
 """Every field a label may have: :data:`FIELDS` and the choice fields."""
 MAX_VALUE = 1_000_000

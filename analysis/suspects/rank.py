@@ -292,7 +292,9 @@ def _best_alternative(f: _Frame) -> tuple[Floats, npt.NDArray[np.object_], Float
             says_c, np.log(p_c) - np.log((1.0 - p_g[at]) / k1), np.log(1.0 - p_c) - np.log(1.0 - p_g[at])
         ),
     )
-    by_pair = pd.DataFrame({"i": joined["i"], "c": hyp_c, "t": term}).groupby(["i", "c"], sort=False)["t"].sum()
+    by_pair = (
+        pd.DataFrame({"i": joined["i"], "c": hyp_c, "t": term}).groupby(["i", "c"], sort=False)["t"].sum()
+    )
     ordered = by_pair.reset_index().sort_values(["i", "t", "c"], ascending=[True, False, True])
     top = ordered.drop_duplicates(subset=["i"])
     llr[top["i"].to_numpy()] = top["t"].to_numpy()
@@ -317,7 +319,8 @@ def _no_alternative(f: _Frame) -> Floats:
 def _suspects(
     f: _Frame, llr: Floats, candidate: npt.NDArray[np.object_], p_right: Floats, prior: float
 ) -> list[Suspect]:
-    order = sorted(range(len(f.items)), key=lambda i: (-llr[i], str(f.items[i])))
+    # scores are sums in row order: rounded, so that the order of the rows cannot break a tie
+    order = sorted(range(len(f.items)), key=lambda i: (-round(float(llr[i]), 9), str(f.items[i])))
     by_item = _rows_of(f.item)
     cluster_rows = _rows_of(f.cluster)
     prior_log_odds = math.log(prior / (1.0 - prior))
@@ -372,13 +375,16 @@ def _reasons(
     strong_c = sum(1 for r in strong if f.answer[r] == c)
     head = f"{len(says)} of {n} models answer {native_c}"
     if strong_c:
-        head += f", including {strong_c} of the {len(strong)} strongest here"
+        head += (
+            ", including the strongest here"
+            if len(strong) == 1
+            else (f", including {strong_c} of the {len(strong)} strongest here")
+        )
     reasons = [head]
     where = describe(f.contexts[int(f.context[rows[0]])]) or "this task"
     mean = float(np.mean([p_right[r] for r in strong]))
-    reasons.append(
-        f"in this slice ({where}, gold {gold}) those {len(strong)} models are right {mean:.0%} of the time"
-    )
+    who = "the strongest model is" if len(strong) == 1 else f"those {len(strong)} models are"
+    reasons.append(f"in this slice ({where}, gold {gold}) {who} right {mean:.0%} of the time")
     others = [r for r in cluster_rows[int(f.cluster[rows[0]])] if f.item[r] != f.item[rows[0]]]
     if others:
         items = len({int(f.item[r]) for r in others})

@@ -1,0 +1,252 @@
+"""The suspect ranking: planted wrong gold comes first on every choice benchmark, plain
+disagreement does not, and the command keeps its contract (docs/suspects.md, docs/cli.md)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.cli.main import main
+from analysis.load.catalog import SAMPLE_MANIFEST
+from analysis.store import open_store
+from analysis.store.events import ItemRef, relabel
+from analysis.store.identity import identity_from
+from analysis.store.values import SUSPECT_FIELD
+from analysis.suspects.quality import average_precision, precision_at, wilson
+from analysis.suspects.rank import disagreement, rank_suspects
+
+from .planted import SHAPES, planted
+
+SAMPLES = SAMPLE_MANIFEST.parent
+SEEDS = (11, 12, 13)
+"""Seeds not used while the method was written (bench/suspects.py prints seeds 0-4)."""
+
+
+def _hits(name: str, seed: int) -> tuple[list[bool], list[bool], int]:
+    p = planted(name, seed)
+    bench = str(p.table["benchmark"].iloc[0])
+    ours = [s.item_id in p.wrong for s in rank_suspects(bench, p.table)]
+    raw = disagreement(bench, p.table)
+    base = [i in p.wrong for i in sorted(raw, key=lambda i: (-raw[i], i))]
+    return ours, base, len(p.wrong)
+
+
+WEAK = {"vidhalluc/tsh": (0.3, 0.5)}
+"""Lower bars, measured and documented (docs/suspects.md): TSH has one question a video and no
+attribute but the gold value, and its trap is a whole gold value (every model fails the reversed
+orders), so a hard reversed item and a wrong "BA" gold leave the same answers."""
+
+
+@pytest.mark.parametrize("name", list(SHAPES))
+def test_planted_wrong_gold_ranks_first_far_above_plain_disagreement(name: str) -> None:
+    """Over three unseen seeds: average precision above half and at least twice the naive
+    ranking's, and most of the top 50 are planted (the bench prints the per-seed figures)."""
+    least_ap, least_p50 = WEAK.get(name, (0.5, 0.7))
+    aps, raws, p50s = [], [], []
+    for seed in SEEDS:
+        ours, base, wrong = _hits(name, seed)
+        aps.append(average_precision(ours, wrong))
+        raws.append(average_precision(base, wrong))
+        p50s.append(precision_at(ours, 50))
+    assert min(a / r for a, r in zip(aps, raws, strict=True)) >= 2.0, (aps, raws)
+    assert np.mean(aps) >= least_ap, aps
+    assert np.mean(p50s) >= least_p50, p50s
+
+
+def test_an_item_every_model_fails_in_a_trap_slice_is_not_suspect() -> None:
+    """CMM's visual-dominance no-probes fail for every model on purpose: without wrong gold there,
+    they stay out of the top of the list, though most models disagree with their gold."""
+    p = planted("cmm", 21, flip=0.0)
+    ranked = rank_suspects("cmm", p.table)
+    trap = p.table.drop_duplicates("item_id").set_index("item_id")
+    trap_items = set(
+        trap.index[(trap["category"] == "overrely_visual_ignore_audio") & (trap["gold"] == "no")]
+    )
+    raw = disagreement("cmm", p.table)
+    naive_top = sorted(raw, key=lambda i: (-raw[i], i))[:50]
+    assert sum(i in trap_items for i in naive_top) >= 40  # the naive ranking is full of them
+    assert sum(s.item_id in trap_items for s in ranked[:50]) <= 20
+
+
+def test_a_yes_biased_models_yes_weighs_less_than_a_balanced_ones() -> None:
+    """Two no-probes answered yes by three models, the other three giving no answer that reads:
+    by the yes-biased ones, or by the balanced ones. Only the second is evidence against the gold."""
+    rng = np.random.default_rng(3)
+    models = [f"biased-{i}" for i in range(3)] + [f"balanced-{i}" for i in range(3)]
+    rows = []
+    for item in range(400):
+        gold = "yes" if item % 2 else "no"
+        for m in models:
+            if m.startswith("biased"):
+                answer = "yes" if gold == "yes" or rng.random() < 0.6 else "no"
+            else:
+                answer = gold if rng.random() < 0.93 else ("no" if gold == "yes" else "yes")
+            rows.append((f"i{item}", m, gold, answer))
+    for item, who in (("by-biased", "biased"), ("by-balanced", "balanced")):
+        for m in models:
+            rows.append((item, m, "no", "yes" if m.startswith(who) else ""))
+    table = _table("cmm", rows)
+    found = {s.item_id: s for s in rank_suspects("cmm", table)}
+    assert found["by-balanced"].rank < found["by-biased"].rank
+    assert found["by-balanced"].score > found["by-biased"].score + 3  # each balanced yes counts far more
+    assert found["by-balanced"].suggested == "yes" and found["by-biased"].suggested is None
+
+
+def test_the_same_table_gives_the_same_ranking_in_any_row_order() -> None:
+    p = planted("vidhalluc/mcq", 5, items=600)
+    a = rank_suspects("vidhalluc", p.table)
+    b = rank_suspects("vidhalluc", p.table.sample(frac=1.0, random_state=1))
+    assert [(s.item_id, round(s.score, 9), s.suggested) for s in a] == [
+        (s.item_id, round(s.score, 9), s.suggested) for s in b
+    ]
+    assert [s.rank for s in a] == list(range(1, len(a) + 1))
+    assert all(x.score >= y.score for x, y in itertools.pairwise(a))
+
+
+def test_a_text_gold_is_not_ranked() -> None:
+    """DetailVerifyBench's tagged captions are not a choice: the yes/no ranking leaves them out."""
+    rows = [
+        (f"c{i}", f"m{j}", "a <HALLUCINATION>red</HALLUCINATION> car", "a red car")
+        for i in range(5)
+        for j in range(3)
+    ]
+    assert rank_suspects("detailverifybench", _table("detailverifybench", rows)) == []
+
+
+@pytest.mark.parametrize(
+    ("hits", "positives", "ap", "why"),
+    [
+        ([True, True, False], 2, 1.0, "every positive first"),
+        ([False, True], 1, 0.5, "one positive at rank 2"),
+        ([True, False, True], 3, (1 + 2 / 3) / 3, "a positive never ranked counts as zero"),
+        ([False, False], 0, 0.0, "no positives"),
+    ],
+)
+def test_average_precision(hits: list[bool], positives: int, ap: float, why: str) -> None:
+    assert average_precision(hits, positives) == pytest.approx(ap), why
+
+
+def test_wilson_interval_matches_the_textbook_value() -> None:
+    low, high = wilson(8, 10)
+    assert (round(low, 4), round(high, 4)) == (0.4902, 0.9433)  # Wilson (1927), 95%
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def _table(benchmark: str, rows: list[tuple[str, str, str, str]]) -> pd.DataFrame:
+    frame = pd.DataFrame(rows, columns=["item_id", "model", "gold", "parsed"])
+    return frame.assign(
+        benchmark=benchmark,
+        task="",
+        category="c",
+        subcategory="",
+        correct=frame["gold"] == frame["parsed"],
+        scored=True,
+        media=frame["item_id"] + ".mp4",
+        extra="{}",
+        side="",
+        pair_id="",
+    )
+
+
+# -- the command --------------------------------------------------------------------------------
+
+CMM = SAMPLES / "cmm" / "predictions"
+
+
+def _flipped_copy(tmp_path: Path) -> tuple[list[str], str]:
+    """The CMM samples with one row's gold flipped in every model's file; that row's question."""
+    out = []
+    rows = [json.loads(line) for line in (CMM / "balanced.jsonl").read_text().splitlines()]
+    target = next(
+        i for i, r in enumerate(rows) if r["answer"] == "yes" and str(r["pred"]).lower().startswith("yes")
+    )
+    for path in sorted(CMM.iterdir()):
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        lines[target]["answer"] = "no"
+        (tmp_path / path.name).write_text("".join(json.dumps(r) + "\n" for r in lines))
+        out.append(str(tmp_path / path.name))
+    return out, rows[target]["question"]
+
+
+def test_the_command_prints_the_contracts_keys_most_suspect_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files, question = _flipped_copy(tmp_path)
+    assert main(["items", "cmm", *files, "--json"]) == 0
+    ids = {
+        json.loads(line)["question"]: json.loads(line)["item_id"]
+        for line in capsys.readouterr().out.splitlines()
+    }
+    assert main(["suspects", "cmm", *files, "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert lines and all(
+        list(d) == ["item_id", "rank", "score", "gold", "suggested", "against", "for", "reasons"]
+        for d in lines
+    )
+    assert [d["rank"] for d in lines] == list(range(1, len(lines) + 1))
+    assert [d["score"] for d in lines] == sorted((d["score"] for d in lines), reverse=True)
+    first = lines[0]
+    assert first["item_id"] == ids[question]
+    assert (first["gold"], first["suggested"]) == ("no", "yes")
+    assert first["against"] >= 2 and first["reasons"]
+    assert main(["suspects", "cmm", *files, "--json", "--top", "2"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 2
+
+
+def test_with_a_store_the_corrected_gold_is_judged_and_reviewed_items_say_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files, _ = _flipped_copy(tmp_path)
+    assert main(["suspects", "cmm", *files, "--json", "--top", "3"]) == 0
+    top = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    db = tmp_path / "labels.db"
+    store = open_store(db)
+    try:
+        first = ItemRef("cmm", top[0]["item_id"], "", top[0]["gold"])
+        alice = identity_from("alice")
+        relabel(store, first, "gold", "yes", alice, "the clip has it")
+        second = ItemRef("cmm", top[1]["item_id"], "", top[1]["gold"])
+        relabel(store, second, SUSPECT_FIELD, "right", alice, "checked the clip")
+    finally:
+        store.close()
+    assert main(["suspects", "cmm", *files, "--json", "--db", str(db)]) == 0
+    lines = {d["item_id"]: d for d in map(json.loads, capsys.readouterr().out.splitlines())}
+    fixed = lines[top[0]["item_id"]]
+    assert fixed["gold"] == "yes" and fixed["reviewed"] == "corrected"
+    assert fixed["rank"] > 1  # corrected, it is no longer the most suspect
+    assert lines[top[1]["item_id"]]["reviewed"] == "confirmed"
+    assert all(
+        d["reviewed"] is None for k, d in lines.items() if k not in (top[0]["item_id"], top[1]["item_id"])
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["balanced.jsonl"], "at least 3 models, got 1"),
+        (["balanced.jsonl", "yes-biased.jsonl", "--top", "0"], "--top must be 1 or more"),
+    ],
+)
+def test_bad_use_exits_2_with_one_line(
+    args: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [str(CMM / a) if a.endswith(".jsonl") else a for a in args]
+    assert main(["suspects", "cmm", *argv]) == 2
+    err = capsys.readouterr().err
+    assert said in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_samples_of_every_benchmark_rank(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The bundled runs of each choice benchmark go through the command (three models each)."""
+    shutil.copytree(SAMPLES / "cdh-bench" / "predictions", tmp_path / "cdh")
+    files = [str(p) for p in sorted((tmp_path / "cdh").iterdir())]
+    assert main(["suspects", "cdh-bench", *files, "--task", "mc", "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert lines and all(d["item_id"].startswith("cdh-") for d in lines)
+    assert {d["gold"] for d in lines} <= set("ABCD")
