@@ -43,7 +43,7 @@ def _results(records: Records, gold: Mapping[str, str]) -> None:
         record["gt"] = own if own is not None else record.get("gt")
         record["cs_gt"] = cs if cs is not None else record.get("cs_gt")
         record["cf_gt"] = cf if cf is not None else record.get("cf_gt")
-        if record.get("status") != "ok":
+        if record.get("status") != "ok" or task not in read.TASKS:
             continue
         text = record.get("pred") if isinstance(record.get("pred"), str) else ""
         correct = reparse(task, str(text), str(record["gt"] or ""))[1]

@@ -22,6 +22,7 @@ from analysis.files.readers import MAX_TEXT_CHARS, Records, read_jsonl, require,
 from analysis.table.columns import item_key, json_list, media_json
 
 TASKS = ("qa", "mc")
+"""The tasks halluscope scores; records of any other task are skipped and counted."""
 SIDES = ("commonsense", "counterfactual")
 """Sides in the order the official script asks them."""
 BLOCKS = {"qa": "direct_qa", "mc": "multiple_choice"}
@@ -62,7 +63,8 @@ def read_results(path: Path) -> tuple[Records, dict[str, list[Any]], Columns]:
     """Read ``results.jsonl``: its records, their checked fields as columns, and all their fields.
 
     Every record has ``status``, ``pair_id``, ``task``, ``side`` checked for type; a record with
-    ``status == "ok"`` must also name its pair, a task in ``qa``/``mc`` and a side. Each check
+    ``status == "ok"`` must name its task, and one of a task halluscope scores (``qa``/``mc``)
+    also its pair and a side. Records of other tasks are read, not scored. Each check
     looks at a whole column; only when one fails are the records walked again to name the first
     bad one, in the order the checks are listed here.
     """
@@ -70,11 +72,17 @@ def read_results(path: Path) -> tuple[Records, dict[str, list[Any]], Columns]:
     fields = Columns(records.items)
     cols: dict[str, list[Any]] = {k: _checked(records, fields, k, (str,)) for k in _OPTIONAL_TEXT}
     ok = [s == "ok" for s in cols["status"]]
-    for key, allowed in (("pair_id", None), ("task", TASKS), ("side", SIDES)):
+    cols["task"] = _checked(records, fields, "task", (str,))
+    if any(is_ok and t is None for t, is_ok in zip(cols["task"], ok, strict=True)):
+        _refuse_unnamed(records, cols["task"], ok, "task", None)
+    # a task halluscope does not score (an evaluator's extra "caption" records) is skipped and
+    # counted, never a reason to refuse the file: only the scored records must name the rest
+    scored = [is_ok and t in TASKS for t, is_ok in zip(cols["task"], ok, strict=True)]
+    for key, allowed in (("pair_id", None), ("side", SIDES)):
         cols[key] = _checked(records, fields, key, (str,))
-        named = {v for v, is_ok in zip(cols[key], ok, strict=True) if is_ok}
+        named = {v for v, counts in zip(cols[key], scored, strict=True) if counts}
         if None in named or (allowed is not None and not named <= set(allowed)):
-            _refuse_unnamed(records, cols[key], ok, key, allowed)
+            _refuse_unnamed(records, cols[key], scored, key, allowed)
     for key in ("correct", "commonsense_error"):
         cols[key] = _checked(records, fields, key, (bool,))
     cols["options"] = _options(records, fields.get("options"))

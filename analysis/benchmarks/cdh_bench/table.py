@@ -44,8 +44,8 @@ def results_table(
 ) -> pd.DataFrame:
     """The item table of the records of ``path`` (every record, in file order)."""
     n = len(records)
-    ok = _is(fields.text("status"), "ok")
     tasks = [t or "" for t in cols["task"]]
+    ok = _is(fields.text("status"), "ok") & np.isin(np.array(tasks, dtype=object), _read.TASKS)
     sides = [s or "" for s in cols["side"]]
     pairs = [p or "" for p in cols["pair_id"]]
     readers = [_parse.READERS["reparse"], _parse.READERS[alt_parser]]
@@ -68,7 +68,7 @@ def results_table(
         "alt_parsed": text_column(_unless(ok, alt_parsed)),
         "alt_correct": _verdicts(ok, alt_correct),
         "scored": ok,
-        "skip_reason": text_column(_per_distinct(cols["status"], _skip_reason)),
+        "skip_reason": text_column(_per_distinct(list(zip(cols["status"], tasks, strict=True)), _skip_reason)),
         "media": _checked_text(_media(fields.text("image_path"), _or(fields.text("side"), ""))),
         "pair_id": _checked_text(_or(fields.text("pair_id"), "")),
         "side": _checked_text(_or(fields.text("side"), "")),
@@ -123,7 +123,10 @@ def _per_distinct(values: list[Any], text: Any) -> list[str]:
     return [known[v] for v in values]
 
 
-def _skip_reason(status: str | None) -> str:
+def _skip_reason(key: tuple[str | None, str]) -> str:
+    status, task = key
+    if status == "ok" and task not in _read.TASKS:
+        return f"task {task!r}: not scored (halluscope scores {' and '.join(_read.TASKS)})"
     if status == "ok":
         return ""
     if status is None:

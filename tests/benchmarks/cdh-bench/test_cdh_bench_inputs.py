@@ -30,12 +30,42 @@ BAD_FILES = {
                          ["line 1", "'correct'", "a boolean"]),
     "pair_id number": (_line(record(0, "qa", "commonsense", "yes", pair_id=7)), ["line 1", "'pair_id'"]),
     "ok without task": (GOOD + "\n" + _line(NO_TASK), ["line 2", "'task'", "missing"]),
-    "ok with unknown task": (_line(record(0, "vqa", "commonsense", "yes")), ["line 1", "'task'", "'vqa'"]),
     "ok with unknown side": (_line(record(0, "qa", "left", "yes")), ["line 1", "'side'", "'left'"]),
     "pred not text": (_line(record(0, "qa", "commonsense", "yes") | {"pred": ["yes"]}), ["line 1", "'pred'"]),
     "options not strings": (_line(record(0, "mc", "commonsense", "A", options=["A. x", 2])),
                             ["line 1", "'options'"]),
 }  # fmt: skip
+
+
+def test_records_of_a_task_halluscope_does_not_score_are_skipped_and_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A lab's extended evaluator also writes ``caption`` records (no side, free text): the file
+    is read, its qa and mc records scored as without them, the captions counted in n_skipped
+    (before, the whole file was refused: ``'caption' is not one of qa, mc``)."""
+    scored = task_records("qa", TaskCounts(pairs=4, cf_correct=2, cs_correct=3, commonsense_errors=1))
+    plain = write_jsonl(tmp_path / "plain.jsonl", scored)
+    captions = []
+    for i in range(3):
+        caption = record(i, "caption", "commonsense", "A hand with six fingers on a table.")
+        del caption["side"]
+        caption["gt"] = None
+        captions.append(caption)
+    mixed = write_jsonl(tmp_path / "results.jsonl", [*captions[:2], *scored, captions[2]])
+    assert main(["score", "cdh-bench", str(plain), "--json"]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    for extra, skipped_too in (
+        ([], 3),
+        (["--task", "qa"], 0),
+    ):  # with --task, other tasks are not its records
+        assert main(["score", "cdh-bench", str(mixed), "--json", *extra]) == 0
+        got = json.loads(capsys.readouterr().out)
+        assert got["groups"]["task"] == expected["groups"]["task"]
+        assert got["n_skipped"] == expected["n_skipped"] + skipped_too
+    table = cdh_bench.load(mixed)
+    skipped = table[table["task"] == "caption"]
+    assert len(skipped) == 3 and not skipped["scored"].any()
+    assert set(skipped["skip_reason"]) == {"task 'caption': not scored (halluscope scores qa and mc)"}
 
 
 @pytest.mark.parametrize("name", sorted(BAD_FILES))
