@@ -61,7 +61,7 @@ def load_files(
     """
     tables = []
     for path in files:
-        if (fmt or sniff(path)) != "native" or mapping:
+        if mapping or (fmt or sniff(path)) != "native":
             tables.append(bench.load(path, gold=gold, task=task, fmt=fmt, mapping=mapping))
             continue
         found = detect(path)

@@ -90,7 +90,17 @@ def sniff(path: Path) -> str:
         return "vlmevalkit"
     first_line = head.split(b"\n", 1)[0]
     if head.lstrip()[:1] not in (b"[", b"{"):
-        return "vlmevalkit" if ANSWER.encode() in first_line else "native"
+        if ANSWER.encode() in first_line:
+            return "vlmevalkit"
+        if b"," in first_line or b"\t" in first_line:  # a table's header without the answer column
+            columns = first_line.decode("utf-8", errors="replace").strip()[:200]
+            raise InputError(
+                path,
+                f"a table without a {ANSWER!r} column (header: {columns}); tried the benchmark's JSON "
+                f"files and the VLMEvalKit table, which holds the model's answer in {ANSWER!r} and the "
+                f"gold in 'answer': name yours with --map {ANSWER}=COLUMN,answer=COLUMN (and --task)",
+            )
+        return "native"
     # The keys of the first 64 KiB tell the format; the file is not parsed twice (a 100,000-row
     # native file costs one small read here).
     keys = set(_KEY.findall(head.decode("utf-8", errors="replace")))
@@ -124,7 +134,8 @@ def _head(path: Path) -> bytes:
 
 def read(path: Path, *, fmt: str | None = None, mapping: Mapping[str, str] | None = None) -> Harnessed | None:
     """Read a harness file; None when it is the benchmark's native format and nothing is mapped."""
-    kind = check_format(fmt) or sniff(path)
+    tabular_mapped = mapping and fmt is None and is_tabular(path)  # a table read through --map
+    kind = check_format(fmt) or ("vlmevalkit" if tabular_mapped else sniff(path))
     if kind == "native" and not mapping:
         return None
     records = read_tabular(path) if is_tabular(path) else readers.read_records(path)

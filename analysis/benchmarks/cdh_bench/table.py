@@ -68,7 +68,7 @@ def results_table(
         "alt_parsed": text_column(_unless(ok, alt_parsed)),
         "alt_correct": _verdicts(ok, alt_correct),
         "scored": ok,
-        "skip_reason": text_column(_per_distinct(list(zip(cols["status"], tasks, strict=True)), _skip_reason)),
+        "skip_reason": text_column(_per_distinct(list(zip(cols["status"], tasks, strict=True)), _skip)),
         "media": _checked_text(_media(fields.text("image_path"), _or(fields.text("side"), ""))),
         "pair_id": _checked_text(_or(fields.text("pair_id"), "")),
         "side": _checked_text(_or(fields.text("side"), "")),
@@ -123,7 +123,7 @@ def _per_distinct(values: list[Any], text: Any) -> list[str]:
     return [known[v] for v in values]
 
 
-def _skip_reason(key: tuple[str | None, str]) -> str:
+def _skip(key: tuple[str | None, str]) -> str:
     status, task = key
     if status == "ok" and task not in _read.TASKS:
         return f"task {task!r}: not scored (halluscope scores {' and '.join(_read.TASKS)})"

@@ -4,7 +4,10 @@
 - ``duplicate-key``: a key repeated with the same answer.
 - ``gold-not-yes-no`` (error): an answer other than yes / no.
 - ``probe-imbalance``: a clip (video, audio) whose questions are not one yes-probe and one
-  no-probe, as the benchmark's design says they are.
+  no-probe, as the benchmark's design says they are. It assumes the paired layout of the
+  question template (at least half the clips carry two or more questions) and stays silent on a
+  file of another shape: the full release gives every row its own clip, where the rule would flag
+  every row.
 - ``video-path-none``: ``video_path`` is the string ``"None"``.
 - ``missing-media`` / ``unreadable-media`` (error, with a media root): no playable file under
   either folder spelling.
@@ -134,7 +137,9 @@ def _clip_findings(rows: list[_Row]) -> list[Finding]:
             probes[clip][row.norm].add(row.question)
         ids[clip].append(_id(row))
     out = []
-    for clip, sides in probes.items():
+    asked = [len(sides["yes"] | sides["no"]) for sides in probes.values()]
+    paired = sum(n >= 2 for n in asked) * 2 >= len(asked)  # the shape the rule is about
+    for clip, sides in probes.items() if paired else ():
         yes, no = len(sides["yes"]), len(sides["no"])
         if (yes, no) != (1, 1):
             out.append(

@@ -13,7 +13,10 @@ so items, verdicts and scores are the native ones:
   ``question_id``; ``answer`` is the clip's gold. A question is right only if all its clips are.
 - MCQ: ``sample_id`` the group, ``clip_id`` the clip; ``choices`` a JSON (or Python) mapping
   ``{"A": ..., "D": ...}``, or columns ``A``..``D``.
-- TSH: one entry per row, keyed by ``question_id`` (else ``index``).
+- TSH: one entry per row, keyed by ``question_id`` (else ``index``, else ``sample_id``, else the
+  row's place). Only ``answer`` and ``prediction`` are required: the official rule reads nothing
+  else, so a per-item file of another pipeline (``sample_id, ground_truth, raw_model_output``)
+  is read with ``--task tsh --map answer=ground_truth,prediction=raw_model_output``.
 - STH: one video per row; gold from ``answer_scene_change`` and ``answer_locations``.
 """
 
@@ -61,12 +64,18 @@ def _check_task(records: readers.Records, task: str) -> None:
             )
 
 
-def _clip(records: readers.Records, index: int) -> str:
+def _clip(records: readers.Records, index: int, *, optional: bool = False) -> str:
     clip = _text(records, index, "clip_id", optional=True)
     if clip is None:
-        video = _text(records, index, "video")
+        video = _text(records, index, "video", optional=optional)
+        if video is None:
+            return ""
         clip = video.rsplit("/", 1)[-1].removesuffix(".mp4")
     return str(clip)
+
+
+TSH_KEYS = ("question_id", "index", "sample_id")
+"""The fields that may key a TSH entry, in order; without any, the row's place in the file."""
 
 
 def _bqa(records: readers.Records, model: str) -> pd.DataFrame:
@@ -124,12 +133,15 @@ def _choices(records: readers.Records, index: int) -> dict[str, str]:
 def _tsh(records: readers.Records, model: str) -> pd.DataFrame:
     data: dict[str, dict[str, Any]] = {}
     for i in range(len(records)):
-        key = _text(records, i, "question_id", optional=True) or _text(records, i, "index")
+        field = next((k for k in TSH_KEYS if records.items[i].get(k) is not None), None)
+        key = str(i) if field is None else str(_text(records, i, field))
         if key in data:
-            raise records.error(i, f"repeats the entry {key!r}", "question_id")
+            raise records.error(i, f"repeats the entry {key!r}", field or "row")
         data[key] = {
-            "video": _clip(records, i),
-            "Question": _text(records, i, "question"),
+            # the official rule reads the two answers only: a per-item file of another pipeline
+            # may leave out the video and the question (they are shown, not scored)
+            "video": _clip(records, i, optional=True),
+            "Question": _text(records, i, "question", optional=True) or "",
             "Correct Answer": _text(records, i, "answer"),
             "Model Answer": _answer(records, i),
         }

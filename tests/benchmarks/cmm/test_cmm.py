@@ -445,6 +445,29 @@ def test_audit_finds_probe_and_key_problems(tmp_path: Path) -> None:
     assert "missing-media" not in by_check  # no media root given
 
 
+def test_the_probe_rule_stays_silent_on_the_full_releases_one_clip_a_row_layout(tmp_path: Path) -> None:
+    """The 2,400-row release gives every question its own clip (the template pairs a yes- and a
+    no-probe on one clip): the paired rule does not apply there and must not flag 2,400 rows; the
+    other checks still run."""
+    own = "./raw_files/vl/obj/{:05d}.mp4"
+    rows = [row(i, "yes" if i % 3 else "no", None, video_path=own.format(i)) for i in range(2400)]
+    rows.append(row(5, "no", None, video_path=own.format(5)))  # a real problem the other checks still find
+    findings = cmm.audit([write_jsonl(tmp_path / "all_data_final_reorg.json", rows)])
+    checks = [f.check for f in findings]
+    assert "probe-imbalance" not in checks
+    assert checks.count("conflicting-duplicate") == 1
+    # the same rule on the paired layout still flags an unbalanced clip
+    paired = [
+        row(0, "yes", None, video_path="./raw_files/c/0.mp4"),
+        row(1, "yes", None, video_path="./raw_files/c/0.mp4"),
+    ]
+    paired += [
+        row(i, "yes" if i % 2 else "no", None, video_path=f"./raw_files/c/{i // 2}.mp4") for i in range(2, 8)
+    ]
+    found = cmm.audit([write_jsonl(tmp_path / "template.jsonl", paired)])
+    assert [f.where for f in found if f.check == "probe-imbalance"] == ["./raw_files/c/0.mp4"]
+
+
 def test_audit_media_under_either_spelling(tmp_path: Path) -> None:
     root = tmp_path / "media"
     (root / "reorg_raw_files/vl/obj").mkdir(parents=True)

@@ -60,3 +60,34 @@ def test_gold_refused(tmp_path: Path) -> None:
     pred = write(tmp_path, "t.json", DATA)
     with pytest.raises(InputError, match="takes no --gold"):
         vidhalluc.load(pred, gold=pred, task="tsh")
+
+
+def test_a_per_item_csv_of_another_pipeline_reads_with_task_and_map(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A third-party audit's TSH CSV (``sample_id, ground_truth, raw_model_output, ...``: no
+    video, no question) scores as the official file it was made from: the rule needs neither."""
+    import csv
+
+    from analysis.cli.main import main
+    from analysis.load.catalog import SAMPLE_MANIFEST
+
+    native = SAMPLE_MANIFEST.parent / "vidhalluc" / "predictions" / "tsh" / "balanced.json"
+    entries = json.loads(native.read_text())
+    path = tmp_path / "tsh_per_item.csv"
+    with path.open("w", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(["sample_id", "ground_truth", "raw_model_output", "parsed_answer", "is_correct"])
+        for key, e in entries.items():
+            writer.writerow([f"tsh_{key}", e["Correct Answer"], e["Model Answer"] or "", "", ""])
+    assert main(["score", "vidhalluc", str(native), "--task", "tsh", "--json"]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    mapping = "answer=ground_truth,prediction=raw_model_output"
+    assert main(["score", "vidhalluc", str(path), "--task", "tsh", "--map", mapping, "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["overall"] == expected["overall"] and got["n_scored"] == len(entries)
+    # without the map: exit 2, saying what was tried, what the table lacks and how to map it
+    assert main(["score", "vidhalluc", str(path), "--task", "tsh"]) == 2
+    err = capsys.readouterr().err
+    assert "without a 'prediction' column" in err and "--map prediction=COLUMN" in err
+    assert len(err.strip().splitlines()) == 1
