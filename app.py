@@ -30,6 +30,7 @@ from components.browse import page as browse
 from components.browse.inspector import build_inspector
 from components.identity import auth_from, identity_of, on_spaces, roles_from
 from components.pairs.tab import build_pairs_tab
+from components.review import extra as review_extra
 from components.review.context import ReviewContext
 from components.review.gold import ReviewerView
 from components.review.panel import build_review
@@ -148,6 +149,12 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
             refresh_out,
             hidden=lambda request, profile: _hides_gold(ctx, request, profile),
         )
+
+        def suspects_line(request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None) -> str:
+            return review_extra.suspect_summary(ctx, benchmark, identity_of(request, profile))
+
+        for trigger in (demo.load, f.benchmark.change):  # a ranking per benchmark, computed once
+            trigger(suspects_line, f.benchmark, ov.suspects, api_visibility="private", concurrency_limit=None)
         wire_review(ctx, demo, current, f, t, ins, ch, rv, rt, gold_mode, changes, tabs)
     say_store_errors(demo)
     return demo

@@ -28,6 +28,7 @@ REVIEW_KEYS: tuple[tuple[str, str], ...] = (
     ("enter", "save"),
     ("s", "save and next"),
     ("u", "undo the last save"),
+    ("r", "the gold is right (a suspect's verdict)"),
     ("f", "flags"),
 )
 """Keys active only while the review panel is shown."""
@@ -76,6 +77,7 @@ HEAD = f"""
     if (k === "Enter") return press("rv-save-only");
     if (k === "s") return press("rv-save");
     if (k === "u") return press("rv-undo");
+    if (k === "r") return press("rv-confirm");
     if (k === "f") {{ const c = document.querySelector("#rv-flags input"); if (c) c.focus(); return !!c; }}
     if (k === "l") {{
       const box = document.querySelector("#rv-part-text input, #rv-part-text textarea");

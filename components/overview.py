@@ -41,11 +41,14 @@ class OverviewWidgets:
     open_failures: gr.Button
     chart: gr.Plot
     csv: gr.DownloadButton
+    suspects: gr.Markdown
+    """How many items the suspect ranking flags on this benchmark."""
 
 
 def build_overview() -> OverviewWidgets:
     """The boards, then the picker that opens one model's failures in the Items tab."""
     boards = gr.HTML("", elem_id="leaderboards")
+    suspects = gr.Markdown("", elem_id="suspects-summary")
     with gr.Row(equal_height=True, elem_id="open-failures-row"):
         target = gr.Dropdown(
             [], label="Open a model's failures (board · model)", elem_id="failures-of", scale=4
@@ -53,7 +56,7 @@ def build_overview() -> OverviewWidgets:
         open_failures = gr.Button("Show its wrong answers", elem_id="open-failures", scale=1)
     chart = gr.Plot(label="Official metric per board", elem_id="chart-official", show_label=False)
     csv = gr.DownloadButton("Numbers of the boards and chart (CSV)", elem_id="boards-csv", size="sm")
-    return OverviewWidgets(boards, target, open_failures, chart, csv)
+    return OverviewWidgets(boards, target, open_failures, chart, csv, suspects)
 
 
 def board_cache(catalog: Catalog) -> Callable[[str], list[Leaderboard]]:

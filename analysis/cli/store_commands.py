@@ -64,22 +64,14 @@ def corrected_table(db: str | None, bench: Benchmark, table: pd.DataFrame) -> pd
 
 
 def reviewed_items(db: str | None, bench: Benchmark) -> dict[str, str]:
-    """Item id -> ``corrected`` (a current gold label) or ``confirmed`` (a reviewer judged its gold right)."""
-    from analysis.store import current_labels
-    from analysis.store.values import SUSPECT_FIELD
+    """Item id -> ``corrected`` or ``confirmed``: the team's verdicts on suspects (``docs/suspects.md``)."""
+    from analysis.review.suspects import verdicts
 
     store = _open(db, must_exist=True)
     try:
-        labels = current_labels(store, bench.NAME)
+        return verdicts(store, bench.NAME)
     finally:
         store.close()
-    out: dict[str, str] = {}
-    for item, field, value in zip(labels["item_id"], labels["field"], labels["value"], strict=True):
-        if field == SUSPECT_FIELD and value == "right":
-            out.setdefault(str(item), "confirmed")
-        if field == "gold":
-            out[str(item)] = "corrected"
-    return out
 
 
 def read_correction_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:

@@ -28,7 +28,7 @@ finding, which quotes gold)."""
 SEARCHED_BLIND: tuple[str, ...] = ("item_id", "question")
 """What a blind reviewer's search looks in (not the answers, which would sort rows by them)."""
 
-Queue = Literal["flagged", "unreviewed", "disagreements"]
+Queue = Literal["flagged", "suspects", "unreviewed", "disagreements"]
 
 
 @dataclass(frozen=True)
@@ -120,9 +120,9 @@ class Access:
 
     def queues(self) -> tuple[Queue, ...]:
         """The review queues offered."""
-        if self.blind:
-            return ("unreviewed", "disagreements")
-        return ("flagged", "unreviewed", "disagreements")
+        if self.blind:  # the suspects without their scores and reasons (:attr:`sees_gold`)
+            return ("suspects", "unreviewed", "disagreements")
+        return ("flagged", "suspects", "unreviewed", "disagreements")
 
     # -- doing --------------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ import pandas as pd
 from analysis.load.catalog import Catalog
 from analysis.review.access import Access, Roles
 from analysis.store import Identity, Store
+from analysis.suspects.rank import Suspect
 from components.browse.item_changes import ItemChanges
 
 
@@ -43,6 +44,16 @@ class ReviewContext:
 
     read_only: str = ""
     """Why no store could be opened for writing (what opening it said); "" when none was refused."""
+    ranked: dict[str, list[Suspect]] = field(default_factory=dict)
+    """The suspect ranking per benchmark, computed on first request (the catalog never changes)."""
+
+    def suspects(self, benchmark: str) -> list[Suspect]:
+        """The benchmark's items ranked by how likely their official gold is wrong."""
+        from analysis.review.suspects import ranked
+
+        if benchmark not in self.ranked:
+            self.ranked[benchmark] = ranked(self.catalog.table, benchmark)
+        return self.ranked[benchmark]
 
     @property
     def roles(self) -> Roles:

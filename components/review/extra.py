@@ -15,6 +15,7 @@ import pandas as pd
 
 from analysis.charts.common import derive_columns
 from analysis.query import prepare
+from analysis.review import suspects
 from analysis.review.access import Access
 from analysis.review.corrected import corrected_view, official_gold
 from analysis.store import (
@@ -40,8 +41,8 @@ from components.browse.render import md_code, md_text
 from components.review.context import Refused, ReviewContext
 from components.scratch import fresh_dir
 
-QUEUES = ("Flagged by the audit", "My unreviewed items", "Disagreements")
-QUEUE_IDS = dict(zip(QUEUES, ("flagged", "unreviewed", "disagreements"), strict=True))
+QUEUES = ("Flagged by the audit", "Suspected wrong gold", "My unreviewed items", "Disagreements")
+QUEUE_IDS = dict(zip(QUEUES, ("flagged", "suspects", "unreviewed", "disagreements"), strict=True))
 """Each queue's id in :meth:`analysis.review.access.Access.queues`."""
 
 
@@ -144,9 +145,14 @@ def queue_frame(ctx: ReviewContext, queue: str, benchmark: str | None, who: Iden
     if queue == QUEUES[0]:
         ids = rows.loc[rows["_flagged"].astype(bool), "item_id"].astype(str).unique().tolist()
         return _frame(rows, ids, ["named by an audit finding"] * len(ids))
+    if QUEUE_IDS.get(queue) == "suspects":
+        top = ctx.suspects(str(benchmark))[: suspects.SHOWN]
+        judged = suspects.verdicts(ctx.store, str(benchmark)) if access.sees_team else {}
+        ids = [s.item_id for s in top]
+        return _frame(rows, ids, [suspects.queue_detail(s, judged, access) for s in top])
     if ctx.store is None or who is None or not benchmark:
         raise Refused("Sign in to see your queues.")
-    if queue == QUEUES[1]:
+    if QUEUE_IDS.get(queue) == "unreviewed":
         people = reviewers_of(ctx, benchmark, who)
         plan = assign(rows["item_id"].astype(str).unique(), people, min(ctx.k, len(people)))
         ids = my_unreviewed(ctx.store, benchmark, plan, who)
@@ -185,7 +191,36 @@ def queue_update(ctx: ReviewContext, queue: str, benchmark: str | None, who: Ide
     import gradio as gr
 
     frame = queue_frame(ctx, queue, benchmark, who)
-    return gr.update(value=frame, label=f"{queue}: {len(frame)} item(s) · click an item to open it")
+    label = f"{queue}: {len(frame)} item(s) · click an item to open it"
+    if QUEUE_IDS.get(queue) == "suspects" and benchmark:
+        label = f"{queue}: the {len(frame)} most suspect, ranked against the official gold · " + (
+            suspect_precision(ctx, str(benchmark), who) or "click an item to open it"
+        )
+    return gr.update(value=frame, label=label)
+
+
+def suspect_precision(ctx: ReviewContext, benchmark: str, who: Identity | None) -> str:
+    """The ranking's precision at 10, 50, 100 from the team's verdicts ("" where not shown)."""
+    if not ctx.access(who).sees_team:
+        return ""
+    judged = suspects.verdicts(ctx.store, benchmark)
+    lines = [p.line() for p in suspects.precision(ctx.suspects(benchmark), judged)]
+    return "measured by your team's verdicts, " + "; ".join(lines)
+
+
+def suspect_summary(ctx: ReviewContext, benchmark: str | None, who: Identity | None) -> str:
+    """Markdown for the overview: how many items the ranking suspects, and where to check them."""
+    if not benchmark or not ctx.access(who).sees_gold:
+        return ""
+    found = ctx.suspects(benchmark)
+    if not found:
+        return f"**Suspected wrong gold**: {md_text(benchmark)} has no choice gold the ranking judges."
+    n = suspects.suspect_count(found)
+    return (
+        f"**Suspected wrong gold**: {n} of {len(found)} {md_text(benchmark)} items, by every model's "
+        "answers weighed by their ability in the item's slice (Review › Suspected wrong gold; "
+        "`halluscope suspects`)."
+    )
 
 
 def adjudication_target(ctx: ReviewContext, row: int | None, who: Identity | None) -> str:

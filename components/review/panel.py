@@ -23,9 +23,10 @@ from analysis.benchmarks.base import GoldKind
 from analysis.review.access import Access
 from analysis.review.form import form_of, write_scope
 from analysis.store import FLAGS, Identity, InvalidLabel, NoChange, NothingToUndo, events_frame
+from analysis.store.events import as_item, relabel
 from analysis.store.identity import IdentityMismatch
 from analysis.store.payload import submit
-from analysis.store.values import gold_kind, normalize_gold, option_count
+from analysis.store.values import SUSPECT_FIELD, gold_kind, normalize_gold, option_count
 from analysis.store.visibility import visible_events
 from components.browse.render import md_text
 from components.review.context import Refused, ReviewContext
@@ -66,6 +67,8 @@ class ReviewWidgets:
     save_next: gr.Button
     undo: gr.Button
     group: gr.Group
+    confirm: gr.Button
+    """"Gold is right (r)": a reviewer's verdict that a suspect's gold stands (hidden when blind)."""
     drafts: gr.State
     """Unsaved form values per row (this browser session only), restored when the item is reopened."""
     picker: Any = None
@@ -73,7 +76,7 @@ class ReviewWidgets:
 
     def outputs(self) -> list[Any]:
         """Widgets :func:`panel` fills."""
-        return [self.who, *self.inputs(), self.history, self.group]
+        return [self.who, *self.inputs(), self.history, self.group, self.confirm]
 
     def inputs(self) -> list[Any]:
         """The form values :func:`save` takes after the row."""
@@ -121,6 +124,7 @@ def build_review() -> ReviewWidgets:
                 "Save and next (s)", variant="primary", size="sm", elem_id="rv-save", scale=0, min_width=160
             )
             undo = gr.Button("Undo last save (u)", size="sm", elem_id="rv-undo", scale=0, min_width=140)
+            confirm = gr.Button("Gold is right (r)", size="sm", elem_id="rv-confirm", scale=0, min_width=140)
     picker.selection.render()  # type: ignore[no-untyped-call]
     message = gr.Markdown("", elem_id="rv-message")
     with gr.Accordion("Label history of this item", open=True):
@@ -142,6 +146,7 @@ def build_review() -> ReviewWidgets:
         save_next,
         undo,
         group,
+        confirm,
         drafts,
         picker,
     )
@@ -283,11 +288,11 @@ def panel(
     keep = [gr.update()] * 8
     if ctx.store is None or who is None:
         note = read_only_note(ctx, who)
-        return (note, *keep, "", hidden)
+        return (note, *keep, "", hidden, hidden)
     role = "adjudicator" if access.adjudicator else "reviewer"
     head = f"Signed in as **{md_text(who.name)}** ({role}{', blind' if blind else ''})"
     if row is None:
-        return (head, *keep, "", hidden)
+        return (head, *keep, "", hidden, hidden)
     item = ctx.row(row)
     events = item_events(ctx, item)
     shown = form_of(events, access, _official(item))
@@ -308,7 +313,9 @@ def panel(
     if draft is not None:
         head += " · **unsaved draft restored**: save it, or change it back"
         form = [{**update, "value": value} for update, value in zip(form, draft, strict=True)]
-    return (head, *form, history_html(events, access), gr.update(visible=True))
+    # a blind reviewer does not see the gold, so cannot say it is right: they vote instead
+    confirm = gr.update(visible=access.sees_gold)
+    return (head, *form, history_html(events, access), gr.update(visible=True), confirm)
 
 
 def form_value(
@@ -386,6 +393,22 @@ def save(
     if not done:
         return "Nothing changed."
     return f"Saved as {md_text(who.name)}: " + "; ".join(done)
+
+
+def confirm_gold(ctx: ReviewContext, row: int | None, who: Identity | None) -> str:
+    """Record that the item's current gold is right (``suspect:gold = right``, ``docs/suspects.md``)."""
+    access = ctx.access(who)
+    ctx.refuse(who, "review")
+    assert who is not None and ctx.store is not None  # refuse() lets only a writer through
+    if not access.sees_gold:
+        raise Refused("You review blind: vote on the gold instead (you cannot see the gold to confirm it).")
+    item = ctx.row(row)
+    gold = form_of(item_events(ctx, item), access, _official(item)).gold
+    try:
+        relabel(ctx.store, as_item(item), SUSPECT_FIELD, "right", who, "the gold is right (suspects queue)")
+    except NoChange:
+        return "Already confirmed: the gold was judged right before."
+    return f"Saved as {md_text(who.name)}: gold {md_text(_show(gold))} confirmed as right."
 
 
 def _change(name: str, old: str | None, new: str | None) -> str:

@@ -23,7 +23,7 @@ from components.review import extra as review_extra
 from components.review import span_picker
 from components.review.context import Refused, ReviewContext
 from components.review.gold import ReviewerView
-from components.review.panel import ReviewWidgets, panel, save, undo_last
+from components.review.panel import ReviewWidgets, confirm_gold, panel, save, undo_last
 
 FREE: dict[str, Any] = {"concurrency_limit": None}
 
@@ -272,6 +272,13 @@ def wire_review(
     )
     undone.then(pick, [current, rv.gold_text], rv.picker.chips, **private, **FREE)
     undone.then(refresh_metrics, [gold_mode, *fin], metric_out, **private, **FREE)
+    rv.confirm.click(
+        wrote(lambda who, row: confirm_gold(ctx, row, who)),
+        write_in,
+        written,
+        api_visibility="private",
+        **FREE,
+    )
     span_picker.wire_picker(ctx, rv.picker, current, rv.gold_text)
 
     def refresh_item(

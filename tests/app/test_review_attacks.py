@@ -238,15 +238,14 @@ def test_a_blind_adjudicator_is_queued_disagreements_without_anyones_vote(
     catalog: Catalog, ctx: ReviewContext
 ) -> None:
     # found by the four-role browser test: frank's disagreement queue read "alice: yes, bob: no"
-    from components.review.extra import QUEUES
 
     row = _row(catalog)
     save(ctx, row, ALICE, "yes", "", [], "", "the flame is visible")
     save(ctx, row, BOB, "no", "", [], "", "no flame")
-    frame = queue_frame(ctx, QUEUES[2], "cdh-bench", FRANK)
+    frame = queue_frame(ctx, "Disagreements", "cdh-bench", FRANK)
     assert frame["item_id"].tolist() == [PAIR_11_QA_CS]
     assert "alice" not in frame.to_json() and "bob" not in frame.to_json()
     assert "you adjudicate blind" in adjudication_target(ctx, row, FRANK)
     assert "alice" not in adjudication_target(ctx, row, FRANK)
     # carol, who is not blind, reads the sides she settles
-    assert "bob: no" in queue_frame(ctx, QUEUES[2], "cdh-bench", CAROL).to_json()
+    assert "bob: no" in queue_frame(ctx, "Disagreements", "cdh-bench", CAROL).to_json()

@@ -97,7 +97,7 @@ def test_relabel_shows_the_corrected_metric_change_and_undo_restores(
     # balanced answered nothing parseable on the commonsense side: with gold "yes" the qa cs side
     # still counts 12 items, the commonsense-prior model now gets it wrong (9/12 -> 8/12 style changes)
     assert "1 gold correction(s)" in lines and "cs_acc" in lines
-    history = panel(ctx, row, ALICE)[-2]
+    history = panel(ctx, row, ALICE)[-3]
     assert "alice" in history and "no → yes" in history and "&lt;b&gt;inverted" in history
     assert (
         save(ctx, row, ALICE, "yes", "", ["ambiguous"], "polarity <b>inverted</b>", "") == "Nothing changed."
@@ -195,7 +195,7 @@ def test_blind_mode_hides_gold_and_other_reviewers(catalog: Catalog, tmp_path: P
     assert "gold" not in html.replace("Gold, verdicts", "") and "bob" not in html
     shown = panel(_blind(ctx, ALICE), row, ALICE)
     assert shown[1]["value"] is None  # the gold radio starts empty, not at the official "no"
-    assert "No labels" in shown[-2]  # bob's vote is not in alice's blind history
+    assert "No labels" in shown[-3]  # bob's vote is not in alice's blind history
     save(_blind(ctx, ALICE), row, ALICE, "yes", "", [], "", "")
     assert "My votes: gold: yes" in blind_html(ctx, row, ALICE)
 

@@ -54,7 +54,8 @@ def test_a_blind_reviewers_filters_cannot_sort_rows_by_verdict_or_audit() -> Non
     assert Access.of("bob", ROLES, writable=True).filters(wanted) == Filters(benchmark="b", search="x")
     assert Access.of("alice", ROLES, writable=True).filters(wanted) == wanted
     assert Access.of("bob", ROLES, writable=True).searched == ("item_id", "question")
-    assert Access.of("bob", ROLES, writable=True).queues() == ("unreviewed", "disagreements")
+    # the suspects without scores or reasons (docs/suspects.md); never the audit's queue
+    assert Access.of("bob", ROLES, writable=True).queues() == ("suspects", "unreviewed", "disagreements")
     assert "flagged" in Access.of("alice", ROLES, writable=True).queues()
 
 

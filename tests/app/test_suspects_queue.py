@@ -1,0 +1,98 @@
+"""The Suspects queue in the app: the ranking with its reasons, a blind reviewer's rank-only view,
+the "gold is right" verdict, and the precision the team's verdicts measure (docs/suspects.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
+from analysis.review import suspects
+from analysis.store import Identity, events_frame, open_store
+from analysis.store.values import SUSPECT_FIELD
+from components.review.context import Refused, ReviewContext
+from components.review.extra import queue_frame, suspect_precision, suspect_summary
+from components.review.panel import confirm_gold, panel, save
+
+ALICE, BOB = Identity("alice"), Identity("bob")
+QUEUE = "Suspected wrong gold"
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    if not SAMPLE_MANIFEST.exists():
+        pytest.skip("samples not generated (python samples/generate.py)")
+    return load_manifest(SAMPLE_MANIFEST)
+
+
+@pytest.fixture
+def ctx(catalog: Catalog, tmp_path: Path) -> ReviewContext:
+    return ReviewContext(
+        catalog, open_store(tmp_path / "labels.db"), ("alice", "bob"), blind=frozenset({"bob"})
+    )
+
+
+def _row(ctx: ReviewContext, item_id: str) -> int:
+    table = ctx.catalog.table
+    return int(table.index[table["item_id"] == item_id][0])
+
+
+def test_the_queue_lists_the_ranking_with_its_reasons(ctx: ReviewContext) -> None:
+    frame = queue_frame(ctx, QUEUE, "cmm", ALICE)
+    found = ctx.suspects("cmm")
+    assert list(frame["item_id"]) == [s.item_id for s in found[: suspects.SHOWN]]
+    assert frame["detail"].iloc[0].startswith("#1 · score ")
+    assert found[0].reasons[0] in frame["detail"].iloc[0]
+    # a visitor sees it too (public data), without the team's verdicts
+    assert queue_frame(ctx, QUEUE, "cmm", None)["detail"].iloc[0] == frame["detail"].iloc[0]
+
+
+def test_a_blind_reviewer_gets_the_queue_without_scores_gold_or_answers(ctx: ReviewContext) -> None:
+    frame = queue_frame(ctx, QUEUE, "cmm", BOB)
+    assert list(frame["detail"]) == [f"#{i}" for i in range(1, len(frame) + 1)]
+    text = frame.to_json()
+    top = ctx.suspects("cmm")[0]
+    assert "score" not in text and top.reasons[0] not in text
+    assert suspect_precision(ctx, "cmm", BOB) == "" and suspect_summary(ctx, "cmm", BOB) == ""
+
+
+def test_verdicts_measure_the_rankings_precision(ctx: ReviewContext) -> None:
+    found = ctx.suspects("cdh-bench")
+    first, second = found[0], found[1]
+    assert "none checked yet" in suspect_precision(ctx, "cdh-bench", ALICE)
+    row = _row(ctx, first.item_id)
+    assert "confirmed as right" in confirm_gold(ctx, row, ALICE)
+    assert "Already confirmed" in confirm_gold(ctx, row, ALICE)  # not a second event
+    events = events_frame(ctx.store)  # type: ignore[arg-type]
+    assert (events["field"] == SUSPECT_FIELD).sum() == 1
+    other = _row(ctx, second.item_id)
+    value = second.alternative or ("yes" if second.gold.lower() == "no" else "A")
+    save(ctx, other, ALICE, value, "", [], "", "the image shows it")
+    judged = suspects.verdicts(ctx.store, "cdh-bench")
+    assert judged == {first.item_id: "confirmed", second.item_id: "corrected"}
+    top10 = suspects.precision(found, judged)[0]
+    assert (top10.k, top10.checked, top10.wrong) == (10, 2, 1)
+    low, high = top10.interval
+    assert low < 0.5 < high
+    line = suspect_precision(ctx, "cdh-bench", ALICE)
+    assert "top 10: 1 of 2 checked had wrong gold (50%" in line
+    marked = queue_frame(ctx, QUEUE, "cdh-bench", ALICE).set_index("item_id")["detail"]
+    assert " · confirmed · " in marked[first.item_id] and " · corrected · " in marked[second.item_id]
+
+
+def test_a_blind_reviewer_cannot_confirm_a_gold_they_cannot_see(ctx: ReviewContext) -> None:
+    row = _row(ctx, ctx.suspects("cmm")[0].item_id)
+    with pytest.raises(Refused, match="review blind"):
+        confirm_gold(ctx, row, BOB)
+    assert panel(ctx, row, BOB)[-1]["visible"] is False  # the button is not shown to them
+    assert panel(ctx, row, ALICE)[-1]["visible"] is True
+    with pytest.raises(Refused):
+        confirm_gold(ctx, row, None)  # a visitor writes nothing
+
+
+def test_the_overview_says_how_many_items_are_suspect(ctx: ReviewContext) -> None:
+    line = suspect_summary(ctx, "cmm", None)
+    n = suspects.suspect_count(ctx.suspects("cmm"))
+    assert line.startswith(f"**Suspected wrong gold**: {n} of {len(ctx.suspects('cmm'))} cmm items")
+    assert "no choice gold" in suspect_summary(ctx, "detailverifybench", None)
