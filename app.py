@@ -153,8 +153,13 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
         def suspects_line(request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None) -> str:
             return review_extra.suspect_summary(ctx, benchmark, identity_of(request, profile))
 
+        def changes_table(request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None) -> str:
+            return review_extra.gold_change_html(ctx, benchmark, identity_of(request, profile))
+
         for trigger in (demo.load, f.benchmark.change):  # a ranking per benchmark, computed once
             trigger(suspects_line, f.benchmark, ov.suspects, api_visibility="private", concurrency_limit=None)
+        for trigger in (demo.load, f.benchmark.change, rv.message.change):  # and after every save
+            trigger(changes_table, f.benchmark, ov.changes, api_visibility="private", concurrency_limit=None)
         wire_review(ctx, demo, current, f, t, ins, ch, rv, rt, gold_mode, changes, tabs)
     say_store_errors(demo)
     return demo

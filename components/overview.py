@@ -28,6 +28,11 @@ SEP = " · "
 CSS = (
     BOARD_CSS
     + """
+table.hs-changes { border-collapse: collapse; font-size: 0.9em; margin: 4px 0 12px; }
+table.hs-changes th, table.hs-changes td { padding: 2px 10px; text-align: right;
+  border-bottom: 1px solid var(--border-color-primary, #d0d7de); }
+table.hs-changes th:first-child, table.hs-changes td:first-child { text-align: left; }
+.hs-gold-changes .hs-meta { opacity: 0.8; font-size: 0.9em; margin: 8px 0 2px; }
 """
 )
 
@@ -43,12 +48,15 @@ class OverviewWidgets:
     csv: gr.DownloadButton
     suspects: gr.Markdown
     """How many items the suspect ranking flags on this benchmark."""
+    changes: gr.HTML
+    """Each board under official gold, corrected gold and without the suspects."""
 
 
 def build_overview() -> OverviewWidgets:
     """The boards, then the picker that opens one model's failures in the Items tab."""
     boards = gr.HTML("", elem_id="leaderboards")
     suspects = gr.Markdown("", elem_id="suspects-summary")
+    changes = gr.HTML("", elem_id="gold-changes", padding=False)
     with gr.Row(equal_height=True, elem_id="open-failures-row"):
         target = gr.Dropdown(
             [], label="Open a model's failures (board · model)", elem_id="failures-of", scale=4
@@ -56,7 +64,7 @@ def build_overview() -> OverviewWidgets:
         open_failures = gr.Button("Show its wrong answers", elem_id="open-failures", scale=1)
     chart = gr.Plot(label="Official metric per board", elem_id="chart-official", show_label=False)
     csv = gr.DownloadButton("Numbers of the boards and chart (CSV)", elem_id="boards-csv", size="sm")
-    return OverviewWidgets(boards, target, open_failures, chart, csv, suspects)
+    return OverviewWidgets(boards, target, open_failures, chart, csv, suspects, changes)
 
 
 def board_cache(catalog: Catalog) -> Callable[[str], list[Leaderboard]]:

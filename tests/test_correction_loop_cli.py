@@ -91,6 +91,11 @@ def test_items_import_score_export_score(
 
     official = json.loads(run(["score", name, pred, *opts, "--json"], capsys))
     corrected = json.loads(run(["score", name, pred, *opts, "--db", db, "--corrected", "--json"], capsys))
+    # what the corrections change, board by board: not part of a score, so not in the copies' score
+    changes = corrected.pop("gold_changes")
+    assert changes and all(len(c["models"]) == 1 for c in changes)  # one run: one model a board
+    moved = [c for c in changes if c["models"][0]["corrected"] != c["models"][0]["official"]]
+    assert moved and all(c["corrections"] for c in moved)
     assert corrected != official, "the corrections do not move the numbers"
 
     files = [pred, *golds]

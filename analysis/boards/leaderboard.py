@@ -151,6 +151,21 @@ def build_board(
     return Leaderboard(bench.NAME, board, unit, entries, tests, n_boot, seed)
 
 
+def board_values(bench: Benchmark, board: Board, rows: pd.DataFrame) -> dict[str, MetricDict]:
+    """Model -> the board's metrics on ``rows`` (one benchmark's, any models), as ``score`` gives them.
+
+    Models with nothing scored on the board are left out.
+    """
+    rows = board_rows(rows, board)
+    out: dict[str, MetricDict] = {}
+    for model in models_of(rows):
+        mine = rows[(rows["model"].astype(str) == model).to_numpy(dtype=bool)]
+        values = _scope_values(bench.score(mine, task=board.task), board.scope)
+        if values and _n(values):
+            out[model] = {m: values.get(m) for m in board.metrics}
+    return out
+
+
 def _corrected(
     bench: Benchmark, board: Board, corrected: pd.DataFrame | None, model: str, score: Callable[..., Any]
 ) -> MetricDict | None:

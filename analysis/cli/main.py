@@ -330,8 +330,13 @@ def run_score(args: argparse.Namespace) -> dict[str, Any]:
             raise UsageError("--corrected and --db go together")
         from analysis.cli.store_commands import corrected_table  # lazy: plain scoring never loads the store
 
-        table = corrected_table(args.db, bench, table)
+        official, table = table, corrected_table(args.db, bench, table)
     report: dict[str, Any] = dict(bench.score(table, task=task, parser=parser))
+    if args.corrected:
+        from analysis.review.gold_changes import gold_changes
+
+        # one run ranks no suspects (that needs three models): its last column equals the official
+        report["gold_changes"] = [c.as_dict() for c in gold_changes(official, table, bench.NAME, ())]
     if args.ci:
         from analysis.stats.intervals import intervals
 
@@ -386,6 +391,7 @@ def run_report(args: argparse.Namespace) -> str:
         text = (report.latex if args.format == "latex" else report.markdown)(boards)
         if args.format == "latex":
             text += "".join("\n" + report.latex_comparison(p.comparison) for p in parts if p.comparison)
+            text += "".join("\n" + report.latex_changes(p.changes) for p in parts if p.changes)
     if args.out is None:
         return text
     args.out.write_text(text, encoding="utf-8")

@@ -25,6 +25,9 @@ from analysis.charts.common import chart_list, rows_of
 from analysis.failures.compare import Comparison, compare_runs, difference_rows
 from analysis.load.catalog import Catalog
 from analysis.query import Filters, filter_rows
+from analysis.review.corrected import uncorrected
+from analysis.review.gold_changes import GoldChanges, changes_html, gold_changes
+from analysis.review.suspects import suspect_ids
 
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "svg"}}
 """The chart toolbar's camera saves an SVG; every chart is still an interactive plotly figure."""
@@ -43,6 +46,8 @@ class Section:
     notes: list[str] = field(default_factory=list)
     comparison: Comparison | None = None
     """Two runs compared (``report --compare A B``), where both answered this benchmark."""
+    changes: list[GoldChanges] = field(default_factory=list)
+    """Every board under official gold, corrected gold and without the suspects (with ``--db``)."""
 
 
 def sections(
@@ -79,8 +84,22 @@ def sections(
             models = set(catalog.table.loc[catalog.table["benchmark"] == bench, "model"].astype(str))
             if set(compare) <= models:
                 compared = compare_runs(catalog.table, bench, *compare, n_boot=n_boot, seed=seed)
+        changes = []
+        if corrected is not None:
+            rows = catalog.table[(catalog.table["benchmark"] == bench).to_numpy(dtype=bool)]
+            changes = gold_changes(
+                rows, fixed if fixed is not None else uncorrected(rows), bench, suspect_ids(rows)
+            )
         out.append(
-            Section(bench, boards, figures, list(catalog.findings.get(bench, [])), count, comparison=compared)
+            Section(
+                bench,
+                boards,
+                figures,
+                list(catalog.findings.get(bench, [])),
+                count,
+                comparison=compared,
+                changes=changes,
+            )
         )
     return out
 
@@ -109,6 +128,50 @@ def _findings_html(findings: Sequence[Finding]) -> str:
         f"<p>{len(findings)} finding(s).</p><table class='hs-findings'><thead><tr><th>severity</th>"
         f"<th>check</th><th>where</th><th>detail</th><th>items</th></tr></thead><tbody>{rows}</tbody></table>"
     )
+
+
+def _changes_html(section: Section) -> str:
+    if not section.changes:
+        return ""
+    return (
+        "<h4>What the corrections change</h4><p>Each board under the official gold, the corrected "
+        "gold and the official gold without the suspect items (the ranking's suggestions, "
+        "<code>halluscope suspects</code>), with rank changes, Kendall's tau against the official "
+        "ranking, and an exact McNemar test of each model's verdicts, official against corrected.</p>"
+        + changes_html(section.changes)
+    )
+
+
+def latex_changes(changes: Sequence[GoldChanges]) -> str:
+    """The three-gold comparison as booktabs tables, one per board."""
+    out = []
+    for c in changes:
+        tau = f"Kendall's tau: corrected {_tau(c.tau_corrected)}, without suspects {_tau(c.tau_without)}"
+        out.append(
+            f"% {latex_escape(c.benchmark)}: {latex_escape(c.board)}, {latex_escape(c.metric)} under "
+            f"three golds; {c.corrections} corrected, {c.left_out} suspect item(s) left out; "
+            + latex_escape(tau)
+        )
+        out += [r"\begin{tabular}{lrrrrr}", r"\toprule"]
+        head = ["model", "official", "corrected", "without suspects", "verdicts changed", "McNemar p"]
+        out.append(" & ".join(head) + r" \\")
+        out.append(r"\midrule")
+        for st in c.standings:
+            cells = [
+                latex_escape(st.model),
+                fmt(st.official),
+                f"{fmt(st.corrected)} (\\#{st.rank_corrected})",
+                f"{fmt(st.without)} (\\#{st.rank_without})",
+                str(st.changed),
+                "--" if st.p is None else f"{st.p:.3g}",
+            ]
+            out.append(" & ".join(cells) + r" \\")
+        out += [r"\bottomrule", r"\end{tabular}", ""]
+    return "\n".join(out)
+
+
+def _tau(value: float | None) -> str:
+    return "--" if value is None else f"{value:.3f}"
 
 
 def _corrections_html(section: Section) -> str:
@@ -151,7 +214,8 @@ def html(catalog: Catalog, parts: Sequence[Section], *, files: Sequence[str]) ->
             f"<h3>Leaderboards</h3>{boards_html(s.boards)}"
             f"<h3>Charts</h3>{''.join(charts_html)}"
             f"<h3>Audit findings</h3>{_findings_html(s.findings)}"
-            f"<h3>Corrections</h3>{_corrections_html(s)}{_comparison_html(s.comparison)}</section>"
+            f"<h3>Corrections</h3>{_corrections_html(s)}{_changes_html(s)}{_comparison_html(s.comparison)}"
+            "</section>"
         )
     errors = "".join(f"<li><code>{escape(e)}</code></li>" for e in catalog.errors)
     problems = f"<h2>Files that could not be loaded</h2><ul>{errors}</ul>" if errors else ""

@@ -18,7 +18,7 @@ from analysis.review.access import Access
 from analysis.store import Store, current_labels
 from analysis.store.values import SUSPECT_FIELD
 from analysis.suspects.quality import wilson
-from analysis.suspects.rank import Suspect, rank_suspects
+from analysis.suspects.rank import MIN_MODELS, Suspect, rank_suspects
 
 CONFIRMED = "confirmed"
 CORRECTED = "corrected"
@@ -93,6 +93,18 @@ def queue_detail(s: Suspect, judged: Mapping[str, str], access: Access) -> str:
         return f"#{s.rank}"
     alternative = s.suggested or s.alternative or "–"
     return f"#{s.rank} · score {s.score:.1f} · gold {s.gold} → {alternative}{mark} · {s.reasons[0]}"
+
+
+def suspect_ids(rows: pd.DataFrame, benchmark: str | None = None) -> set[str]:
+    """Items whose gold the ranking suggests changing (none with fewer than three models)."""
+    names = rows["benchmark"].astype(str).unique() if benchmark is None else [benchmark]
+    out: set[str] = set()
+    for name in names:
+        mine = rows[(rows["benchmark"].astype(str) == name).to_numpy(dtype=bool)]
+        models = {m for m in mine["model"].astype(str) if m}
+        if len(models) >= MIN_MODELS:
+            out |= {s.item_id for s in rank_suspects(str(name), mine) if s.suggested is not None}
+    return out
 
 
 def suspect_count(found: Sequence[Suspect]) -> int:

@@ -17,7 +17,8 @@ from analysis.charts.common import derive_columns
 from analysis.query import prepare
 from analysis.review import suspects
 from analysis.review.access import Access
-from analysis.review.corrected import corrected_view, official_gold
+from analysis.review.corrected import corrected_view, official_gold, uncorrected
+from analysis.review.gold_changes import changes_html, gold_changes
 from analysis.store import (
     Identity,
     InvalidLabel,
@@ -37,6 +38,7 @@ from analysis.store.export import corrections_frame, write_frame
 from analysis.store.final import final_labels
 from analysis.store.payload import submit
 from analysis.store.visibility import Viewer, shown_votes, visible_events, voted_keys
+from analysis.suspects.rank import MIN_MODELS
 from components.browse.render import md_code, md_text
 from components.review.context import Refused, ReviewContext
 from components.scratch import fresh_dir
@@ -206,6 +208,31 @@ def suspect_precision(ctx: ReviewContext, benchmark: str, who: Identity | None) 
     judged = suspects.verdicts(ctx.store, benchmark)
     lines = [p.line() for p in suspects.precision(ctx.suspects(benchmark), judged)]
     return "measured by your team's verdicts, " + "; ".join(lines)
+
+
+def gold_change_html(ctx: ReviewContext, benchmark: str | None, who: Identity | None) -> str:
+    """HTML for the overview: each board under official gold, corrected gold and without suspects."""
+    if not benchmark or not ctx.access(who).sees_gold:
+        return ""
+    table = ctx.catalog.table
+    rows = table[(table["benchmark"] == benchmark).to_numpy(dtype=bool)]
+    fixed = corrected_view(rows, ctx.store) if ctx.store is not None else uncorrected(rows)
+    models = {m for m in rows["model"].astype(str) if m}
+    left_out = (
+        {s.item_id for s in ctx.suspects(benchmark) if s.suggested is not None}
+        if len(models) >= MIN_MODELS
+        else set()
+    )
+    changes = gold_changes(rows, fixed, benchmark, left_out)
+    if not changes:
+        return ""
+    return (
+        "<details class='hs-gold-changes' open><summary><b>What the corrections change</b>: each board "
+        "under the official gold, the corrected gold and without the suspect items, with rank "
+        "changes, Kendall's tau and an exact McNemar test of each model's verdicts</summary>"
+        + changes_html(changes)
+        + "</details>"
+    )
 
 
 def suspect_summary(ctx: ReviewContext, benchmark: str | None, who: Identity | None) -> str:
