@@ -226,8 +226,9 @@ def gold_change_html(ctx: ReviewContext, benchmark: str | None, who: Identity | 
     changes = gold_changes(rows, fixed, benchmark, left_out)
     if not changes:
         return ""
+    opened = " open" if any(c.corrections for c in changes) else ""  # folded until something is corrected
     return (
-        "<details class='hs-gold-changes' open><summary><b>What the corrections change</b>: each board "
+        f"<details class='hs-gold-changes'{opened}><summary><b>What the corrections change</b>: each board "
         "under the official gold, the corrected gold and without the suspect items, with rank "
         "changes, Kendall's tau and an exact McNemar test of each model's verdicts</summary>"
         + changes_html(changes)

@@ -60,7 +60,9 @@ def build_review_tab() -> ReviewTab:
     items = gr.Dataframe(
         headers=list(review_extra.QUEUE_COLUMNS),
         interactive=False,
-        max_height=260,
+        max_height=320,
+        wrap=True,  # a suspect's detail is a sentence: read whole, not cut at the column's edge
+        column_widths=["20%", "35%", "45%"],
         elem_id="rv-queue-items",
         label="Click an item to open it",
     )

@@ -1,0 +1,117 @@
+"""The Suspects queue as reviewers use it: alice opens the most suspect item from the queue, says
+its gold is right with one key, and sees the measured precision; bob, blind, gets ranks only.
+The Overview shows the suspect count and the three-gold table. Light and dark at 1280, a phone."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from conftest import SAMPLES, SHOTS, WAIT, running_app
+
+pw = pytest.importorskip("playwright.sync_api")
+expect = pw.expect
+
+USERS = [("alice", "pw-alice"), ("bob", "pw-bob")]
+
+
+@pytest.fixture(scope="module")
+def suspects_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    import app
+    from analysis.load.catalog import load_manifest
+    from analysis.store import open_store
+    from components.review.context import ReviewContext
+
+    catalog = load_manifest(SAMPLES)
+    store = open_store(tmp_path_factory.mktemp("suspects") / "labels.db")
+    review = ReviewContext(catalog, store, ("alice", "bob"), blind=frozenset({"bob"}))
+    with running_app(catalog, lambda: app.build_app(catalog, review), auth=USERS) as url:
+        yield url
+
+
+def _sign_in(
+    browser: Any, url: str, user: str, password: str, *, width: int = 1280, dark: bool = False
+) -> Any:
+    context = browser.new_context(
+        viewport={"width": width, "height": 1000}, color_scheme="dark" if dark else "light"
+    )
+    page = context.new_page()
+    page.goto(url + ("?__theme=dark" if dark else "?__theme=light"))
+    page.get_by_label("username").fill(user)
+    page.get_by_label("password").fill(password)
+    page.get_by_role("button", name=re.compile("login", re.I)).click()
+    expect(page.get_by_role("tab", name="Overview")).to_have_attribute("aria-selected", "true", timeout=WAIT)
+    return page
+
+
+def _queue(page: Any) -> None:
+    tab = page.get_by_role("tab", name="Review")
+    if tab.count() and tab.first.is_visible():
+        tab.first.click()
+    else:  # on a phone the later tabs sit in Gradio's overflow menu
+        page.get_by_role("button", name="More tabs").click()
+        page.locator(".overflow-dropdown button", has_text="Review").click()
+    page.locator("#rv-queue").get_by_label("Suspected wrong gold").check()
+    page.locator("#rv-queue-load").click()
+
+
+@pytest.mark.slow
+def test_alice_confirms_the_top_suspect_with_one_key_and_bob_sees_ranks_only(
+    browser: Any, suspects_url: str
+) -> None:
+    alice = _sign_in(browser, suspects_url, *USERS[0])
+    bob = _sign_in(browser, suspects_url, *USERS[1])
+    expect(alice.locator("#suspects-summary")).to_contain_text("Suspected wrong gold", timeout=WAIT)
+    expect(alice.locator("#gold-changes")).to_contain_text("What the corrections change", timeout=WAIT)
+    alice.locator("#gold-changes summary").click()  # folded while nothing is corrected
+    expect(alice.locator("#gold-changes")).to_contain_text("without suspects", timeout=WAIT)
+    alice.screenshot(path=str(SHOTS / "suspects-overview-light-1280.png"), full_page=True)
+
+    _queue(alice)
+    queue = alice.locator("#rv-queue-items")
+    expect(queue).to_contain_text("#1 · score", timeout=WAIT)
+    expect(queue).to_contain_text("none checked yet", timeout=WAIT)
+    alice.screenshot(path=str(SHOTS / "suspects-queue-light-1280.png"), full_page=True)
+    first_id = queue.locator("[data-row='0'][data-col='0']").inner_text().strip()
+    queue.locator("[data-row='0'][data-col='0']").click()
+    expect(alice.locator("#item")).to_contain_text(first_id, timeout=WAIT)
+    expect(alice.locator("#rv-confirm")).to_be_visible(timeout=WAIT)
+    alice.locator("body").click(position={"x": 5, "y": 5})
+    alice.keyboard.press("r")
+    expect(alice.locator("#rv-message")).to_contain_text("confirmed as right", timeout=WAIT)
+    _queue(alice)
+    expect(alice.locator("#rv-queue-items")).to_contain_text(
+        "top 10: 0 of 1 checked had wrong gold", timeout=WAIT
+    )
+    expect(alice.locator("#rv-queue-items")).to_contain_text(" · confirmed · ", timeout=WAIT)
+
+    # bob reviews blind: the same queue as ranks, no score, gold or reason; no "Gold is right"
+    _queue(bob)
+    expect(bob.locator("#rv-queue-items [data-row='0'][data-col='2']")).to_have_text("#1", timeout=WAIT)
+    text = bob.locator("#rv-queue-items").inner_text()
+    assert "score" not in text and "checked" not in text and "confirmed" not in text
+    bob.locator("#rv-queue-items [data-row='0'][data-col='0']").click()
+    expect(bob.locator("#rv-panel").first).to_be_visible(timeout=WAIT)
+    expect(bob.locator("#rv-confirm")).to_be_hidden()
+    assert bob.locator("#suspects-summary").inner_text().strip() == ""
+    bob.screenshot(path=str(SHOTS / "suspects-queue-blind-1280.png"), full_page=True)
+    for page in (alice, bob):
+        page.context.close()
+
+
+@pytest.mark.parametrize(("width", "dark"), [(1280, True), (390, False)])
+def test_the_queue_and_overview_read_in_dark_mode_and_on_a_phone(
+    browser: Any, suspects_url: str, width: int, dark: bool
+) -> None:
+    page = _sign_in(browser, suspects_url, *USERS[0], width=width, dark=dark)
+    expect(page.locator("#gold-changes")).to_contain_text("Kendall", timeout=WAIT)
+    if page.locator("#gold-changes details:not([open])").count():
+        page.locator("#gold-changes summary").click()
+    tag = f"{'dark' if dark else 'light'}-{width}"
+    page.screenshot(path=str(SHOTS / f"suspects-overview-{tag}.png"), full_page=True)
+    _queue(page)
+    expect(page.locator("#rv-queue-items")).to_contain_text("#1 · score", timeout=WAIT)
+    page.screenshot(path=str(SHOTS / f"suspects-queue-{tag}.png"), full_page=True)
+    page.context.close()
