@@ -35,7 +35,8 @@ def add_parser(sub: argparse._SubParsersAction, benchmarks: str) -> None:  # typ
 def run_suspects(args: argparse.Namespace, task: str | None) -> tuple[list[Suspect], dict[str, str] | None]:
     """(the ranked items, at most ``--top``; item id -> ``confirmed``/``corrected`` with ``--db``)."""
     from analysis.cli.items import load_files
-    from analysis.suspects.rank import MIN_MODELS, rank_suspects
+    from analysis.suspects.rank import MIN_MODELS
+    from analysis.suspects.spans import rank_any
 
     if args.top is not None and args.top < 1:
         raise UsageError(f"--top must be 1 or more, not {args.top}")
@@ -56,7 +57,7 @@ def run_suspects(args: argparse.Namespace, task: str | None) -> tuple[list[Suspe
 
         table = corrected_table(args.db, bench, table)
         reviewed = reviewed_items(args.db, bench)
-    ranked = rank_suspects(bench.NAME, table)
+    ranked = rank_any(bench.NAME, table)
     return (ranked if args.top is None else ranked[: args.top]), reviewed
 
 

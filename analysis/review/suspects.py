@@ -18,7 +18,8 @@ from analysis.review.access import Access
 from analysis.store import Store, current_labels
 from analysis.store.values import SUSPECT_FIELD
 from analysis.suspects.quality import wilson
-from analysis.suspects.rank import MIN_MODELS, Suspect, rank_suspects
+from analysis.suspects.rank import MIN_MODELS, Suspect
+from analysis.suspects.spans import rank_any
 
 CONFIRMED = "confirmed"
 CORRECTED = "corrected"
@@ -44,7 +45,7 @@ def verdicts(store: Store | None, benchmark: str) -> dict[str, str]:
 
 def ranked(table: pd.DataFrame, benchmark: str) -> list[Suspect]:
     """The benchmark's items ranked against their official gold (the table as loaded)."""
-    return rank_suspects(benchmark, table[(table["benchmark"] == benchmark).to_numpy(dtype=bool)])
+    return rank_any(benchmark, table[(table["benchmark"] == benchmark).to_numpy(dtype=bool)])
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ def suspect_ids(rows: pd.DataFrame, benchmark: str | None = None) -> set[str]:
         mine = rows[(rows["benchmark"].astype(str) == name).to_numpy(dtype=bool)]
         models = {m for m in mine["model"].astype(str) if m}
         if len(models) >= MIN_MODELS:
-            out |= {s.item_id for s in rank_suspects(str(name), mine) if s.suggested is not None}
+            out |= {s.item_id for s in rank_any(str(name), mine) if s.suggested is not None}
     return out
 
 

@@ -16,6 +16,7 @@ built per request from the server's own identity; what it may show is that revie
 from __future__ import annotations
 
 from dataclasses import replace
+from html import escape
 from typing import Any
 
 import gradio as gr
@@ -124,13 +125,34 @@ class ReviewerView(ItemView):
 
             status, media, _, _, _ = inspect_row(self.catalog, row, position)
             return status, media, blind_html(self.ctx, row, self.who), gr.update(value="", visible=False), ""
-        return inspect_row(self.catalog, row, position, detail=self.detail(row))
+        shown = inspect_row(self.catalog, row, position, detail=self.detail(row))
+        spans = shown[3]
+        if isinstance(spans, dict) and spans.get("visible") and spans.get("value"):
+            note = suspect_note(self.ctx, row)
+            if note:  # the suspect spans under the caption view (docs/suspects.md)
+                return (*shown[:3], gr.update(value=str(spans["value"]) + note, visible=True), shown[4])
+        return shown
 
     def charts(self, filters: Filters, rows: npt.NDArray[np.intp] | None = None) -> tuple[Any, ...]:
         """The charts of the view; none for a blind reviewer."""
         if self.blind:
             return (BLIND_CHARTS, *[gr.update(value=None, visible=False)] * len(chart_list()))
         return super().charts(filters, rows)
+
+
+def suspect_note(ctx: ReviewContext, row: int) -> str:
+    """HTML under a tagged caption: where the suspect ranking thinks its gold tags are wrong."""
+    table = ctx.catalog.table
+    benchmark, item_id = str(table.at[row, "benchmark"]), str(table.at[row, "item_id"])
+    found = next((s for s in ctx.suspects(benchmark) if s.item_id == item_id), None)
+    if found is None or found.score <= 0:
+        return ""
+    listed = "".join(f"<li>{escape(r)}</li>" for r in found.reasons)
+    return (
+        f"<div class='hs-suspect-spans' id='suspect-spans'><b>Suspect spans</b> (rank {found.rank} of "
+        f"{len(ctx.suspects(benchmark))} in the suspect ranking; press <code>r</code> if the gold is "
+        f"right):<ul>{listed}</ul></div>"
+    )
 
 
 def _plain(value: Any) -> Any:

@@ -95,4 +95,18 @@ def test_the_overview_says_how_many_items_are_suspect(ctx: ReviewContext) -> Non
     line = suspect_summary(ctx, "cmm", None)
     n = suspects.suspect_count(ctx.suspects("cmm"))
     assert line.startswith(f"**Suspected wrong gold**: {n} of {len(ctx.suspects('cmm'))} cmm items")
-    assert "no choice gold" in suspect_summary(ctx, "detailverifybench", None)
+    # tagged captions are ranked by their suspect spans
+    assert suspect_summary(ctx, "detailverifybench", None).startswith("**Suspected wrong gold**: ")
+
+
+def test_a_suspect_captions_view_lists_its_suspect_spans(ctx: ReviewContext) -> None:
+    from components.review.gold import ReviewerView
+
+    top = ctx.suspects("detailverifybench")[0]
+    assert top.score > 0 and "as hallucinated" in top.reasons[0]
+    row = _row(ctx, top.item_id)
+    spans = ReviewerView(ctx, ALICE).inspect(row)[3]
+    assert "Suspect spans" in spans["value"] and "rank 1 of" in spans["value"]
+    assert top.reasons[0].split("“")[0] in spans["value"]
+    blind = ReviewerView(ctx, BOB).inspect(row)[3]
+    assert "Suspect spans" not in str(blind)
