@@ -67,8 +67,9 @@ def main() -> int:
 
 
 def spans(seeds: int) -> int:
-    """Tagged captions (``tests/suspects/planted_spans.py``): the span ranking against plain
-    token disagreement (the mean number of tokens a model tags differently from the gold).
+    """Tagged captions (``tests/suspects/planted_spans.py``): spans against plain disagreement.
+
+    Plain disagreement: the mean number of tokens a model tags differently from the gold.
     """
     print("\ntagged captions (300 a table, 10 models, 6% with a wrong gold span)")
     print(f"{'seed':>4} {'wrong':>6} {'AP':>6} {'P@10':>6} {'AP raw':>7} {'s':>6}")
