@@ -78,3 +78,37 @@ def shown_votes(events: pd.DataFrame, viewer: Viewer, item_id: str, field: str =
     return {
         str(r): str(v) for r, v in zip(latest["reviewer"], latest["new_value"], strict=True) if v is not None
     }
+
+
+def shown_reasons(events: pd.DataFrame, viewer: Viewer, item_id: str, field: str = "gold") -> dict[str, str]:
+    """The reason of each current vote ``viewer`` may see (``{reviewer: reason}``, as :func:`shown_votes`)."""
+    seen = visible_events(events, viewer)
+    rows = seen[
+        (seen["scope"] == "vote") & (seen["item_key"].astype(str) == item_id) & (seen["field"] == field)
+    ]
+    latest = rows.groupby("reviewer").tail(1)
+    return {
+        str(r): str(why or "")
+        for r, v, why in zip(latest["reviewer"], latest["new_value"], latest["reason"], strict=True)
+        if v is not None
+    }
+
+
+def current_final(
+    events: pd.DataFrame, item_id: str, field: str = "gold"
+) -> tuple[str, str, str, str] | None:
+    """(value, who, reason, kind) of the label's latest ``final`` event.
+
+    None when it has none, or when that event cleared it (the item is back at its official value).
+    """
+    rows = events[
+        (events["scope"] == "final")
+        & (events["item_key"].astype(str) == item_id)
+        & (events["field"] == field)
+    ]
+    if not len(rows):
+        return None
+    last = rows.iloc[-1]
+    if last["new_value"] is None or last["new_value"] is pd.NA:
+        return None
+    return str(last["new_value"]), str(last["reviewer"]), str(last["reason"] or ""), str(last["kind"])

@@ -37,7 +37,14 @@ from analysis.store.events import as_item
 from analysis.store.export import corrections_frame, write_frame
 from analysis.store.final import final_labels
 from analysis.store.payload import submit
-from analysis.store.visibility import Viewer, shown_votes, visible_events, voted_keys
+from analysis.store.visibility import (
+    Viewer,
+    current_final,
+    shown_reasons,
+    shown_votes,
+    visible_events,
+    voted_keys,
+)
 from analysis.suspects.rank import MIN_MODELS
 from components.browse.render import md_code, md_text
 from components.review.context import Refused, ReviewContext
@@ -268,17 +275,35 @@ def adjudication_target(ctx: ReviewContext, row: int | None, who: Identity | Non
     events = events[events["item_key"] == item_id]
     access = ctx.access(who)
     votes = shown_votes(events, access.viewer, item_id)
-    # every text here comes from a reviewer or a data file: Markdown-escaped, never rendered
-    listed = ", ".join(f"{md_text(r)}: {md_text(v)}" for r, v in votes.items()) or "no votes"
+    reasons = shown_reasons(events, access.viewer, item_id)
+    # every text here comes from a reviewer or a data file: Markdown-escaped, never rendered;
+    # each side with its author and reason (issue 20: the panel showed only the votes' values)
+    listed = ", ".join(f"{md_text(r)}: {md_text(v)}{_why(reasons.get(r, ''))}" for r, v in votes.items())
+    listed = listed or "no votes"
     if access.blind and not votes:  # a blind adjudicator settles from the item, unanchored by votes
         listed = "hidden: you adjudicate blind, decide from the item itself"
+    gold = ""
+    if access.sees_gold:
+        final = current_final(events, item_id)
+        if final is None:
+            gold = f" · gold: {md_text(str(item.get('gold') or '–'))} (official)"
+        else:
+            value, by, why, kind = final
+            verb = "adjudicated" if kind == "adjudicate" else "corrected"
+            gold = f" · gold: {md_text(value)} ({verb} by {md_text(by)}{_why(why)})"
     ref = {"benchmark": str(item["benchmark"]), "item_id": item_id, "task": str(item.get("task") or "")}
     side = took_a_side(ctx.store, as_item(ref), "gold", who.name)
     own = f" · **you {side} it: another adjudicator must settle it**" if side else ""
     return (
         f"Adjudication acts on {md_code(item_id)} ({md_text(item['benchmark'])}) · "
-        f"{md_text(_short(str(item.get('question') or '')))} · votes: {listed}{own}"
+        f"{md_text(_short(str(item.get('question') or '')))}{gold} · votes: {listed}{own}"
     )
+
+
+def _why(reason: str) -> str:
+    """`` — “reason”`` after a side, Markdown-escaped; nothing without one."""
+    reason = " ".join(reason.split())
+    return f" — “{md_text(_short(reason, 120))}”" if reason else ""
 
 
 def adjudicate_item(

@@ -233,6 +233,7 @@ def test_queues_votes_and_adjudication_respect_who_is_looking(catalog: Catalog, 
     assert "alice: no" in found["detail"].iloc[0] and "bob: yes" in found["detail"].iloc[0]
     target = adjudication_target(ctx, row, CAROL)
     assert PAIR_11_QA_CS in target and "alice: no" in target and "bob: yes" in target
+    assert "gold: no (official)" in target  # every side: the gold too, with who set it
     assert "Only adjudicators" in adjudication_target(ctx, row, ALICE)
     # a reviewer who has not voted on the item sees neither the item in the queue nor its votes
     dave = Identity("dave")
@@ -267,3 +268,18 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def test_the_adjudication_view_shows_every_side_with_its_author_and_reason(
+    catalog: Catalog, tmp_path: Path
+) -> None:
+    """alice corrects, bob votes blind against her: carol sees both sides, who took them and why."""
+    ctx = _ctx(catalog, tmp_path)
+    row = _row(catalog, PAIR_11_QA_CS)
+    save(ctx, row, ALICE, "yes", "", [], "", "the candle is lit in the image")
+    save(ctx, row, BOB, "no", "", [], "", "I see no flame")
+    target = adjudication_target(ctx, row, CAROL)
+    assert "gold: yes (corrected by alice — “the candle is lit in the image”)" in target
+    assert "bob: no — “I see no flame”" in target
+    found = queue_frame(ctx, "Disagreements", "cdh-bench", CAROL)
+    assert found["item_id"].tolist() == [PAIR_11_QA_CS]  # a blind vote against a correction disagrees
