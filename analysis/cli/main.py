@@ -152,6 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
     from analysis.cli.suspects import add_parser as add_suspects
 
     add_suspects(sub, ", ".join(REGISTRY))
+    from analysis.cli.pairs import add_parser as add_pairs
+
+    add_pairs(sub)
 
     imp = sub.add_parser("import", help="record corrections (CSV or JSONL: item_id, field, value, reason)")
     imp.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
@@ -567,6 +570,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     _out(line)
             else:
                 _out(format_suspects(ranked, reviewed))
+        elif args.command == "pairs":
+            from analysis.cli.pairs import run_pairs
+
+            _out(run_pairs(args))
         elif args.command == "import":
             from analysis.cli.store_commands import run_import
 
