@@ -286,6 +286,24 @@ class PairView:
 
 
 @dataclass(frozen=True)
+class PairRule:
+    """How a benchmark selected its pairs: meaning alike, looks apart (``docs/pair-scores.md``)."""
+
+    semantic_above: float
+    """The clips' CLIP similarity must be above this..."""
+    visual_below: float
+    """...and their DINOv2 similarity below this."""
+    source: str = ""
+    """Where the rule is stated (the paper)."""
+
+    def holds(self, semantic: float | None, visual: float | None) -> bool | None:
+        """Whether a pair with these scores meets the rule (None when a score is missing)."""
+        if semantic is None or visual is None:
+            return None
+        return semantic > self.semantic_above and visual < self.visual_below
+
+
+@dataclass(frozen=True)
 class PairSpec:
     """Groups of clips a benchmark asks the same questions of, which reviewers validate by hand.
 
@@ -312,6 +330,8 @@ class PairSpec:
     """File name stem of the validated pair list (``<stem>.json``, ``<stem>.csv``)."""
     kept_name: str
     """File name of the zip of kept-pair gold files."""
+    rule: PairRule | None = None
+    """The similarity rule the pairs were selected by, where the benchmark states one."""
 
 
 @dataclass(frozen=True)

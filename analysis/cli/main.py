@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 # Only light modules here: ``halluscope --help`` and a usage error answer before pandas, numpy or
 # a benchmark package is imported (each command imports what it needs; docs/cli.md).
 from analysis.benchmarks import REGISTRY, UnknownBenchmark, get
+from analysis.cli.roots import media_roots
 from analysis.errors import InputError, StoreError, UsageError
 from analysis.files.harness import FORMATS, parse_map
 from analysis.stats.defaults import N_BOOT, SEED
@@ -286,19 +287,6 @@ def build_parser() -> argparse.ArgumentParser:
         "vote reaches them (repeatable; also $HALLUSCOPE_BLIND)",
     )
     return parser
-
-
-def media_roots(values: Sequence[str]) -> dict[str, list[Path]]:
-    """Parse ``--media-root BENCH=DIR`` options into folders per benchmark id."""
-    roots: dict[str, list[Path]] = {}
-    for value in values:
-        bench, sep, folder = value.partition("=")
-        if not sep or not folder:
-            raise UsageError(f"--media-root expects BENCH=DIR, got {value!r}")
-        if not Path(folder).is_dir():
-            raise UsageError(f"--media-root {value!r}: no such folder")
-        roots.setdefault(get(bench).NAME, []).append(Path(folder))
-    return roots
 
 
 def run_score(args: argparse.Namespace) -> dict[str, Any]:

@@ -1,6 +1,8 @@
-"""``halluscope pairs score`` and ``pairs saliency``: VidHalluc pairs as the paper selected them.
+"""``halluscope pairs score`` and ``pairs saliency``: clip pairs as the benchmark selected them.
 
-See ``docs/pair-scores.md`` and ``docs/cli.md``.
+The benchmark is the one whose package declares clip pairs and their selection rule
+(:class:`~analysis.benchmarks.base.PairSpec`, :class:`~analysis.benchmarks.base.PairRule`). See
+``docs/pair-scores.md`` and ``docs/cli.md``.
 """
 
 from __future__ import annotations
@@ -15,15 +17,17 @@ from analysis.errors import UsageError
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """``pairs score`` and ``pairs saliency``."""
-    pairs = sub.add_parser("pairs", help="VidHalluc clip pairs: CLIP / DINOv2 scores and saliency")
-    actions = pairs.add_subparsers(dest="pairs_command", metavar="{score,saliency}", required=True)
-    score = actions.add_parser("score", help="CLIP semantic and DINOv2 visual similarity of every ACH pair")
+    pairs = sub.add_parser(
+        "pairs", help="clip pairs: CLIP / DINOv2 scores by the selection rule, and saliency"
+    )
+    actions = pairs.add_subparsers(dest="pairs_command", metavar="ACTION", required=True)
+    score = actions.add_parser("score", help="CLIP semantic and DINOv2 visual similarity of every pair")
     saliency = actions.add_parser("saliency", help="DINOv2 attention overlays of each pair's frames (PNG)")
     for p in (score, saliency):
         p.add_argument(
-            "gold", type=Path, nargs="+", metavar="GOLD", help="ach_binaryqa.json and/or ach_mcq.json"
+            "gold", type=Path, nargs="+", metavar="GOLD", help="the gold files that hold the pairs"
         )
-        p.add_argument("--media-root", action="append", default=[], metavar="vidhalluc=DIR", required=True)
+        p.add_argument("--media-root", action="append", default=[], metavar="BENCH=DIR", required=True)
         p.add_argument(
             "--dino", type=Path, required=True, metavar="DINO_DIR", help="a local DINOv2 checkpoint"
         )
@@ -43,46 +47,56 @@ def run_pairs(args: argparse.Namespace) -> str:
     """Dispatch ``pairs score`` / ``pairs saliency``; returns the summary line."""
     if not 1 <= args.frames <= 64:
         raise UsageError(f"--frames must be between 1 and 64, not {args.frames}")
-    pairs, resolve = _pairs(args)
+    spec, pairs, resolve = _pairs(args)
     if args.pairs_command == "score":
-        return _score(args, pairs, resolve)
+        return _score(args, spec, pairs, resolve)
     return _saliency(args, pairs, resolve)
 
 
-def _pairs(args: argparse.Namespace) -> tuple[Any, Any]:
-    from analysis.benchmarks import get
-    from analysis.benchmarks.vidhalluc.pairs import catalogue
-    from analysis.cli.main import media_roots
+def paired_benchmark() -> Any:
+    """The registered benchmark whose pairs were selected by a rule (UsageError when none is)."""
+    from analysis.benchmarks import REGISTRY
+
+    for bench in REGISTRY.values():
+        if bench.PAIRS is not None and bench.PAIRS.rule is not None:
+            return bench
+    raise UsageError("no registered benchmark declares clip pairs with a selection rule")
+
+
+def _pairs(args: argparse.Namespace) -> tuple[Any, Any, Any]:
+    from analysis.cli.roots import media_roots
     from analysis.files.media import MediaResolver
 
-    bench = get("vidhalluc")
+    bench = paired_benchmark()
+    spec = bench.PAIRS
     roots = media_roots(args.media_root).get(bench.NAME)
     if not roots:
-        raise UsageError("--media-root must name the VidHalluc clips: --media-root vidhalluc=DIR")
-    table = bench.load_gold(args.gold)
-    pairs = catalogue(table)
+        raise UsageError(f"--media-root must name the clips: --media-root {bench.NAME}=DIR")
+    pairs = spec.catalogue(bench.load_gold(args.gold))
     if not len(pairs):
-        raise UsageError("no ACH pair in the given files (give ach_binaryqa.json or ach_mcq.json)")
+        raise UsageError(f"no pair in the given files (give {' or '.join(spec.gold_names)})")
     resolver = MediaResolver(roots, bench.MEDIA_ALIASES)
-    return pairs, resolver.resolve
+    return spec, pairs, resolver.resolve
 
 
-def _score(args: argparse.Namespace, pairs: Any, resolve: Any) -> str:
+def _score(args: argparse.Namespace, spec: Any, pairs: Any, resolve: Any) -> str:
     from analysis.load.cache import default_cache_dir
     from analysis.review.pairs.embed import load_encoder
     from analysis.review.pairs.scores import EmbeddingCache, score_pairs, write_scores
 
     clip, dino = load_encoder(args.clip, "clip"), load_encoder(args.dino, "dino")
     cache = EmbeddingCache(None if args.no_cache else default_cache_dir() / "embeddings")
+    rule = spec.rule
     found = list(
-        score_pairs(pairs, resolve, clip, dino, frames=args.frames, cache=cache, progress=_progress())
+        score_pairs(pairs, resolve, clip, dino, rule, frames=args.frames, cache=cache, progress=_progress())
     )
     write_scores(args.out, found)
     kept = sum(s.kept is True for s in found)
     problems = sum(s.problem is not None for s in found)
     return (
-        f"wrote {args.out}: {len(found)} pair(s), {kept} meet the rule (semantic > 0.9, visual < 0.6), "
-        f"{problems} with a problem; embeddings: {cache.hits} from the cache, {cache.misses} computed"
+        f"wrote {args.out}: {len(found)} pair(s), {kept} meet the rule (semantic > {rule.semantic_above}, "
+        f"visual < {rule.visual_below}), {problems} with a problem; embeddings: {cache.hits} from the "
+        f"cache, {cache.misses} computed"
     )
 
 
@@ -93,7 +107,7 @@ def _saliency(args: argparse.Namespace, pairs: Any, resolve: Any) -> str:
     if args.pair:
         unknown = sorted(set(args.pair) - set(pairs["pair_id"].astype(str)))
         if unknown:
-            raise UsageError(f"--pair {unknown[0]!r}: no such ACH pair in the given files")
+            raise UsageError(f"--pair {unknown[0]!r}: no such pair in the given files")
         pairs = pairs[pairs["pair_id"].astype(str).isin(args.pair)]
     dino = load_encoder(args.dino, "dino")
     written, problems = write_overlays(

@@ -11,11 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analysis.benchmarks.base import PairRule
 from analysis.cli.main import main
 from analysis.errors import UsageError
 from analysis.load.catalog import SAMPLE_MANIFEST
 from analysis.review.pairs.embed import INSTALL, load_encoder
-from analysis.review.pairs.scores import EmbeddingCache, kept, read_scores, sample_frames, score_pairs
+from analysis.review.pairs.scores import EmbeddingCache, read_scores, sample_frames, score_pairs
 
 pytest.importorskip("torch", reason="torch is an optional dependency (pip install .[embed])")
 pytest.importorskip("transformers", reason="transformers is an optional dependency")
@@ -24,6 +25,7 @@ from pair_validation.tiny_encoders import IMAGE, PATCH, build
 
 VIDHALLUC = SAMPLE_MANIFEST.parent / "vidhalluc"
 GOLD = [str(VIDHALLUC / "ach_binaryqa.json"), str(VIDHALLUC / "ach_mcq.json")]
+RULE = PairRule(0.9, 0.6)
 CLIP_A, CLIP_B = VIDHALLUC / "media" / "sf7026ba_clip_1.mp4", VIDHALLUC / "media" / "sf7026ba_clip_2.mp4"
 
 
@@ -65,7 +67,7 @@ def _pairs(media: dict[str, str]) -> pd.DataFrame:
 def test_a_pair_of_identical_clips_scores_one_on_both(encoders: Any) -> None:
     clip, dino = encoders
     same = _pairs({"a": str(CLIP_A), "b": str(CLIP_A)})
-    (score,) = score_pairs(same, lambda p: Path(p), clip, dino, frames=3)
+    (score,) = score_pairs(same, lambda p: Path(p), clip, dino, RULE, frames=3)
     assert score.semantic == pytest.approx(1.0, abs=1e-5) and score.visual == pytest.approx(1.0, abs=1e-5)
     assert score.kept is False  # the same look: visual 1.0 is not below 0.6
     assert score.as_dict()["clip_model"] == {"folder": str(clip.folder), "digest": clip.digest}
@@ -75,14 +77,14 @@ def test_two_runs_agree_and_the_second_comes_from_the_cache(encoders: Any, tmp_p
     clip, dino = encoders
     pair = _pairs({"a": str(CLIP_A), "b": str(CLIP_B)})
     cache = EmbeddingCache(tmp_path / "cache")
-    (first,) = score_pairs(pair, lambda p: Path(p), clip, dino, frames=3, cache=cache)
+    (first,) = score_pairs(pair, lambda p: Path(p), clip, dino, RULE, frames=3, cache=cache)
     assert (cache.hits, cache.misses) == (0, 4)  # two clips x two checkpoints
-    (second,) = score_pairs(pair, lambda p: Path(p), clip, dino, frames=3, cache=cache)
+    (second,) = score_pairs(pair, lambda p: Path(p), clip, dino, RULE, frames=3, cache=cache)
     assert (cache.hits, cache.misses) == (4, 4)
     assert (second.semantic, second.visual) == (first.semantic, first.visual)
-    (fresh,) = score_pairs(pair, lambda p: Path(p), clip, dino, frames=3)  # no cache: computed again
+    (fresh,) = score_pairs(pair, lambda p: Path(p), clip, dino, RULE, frames=3)  # no cache: computed again
     assert fresh.semantic == pytest.approx(first.semantic, abs=1e-6)
-    (other,) = score_pairs(pair, lambda p: Path(p), clip, dino, frames=2, cache=cache)
+    (other,) = score_pairs(pair, lambda p: Path(p), clip, dino, RULE, frames=2, cache=cache)
     assert cache.misses == 8  # other frame settings are other keys
     assert -1.0 <= other.semantic <= 1.0 and -1.0 <= other.visual <= 1.0  # type: ignore[operator]
 
@@ -90,7 +92,7 @@ def test_two_runs_agree_and_the_second_comes_from_the_cache(encoders: Any, tmp_p
 def test_a_missing_clip_gives_null_scores_and_says_which(encoders: Any) -> None:
     clip, dino = encoders
     pair = _pairs({"a": str(CLIP_A), "b": "nowhere.mp4"})
-    (score,) = score_pairs(pair, lambda p: Path(p) if Path(p).is_file() else None, clip, dino, frames=2)
+    (score,) = score_pairs(pair, lambda p: Path(p) if Path(p).is_file() else None, clip, dino, RULE, frames=2)
     assert (score.semantic, score.visual, score.kept) == (None, None, None)
     assert score.problem is not None and "clip b" in score.problem and "nowhere.mp4" in score.problem
 
@@ -102,7 +104,7 @@ def test_a_missing_clip_gives_null_scores_and_says_which(encoders: Any) -> None:
 def test_the_papers_rule_is_strict_on_both_sides(
     semantic: float | None, visual: float, expected: bool | None
 ) -> None:
-    assert kept(semantic, visual) is expected
+    assert RULE.holds(semantic, visual) is expected
 
 
 def test_the_saliency_map_has_the_patch_grid_and_sums_to_one(encoders: Any) -> None:

@@ -30,7 +30,7 @@ from typing import Any
 import orjson
 import pandas as pd
 
-from analysis.benchmarks.base import ANSWER_COLUMNS, ClipInfo, PairSpec, PairView
+from analysis.benchmarks.base import ANSWER_COLUMNS, ClipInfo, PairRule, PairSpec, PairView
 from analysis.benchmarks.vidhalluc.auditing import detect
 from analysis.benchmarks.vidhalluc.mcq import gold_letters
 from analysis.benchmarks.vidhalluc.native import write_corrected
@@ -290,5 +290,8 @@ PAIRS = PairSpec(
     filter_gold=filter_gold,
     export_stem="vidhalluc_pairs",
     kept_name="vidhalluc_kept_ach.zip",
+    rule=PairRule(
+        0.9, 0.6, "VidHalluc (CVPR 2025), section 3: CLIP similarity > 0.9, DINOv2 similarity < 0.6"
+    ),
 )
 """ACH's clip pairs, validated by hand as the paper did (``docs/review.md``)."""

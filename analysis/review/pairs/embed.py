@@ -1,7 +1,8 @@
 """CLIP and DINOv2 clip embeddings from local checkpoints, and DINO-HEAL style saliency.
 
-VidHalluc selects clip pairs that mean nearly the same and look different: the CLIP similarity of
-the clips above 0.9 and the DINOv2 similarity below 0.6 (``docs/pair-scores.md``). A clip's
+A benchmark may select clip pairs that mean nearly the same and look different: a high CLIP
+similarity and a low DINOv2 one (its :class:`~analysis.benchmarks.base.PairRule`,
+``docs/pair-scores.md``). A clip's
 embedding is the mean of its frames' L2-normalised embeddings, normalised again: CLIP's projected
 image features, DINOv2's CLS token. Checkpoints are folders on local disk (``save_pretrained``);
 nothing is ever downloaded (``local_files_only``, the hub's offline switch set). torch and

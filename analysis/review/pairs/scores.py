@@ -1,11 +1,13 @@
-"""VidHalluc pair scores as the paper selected its pairs: CLIP and DINOv2 similarity of the clips.
+"""Pair scores as a benchmark selected its clip pairs: CLIP and DINOv2 similarity of the clips.
 
 ``score_pairs`` samples ``frames`` frames evenly from each clip (moviepy), embeds them with both
-checkpoints (:mod:`.embed`), and gives each ACH pair its semantic (CLIP) and visual (DINOv2)
-cosine similarity and the paper's rule: kept when semantic > 0.9 and visual < 0.6. A pair of three
-clips takes the lowest semantic and the highest visual similarity over its pairs of clips, since
-the rule must hold for every two. Embeddings are cached by clip content, checkpoint digest and
-frame count, so a second run costs only what changed (``docs/pair-scores.md``).
+checkpoints (:mod:`.embed`), and gives each pair of the benchmark's pair catalogue
+(:class:`~analysis.benchmarks.base.PairSpec`) its semantic (CLIP) and visual (DINOv2) cosine
+similarity, and whether it meets the benchmark's :class:`~analysis.benchmarks.base.PairRule`.
+A pair of three clips takes the lowest semantic and the highest visual similarity over its pairs
+of clips, since the rule must hold for every two. Embeddings are cached by clip content,
+checkpoint digest and frame count, so a second run costs only what changed
+(``docs/pair-scores.md``).
 """
 
 from __future__ import annotations
@@ -21,22 +23,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from analysis.benchmarks.base import PairRule
 from analysis.files.atomic import write_text_atomic
 from analysis.review.pairs.embed import Encoder, Floats, clip_embedding, cosine
 from analysis.review.pairs.preview_media import last_time, open_clip
 
-SEMANTIC_ABOVE = 0.9
-"""The paper's rule: a pair's CLIP similarity is above this..."""
-VISUAL_BELOW = 0.6
-"""...and its DINOv2 similarity below this."""
 DEFAULT_FRAMES = 8
-
-
-def kept(semantic: float | None, visual: float | None) -> bool | None:
-    """The paper's selection rule (None when a score is missing)."""
-    if semantic is None or visual is None:
-        return None
-    return semantic > SEMANTIC_ABOVE and visual < VISUAL_BELOW
 
 
 @dataclass(frozen=True)
@@ -50,12 +42,13 @@ class PairScore:
     frames: int
     clip_model: Mapping[str, str]
     dino_model: Mapping[str, str]
+    rule: PairRule
     problem: str | None = None
 
     @property
     def kept(self) -> bool | None:
-        """Whether the pair meets the paper's rule."""
-        return kept(self.semantic, self.visual)
+        """Whether the pair meets the benchmark's selection rule."""
+        return self.rule.holds(self.semantic, self.visual)
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON line (``docs/cli.md``, ``pairs score``)."""
@@ -136,12 +129,13 @@ def score_pairs(
     resolve: Callable[[str], Path | None],
     clip: Encoder,
     dino: Encoder,
+    rule: PairRule,
     *,
     frames: int = DEFAULT_FRAMES,
     cache: EmbeddingCache | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Iterator[PairScore]:
-    """Scores of every pair of :func:`analysis.benchmarks.vidhalluc.pairs.catalogue`'s rows, in order.
+    """Scores of every pair of a pair catalogue's rows (:attr:`PairSpec.catalogue`), in order.
 
     ``resolve`` turns a clip's media path into a file (None: not found).
     """
@@ -168,12 +162,11 @@ def score_pairs(
                 problem = f"clip {clip_id}: video {path.name} cannot be read ({first[:160]})"
                 break
         if problem is not None or len(embeddings) < 2:
-            yield PairScore(
-                str(pair_id), tuple(clips), None, None, frames, *models, problem or "fewer than two clips"
-            )
+            why = problem or "fewer than two clips"
+            yield PairScore(str(pair_id), tuple(clips), None, None, frames, *models, rule, why)
         else:
             semantic, visual = _pair_similarity(list(embeddings.values()))
-            yield PairScore(str(pair_id), tuple(clips), semantic, visual, frames, *models)
+            yield PairScore(str(pair_id), tuple(clips), semantic, visual, frames, *models, rule)
         if progress is not None:
             progress(done, total)
 
