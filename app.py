@@ -111,6 +111,9 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                                 reviewers=ctx.reviewers,
                                 adjudicators=ctx.adjudicators,
                                 blind=ctx.blind,
+                                scores=ctx.extra.get("pair_scores"),
+                                clip_dir=ctx.extra.get("pair_clip"),
+                                dino_dir=ctx.extra.get("pair_dino"),
                             )
                     with gr.Tab("Data problems", id="problems-tab"):
                         pw = problems.build(catalog)
@@ -521,11 +524,17 @@ def serve(
     db: str | None = None,
     data_dir: Path | None = None,
     roles: Roles | None = None,
+    pairs: dict[str, Any] | None = None,
 ) -> None:
-    """Serve the app over a loaded catalog until interrupted (read-only without users or a Space)."""
+    """Serve the app over a loaded catalog until interrupted (read-only without users or a Space).
+
+    ``pairs``: ``pair_scores`` (``serve --pair-scores``), ``pair_clip`` and ``pair_dino``
+    (``--pair-clip``, ``--pair-dino``: local checkpoints for the pair tab, ``docs/pair-scores.md``).
+    """
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     users = users if users is not None else auth_from()
     ctx = open_review(catalog, db=db, data_dir=data_dir, users=users, roles=roles)
+    ctx.extra.update(pairs or {})
     build_app(catalog, ctx).launch(
         server_name=host, server_port=port, auth=users or None, **launch_kwargs(catalog)
     )
@@ -545,11 +554,23 @@ def serve_command(args: argparse.Namespace, wait: Callable[[], Catalog]) -> None
         users = auth_from(extra=args.auth, auth_file=args.auth_file)
     except (AuthError, OSError) as exc:
         raise UsageError(f"--auth: {exc}") from exc
+    pairs: dict[str, Any] = {}
+    if args.pair_scores is not None:
+        from analysis.review.pairs.scores import read_scores
+
+        pairs["pair_scores"] = read_scores(args.pair_scores)
+    for key, folder in (("pair_clip", args.pair_clip), ("pair_dino", args.pair_dino)):
+        if folder is not None:
+            from analysis.review.pairs.embed import check_checkpoint
+
+            check_checkpoint(folder, key.replace("_", "-"))
+            pairs[key] = folder
     review = {
         "users": users or None,
         "db": args.db,
         "data_dir": args.data_dir,
         "roles": roles_from(adjudicators=args.adjudicator, blind=args.blind),
+        "pairs": pairs or None,
     }
     serve(wait(), host=args.host, port=args.port, **{k: v for k, v in review.items() if v is not None})
 

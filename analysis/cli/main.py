@@ -286,6 +286,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="a reviewer who reviews blind: no gold, verdict, metric or other reviewer's "
         "vote reaches them (repeatable; also $HALLUSCOPE_BLIND)",
     )
+    serve.add_argument(
+        "--pair-scores",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="a `pairs score` output for the pair tab",
+    )
+    serve.add_argument("--pair-clip", type=Path, default=None, metavar="DIR", help="a local CLIP checkpoint")
+    serve.add_argument(
+        "--pair-dino", type=Path, default=None, metavar="DIR", help="a local DINOv2 checkpoint (saliency)"
+    )
     return parser
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -71,11 +72,43 @@ class PairsContext:
     """Who may settle a pair (None: any signed-in reviewer who holds no vote on it)."""
     blind: frozenset[str] = frozenset()
     """Reviewers who see no gold, verdict or other reviewer's validation."""
+    scores: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Pair id -> its line of ``halluscope pairs score`` (``serve --pair-scores``, or computed here)."""
+    clip_dir: Path | None = None
+    """A local CLIP checkpoint (``serve --pair-clip``): scores can be computed in the app."""
+    dino_dir: Path | None = None
+    """A local DINOv2 checkpoint (``serve --pair-dino``): scores and saliency in the app."""
     pairs: pd.DataFrame = field(init=False)
     _probes: dict[Path, MediaInfo] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
         self.pairs = pair_spec().catalogue(self.catalog.table)
+        self.set_scores(self.scores)
+        self._encoders: dict[str, Any] = {}
+
+    def set_scores(self, scores: dict[str, dict[str, Any]]) -> None:
+        """Take pair scores: shown in the list and the player, carried by the exports."""
+        self.scores = {str(k): dict(v) for k, v in scores.items()}
+        merged = [
+            {**dict(old or {}), **_numbers(self.scores.get(str(p), {}))}
+            for p, old in zip(self.pairs["pair_id"], self.pairs["similarity"], strict=True)
+        ]
+        self.pairs["similarity"] = pd.Series(merged, index=self.pairs.index, dtype=object)
+
+    def encoder(self, kind: str) -> Any:
+        """The configured checkpoint of ``kind`` (``clip`` / ``dino``), loaded once; Refused when none."""
+        folder = self.clip_dir if kind == "clip" else self.dino_dir
+        if folder is None:
+            raise Refused(f"No {kind.upper()} checkpoint is configured (halluscope serve --pair-{kind} DIR).")
+        if kind not in self._encoders:
+            from analysis.errors import UsageError
+            from analysis.review.pairs.embed import load_encoder
+
+            try:
+                self._encoders[kind] = load_encoder(folder, kind)
+            except UsageError as exc:
+                raise Refused(str(exc)) from exc
+        return self._encoders[kind]
 
     def known(self, pair_id: object) -> str:
         """``pair_id`` when it names a pair of the catalogue; :class:`Refused` otherwise.
@@ -187,6 +220,9 @@ def show_pair(ctx: PairsContext, pair_id: str, me: Identity | None) -> PairScree
         grid = grid[["task", "clip", "question", "options"]]
     models = ", ".join(md_text(m) for m in view.models) or "none"
     info = f"**Pair {md_code(pair_id)}** · {len(clips)} clips · models: {models}"
+    scored = score_line(ctx, pair_id)
+    if scored:
+        info += f"  \n{scored}"
     return PairScreen(
         pair_id, player_html(panels(ctx, pair_id, me), view.similarity), info, grid, checks, note
     )
@@ -286,7 +322,128 @@ def adjudicate(ctx: PairsContext, checks: PairChecks, reason: str, me: Identity 
         raise Refused(str(exc)) from exc
 
 
-def pair_list(ctx: PairsContext, me: Identity | None) -> pd.DataFrame:
+SORTS = ("file order", "semantic", "visual")
+"""How the pair list may be sorted: as the files list the pairs, or by either score (lowest first)."""
+
+
+def pair_list(
+    ctx: PairsContext, me: Identity | None, *, breaking: bool = False, sort: str = "file order"
+) -> pd.DataFrame:
+    """The pair list as shown: with the scores beside the rule, filtered and sorted as asked."""
+    listed = _pair_list(ctx, me)
+    if not ctx.scores:
+        return listed
+    rule = pair_spec().rule
+    semantic = [ctx.scores.get(p, {}).get("semantic") for p in listed["pair_id"]]
+    visual = [ctx.scores.get(p, {}).get("visual") for p in listed["pair_id"]]
+    holds = [rule.holds(s, v) if rule is not None else None for s, v in zip(semantic, visual, strict=True)]
+    listed = listed.assign(
+        semantic=pd.Series([_score(x) for x in semantic], index=listed.index, dtype="Float64"),
+        visual=pd.Series([_score(x) for x in visual], index=listed.index, dtype="Float64"),
+        rule=["" if h is None else ("meets" if h else "breaks") for h in holds],
+    )
+    if breaking:
+        listed = listed[listed["rule"] == "breaks"]
+    if sort in ("semantic", "visual"):
+        listed = listed.sort_values(sort, kind="stable", na_position="last")
+    return listed.reset_index(drop=True)
+
+
+def score_line(ctx: PairsContext, pair_id: str) -> str:
+    """Markdown: the pair's scores beside the selection rule ("" when it has none)."""
+    found = ctx.scores.get(pair_id)
+    rule = pair_spec().rule
+    if not found or rule is None:
+        return ""
+    semantic, visual = _number(found.get("semantic")), _number(found.get("visual"))
+    if semantic is None or visual is None:
+        return f"Scores: none ({md_text(str(found.get('problem') or 'not computed'))})"
+    mark = {True: "✓", False: "✗"}
+    verdict = "meets" if rule.holds(semantic, visual) else "**breaks**"
+    return (
+        f"Semantic (CLIP) **{semantic:.3f}** (rule > {rule.semantic_above} "
+        f"{mark[semantic > rule.semantic_above]}) · visual (DINOv2) **{visual:.3f}** "
+        f"(rule < {rule.visual_below} {mark[visual < rule.visual_below]}): {verdict} the selection rule"
+    )
+
+
+def compute_scores(ctx: PairsContext, frames: int, progress: Callable[[int, int], None]) -> str:
+    """Score every pair with the configured checkpoints (cached as ``pairs score`` caches)."""
+    from analysis.load.cache import default_cache_dir
+    from analysis.review.pairs.scores import EmbeddingCache, score_pairs
+
+    rule = pair_spec().rule
+    if rule is None:
+        raise Refused("These pairs have no selection rule to score against.")
+    clip, dino = ctx.encoder("clip"), ctx.encoder("dino")
+    cache = EmbeddingCache(default_cache_dir() / "embeddings")
+
+    resolve = ctx.catalog.resolver(pair_owner()).resolve
+    found = {}
+    for score in score_pairs(
+        ctx.pairs, resolve, clip, dino, rule, frames=frames, cache=cache, progress=progress
+    ):
+        found[score.pair_id] = score.as_dict()
+    ctx.set_scores(found)
+    kept = sum(1 for s in found.values() if s.get("kept") is True)
+    return (
+        f"Scored {len(found)} pair(s): {kept} meet the selection rule "
+        f"({cache.hits} embeddings from the cache)."
+    )
+
+
+def saliency_html(ctx: PairsContext, pair_id: str, seconds: float) -> str:
+    """Both clips' frames at ``seconds`` with DINOv2's saliency over them, side by side (HTML)."""
+    import base64
+    import io
+
+    from analysis.review.pairs.saliency import overlay_at
+
+    dino = ctx.encoder("dino")
+    cells = []
+    for clip in ctx.clips(ctx.known(pair_id)):
+        path = ctx.media_path(pair_id, clip)
+        if path is None:
+            cells.append(f"<figure><figcaption>{escape(clip)}: video not found</figcaption></figure>")
+            continue
+        try:
+            image = overlay_at(path, dino, seconds)
+        except Exception as exc:  # a broken clip: said in its cell, the other still drawn
+            cells.append(
+                f"<figure><figcaption>{escape(clip)}: {escape(str(exc)[:120])}</figcaption></figure>"
+            )
+            continue
+        buffer = io.BytesIO()
+        image.save(buffer, "PNG")
+        data = base64.b64encode(buffer.getvalue()).decode()
+        cells.append(
+            f'<figure class="hs-saliency-cell"><img alt="DINOv2 saliency of {escape(clip, quote=True)}" '
+            f'src="data:image/png;base64,{data}"><figcaption>{escape(clip)} at {seconds:.2f} s'
+            "</figcaption></figure>"
+        )
+    return (
+        '<div class="hs-saliency">'
+        + "".join(cells)
+        + "</div><style>.hs-saliency{display:flex;gap:8px;flex-wrap:wrap}.hs-saliency figure{margin:0;flex:1;"
+        "min-width:140px}.hs-saliency img{width:100%;image-rendering:auto;border-radius:4px}</style>"
+    )
+
+
+def _score(value: Any) -> float | None:
+    number = _number(value)
+    return None if number is None else round(number, 3)
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _numbers(line: dict[str, Any]) -> dict[str, float]:
+    """The scores of a ``pairs score`` line, as the catalogue's similarity column keeps them."""
+    return {k: float(line[k]) for k in ("semantic", "visual") if _number(line.get(k)) is not None}
+
+
+def _pair_list(ctx: PairsContext, me: Identity | None) -> pd.DataFrame:
     """The pair list: clips, actions, the team's decision, and whether it is in my queue."""
     ids = ctx.pairs["pair_id"].astype(str)
     # the actions are the answer key of the pair's questions: none for a viewer who may not see gold

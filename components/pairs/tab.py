@@ -110,13 +110,18 @@ def build_pairs_tab(
     gold_files: tuple[Path, ...] = (),
     adjudicators: frozenset[str] | None = None,
     blind: frozenset[str] = frozenset(),
+    scores: dict[str, dict[str, Any]] | None = None,
+    clip_dir: Path | None = None,
+    dino_dir: Path | None = None,
 ) -> ph.PairsContext:
     """Build the pair-validation UI inside the current ``gr.Tab`` / ``gr.Blocks`` context.
 
     ``identity_of(request)`` gives the signed-in reviewer, or None: the tab is then read-only and
     every write is refused on the server. ``k`` reviewers are assigned per pair (over
     ``reviewers``, everyone who already voted and whoever is signed in). ``preview_dir`` turns on
-    thumbnails and side-by-side previews (cached there). Returns the handlers' context.
+    thumbnails and side-by-side previews (cached there). ``scores`` are ``pairs score`` lines by
+    pair id (``serve --pair-scores``); ``clip_dir`` and ``dino_dir`` local checkpoints that compute
+    them here and draw DINOv2's saliency (``docs/pair-scores.md``). Returns the handlers' context.
     """
     jobs = MediaJobs(preview_dir, workers=2) if preview_dir is not None else None
     ctx = ph.PairsContext(
@@ -128,6 +133,9 @@ def build_pairs_tab(
         gold_files=gold_files,
         adjudicators=adjudicators,
         blind=blind,
+        scores=dict(scores or {}),
+        clip_dir=clip_dir,
+        dino_dir=dino_dir,
     )
     w: dict[str, Any] = {}
     with gr.Column(elem_id=ROOT_ID):
@@ -138,6 +146,7 @@ def build_pairs_tab(
             with gr.Column(scale=5):
                 w["info"] = gr.Markdown(elem_id="pairs-info")
                 w["player"] = gr.HTML(js_on_load=PLAYER_JS, elem_id=PLAYER_ID)
+                _build_saliency(ctx, w)
                 gr.HTML(_legend(), js_on_load=KEYS_JS, elem_id="pairs-keys")
                 _build_form(w)
                 w["grid"] = gr.Dataframe(
@@ -155,10 +164,35 @@ def build_pairs_tab(
     return ctx
 
 
+def _build_saliency(ctx: ph.PairsContext, w: dict[str, Any]) -> None:
+    """DINOv2's saliency of both clips at the playhead (with ``serve --pair-dino`` only)."""
+    shown = ctx.dino_dir is not None
+    w["playhead"] = gr.Number(0.0, visible=False)
+    w["saliency_go"] = gr.Button(
+        "DINOv2 saliency at the playhead", size="sm", visible=shown, elem_id="pairs-saliency-go"
+    )
+    w["saliency"] = gr.HTML("", elem_id="pairs-saliency", visible=shown)
+
+
 def _build_list(ctx: ph.PairsContext, w: dict[str, Any]) -> None:
     """The pair picker and list, the current pair's thumbnails, and the preview job."""
     ids = ctx.pairs["pair_id"].astype(str).tolist()
     w["pick"] = gr.Dropdown(ids, value=ids[0] if ids else None, label="Pair", elem_id="pairs-pick")
+    scored = bool(ctx.scores) or (ctx.clip_dir is not None and ctx.dino_dir is not None)
+    with gr.Row(equal_height=True, visible=scored, elem_id="pairs-score-controls") as w["score_controls"]:
+        w["breaking"] = gr.Checkbox(
+            False, label="Only pairs that break the selection rule", elem_id="pairs-breaking"
+        )
+        w["sort"] = gr.Radio(
+            list(ph.SORTS), value=ph.SORTS[0], label="Sort the list by", elem_id="pairs-sort"
+        )
+    w["compute"] = gr.Button(
+        "Compute pair scores (CLIP, DINOv2)",
+        size="sm",
+        visible=ctx.clip_dir is not None and ctx.dino_dir is not None,
+        elem_id="pairs-compute",
+    )
+    w["compute_status"] = gr.Markdown(elem_id="pairs-compute-status")
     w["table"] = gr.Dataframe(
         interactive=False,
         max_height=360,
@@ -313,8 +347,9 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
         picked = evt.row_value[0] if isinstance(evt.row_value, list) and evt.row_value else None
         return screen(str(picked) if picked is not None else None, identity_of(request))  # the first column
 
-    def teams(request: gr.Request) -> list[Any]:
+    def teams(breaking: bool, sort: str, request: gr.Request) -> list[Any]:
         me = identity_of(request)
+        listed = ph.pair_list(ctx, me, breaking=bool(breaking), sort=str(sort or ph.SORTS[0]))
         if not ctx.access(me).sees_team:  # reviewers' data: a visitor or blind reviewer gets the list
             empty = pd.DataFrame()
             return [
@@ -322,9 +357,32 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
                 empty,
                 empty,
                 empty,
-                ph.pair_list(ctx, me),  # as the viewer: a blind reviewer's holds no actions
+                listed,  # as the viewer: a blind reviewer's holds no actions
             ]
-        return [*ph.team(ctx, me), ph.pair_list(ctx, me)]
+        return [*ph.team(ctx, me), listed]
+
+    def listed(breaking: bool, sort: str, request: gr.Request) -> pd.DataFrame:
+        return ph.pair_list(ctx, identity_of(request), breaking=bool(breaking), sort=str(sort or ph.SORTS[0]))
+
+    def computed(
+        breaking: bool,
+        sort: str,
+        request: gr.Request,
+        progress: gr.Progress = gr.Progress(),  # noqa: B008 (Gradio's own way)
+    ) -> list[Any]:
+        if identity_of(request) is None:  # work on the server's cores: reviewers only
+            return ["⚠ Sign in to compute pair scores.", gr.update()]
+        try:
+            line = ph.compute_scores(ctx, 8, lambda done, total: progress(done / max(total, 1), desc="pairs"))
+        except ph.Refused as exc:
+            return [f"⚠ {md_text(exc)}", gr.update()]
+        return [line, listed(breaking, sort, request)]
+
+    def salient(pair_id: str | None, seconds: float | None) -> str:
+        try:
+            return ph.saliency_html(ctx, ctx.known(pair_id), float(seconds or 0.0))
+        except ph.Refused as exc:
+            return f"<p>⚠ {escape(str(exc))}</p>"
 
     def whoami(request: gr.Request) -> str:
         me = identity_of(request)
@@ -393,7 +451,21 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
     assert root is not None, "build_pairs_tab must run inside a gr.Blocks"
     root.load(whoami, None, w["who"], **free)
     root.load(open_pair, w["pick"], screen_out, **free)
-    root.load(teams, None, team_out, **free)
+    view_in = [w["breaking"], w["sort"]]
+    root.load(teams, view_in, team_out, **free)
+    for control in (w["breaking"], w["sort"]):
+        control.input(listed, view_in, w["table"], **free)
+    w["compute"].click(
+        computed, view_in, [w["compute_status"], w["table"]], concurrency_limit=1, api_visibility="private"
+    )
+    # the playhead is read in the browser (the sync player's lead clip) and handed to the server
+    w["saliency_go"].click(
+        salient,
+        [w["pick"], w["playhead"]],
+        w["saliency"],
+        js="(pair, t) => [pair, (window.hsPairPlayer && window.hsPairPlayer.times()[0]) || 0]",
+        **free,
+    )
     w["pick"].input(open_pair, w["pick"], screen_out, **free)
     w["table"].select(chosen, None, screen_out, **free)
     w["split"].select(chosen, None, screen_out, **free)
@@ -402,12 +474,12 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
     for n, button in enumerate(w["key_buttons"], start=1):
         button.click(keyed(str(n)), checks, [checks, *radios, w["decision"]], trigger_mode="multiple", **form)
     w["save"].click(saved, [checks, w["note"]], [w["message"], *screen_out], **form).then(
-        teams, None, team_out, **free
+        teams, view_in, team_out, **free
     )
     w["settle"].click(settled, [checks, w["reason"]], w["message"], **form).then(
-        teams, None, team_out, **free
+        teams, view_in, team_out, **free
     )
-    w["refresh"].click(teams, None, team_out, **free)
+    w["refresh"].click(teams, view_in, team_out, **free)
     preview_out = [w["preview_status"], w["job"], w["preview_file"], w["timer"]]
     w["preview"].click(previewed, w["pick"], preview_out, **free)
     w["timer"].tick(

@@ -126,7 +126,8 @@ def test_pair_list_csv_has_every_reviewers_checks_and_is_formula_safe(
     assert export_pairs_csv(store, pairs, path, required=2) == 16
     with path.open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))
-    assert list(rows[0])[-3:] == ["clip_3", "clear_action_3", "single_action_3"]
+    # the pair's scores come last (empty here: the sample files carry none; docs/pair-scores.md)
+    assert list(rows[0])[-5:] == ["clip_3", "clear_action_3", "single_action_3", "semantic", "visual"]
     bob = next(r for r in rows if r["pair_id"] == "s4ac761d" and r["reviewer"] == "bob")
     assert (bob["role"], bob["decision"], bob["single_action_1"], bob["single_action_2"]) == (
         "vote",

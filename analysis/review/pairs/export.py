@@ -50,12 +50,19 @@ def pair_records(
 ) -> list[dict[str, Any]]:
     """Every catalogue pair with its final decision and every review, as JSON-ready records.
 
-    Keys ``pair_id``, ``clips``, ``decision``, ``resolution``, ``reviews`` and ``adjudication``:
-    ``reviews`` is each reviewer's validation (checks as booleans, decision, note, time);
-    ``adjudication`` the final one, or None. ``viewer``: only the votes and adjudications they
+    Keys ``pair_id``, ``clips``, ``decision``, ``resolution``, ``reviews``, ``adjudication`` and
+    ``similarity``: ``reviews`` is each reviewer's validation (checks as booleans, decision, note,
+    time); ``adjudication`` the final one, or None; ``similarity`` the pair's scores (name ->
+    value: the ``semantic`` and ``visual`` of ``pairs score``, where known; ``docs/pair-scores.md``).
+    ``viewer``: only the votes and adjudications they
     may see (:func:`analysis.review.pairs.labels.shown_labels`).
     """
     clips = {str(p): tuple(c) for p, c in zip(catalogue["pair_id"], catalogue["clips"], strict=True)}
+    scores = (
+        {str(p): dict(s or {}) for p, s in zip(catalogue["pair_id"], catalogue["similarity"], strict=True)}
+        if "similarity" in catalogue
+        else {}
+    )
     final = decisions(store, list(clips), required=required, viewer=viewer).set_index("pair_id")
     reviews = _by_pair(validations(store, clips=clips, viewer=viewer))
     settled = _by_pair(validations(store, scope="final", clips=clips, viewer=viewer))
@@ -70,6 +77,7 @@ def pair_records(
                 "resolution": row["resolution"],
                 "reviews": reviews.get(pair, []),
                 "adjudication": settled[pair][0] if pair in settled else None,
+                "similarity": scores.get(pair, {}),
             }
         )
     return records
@@ -111,6 +119,7 @@ def export_pairs_csv(
     records = pair_records(store, catalogue, required=required, viewer=viewer)
     width = max((len(r["clips"]) for r in records), default=2)
     header = [*CSV_HEAD, *(f"{name}_{i}" for i in range(1, width + 1) for name in ("clip", *CLIP_CRITERIA))]
+    header += ["semantic", "visual"]  # the pair's scores, where known (docs/pair-scores.md)
     buffer = io.StringIO()
     writer = csv_writer(buffer)
     writer.writerow(header)
@@ -144,6 +153,8 @@ def _csv_row(record: dict[str, Any], role: str, review: dict[str, Any] | None, w
         row.append(clip)
         for name in CLIP_CRITERIA:
             row.append(_yes_no((review.get(name) or {}).get(clip)) if clip else None)
+    similarity = record.get("similarity") or {}
+    row += [similarity.get("semantic"), similarity.get("visual")]
     return row
 
 

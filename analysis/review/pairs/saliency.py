@@ -77,3 +77,16 @@ def write_overlays(
 def _safe(name: str) -> str:
     """A file name from an id: letters, digits, ``-`` and ``_`` kept, anything else ``_``."""
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in name) or "_"
+
+
+def overlay_at(path: Path, dino: Encoder, seconds: float) -> Any:
+    """The frame of a clip at ``seconds`` (clamped to the clip) with its saliency drawn over it."""
+    from PIL import Image
+
+    from analysis.review.pairs.preview_media import last_time, open_clip
+
+    with open_clip(path) as clip:
+        t = min(max(0.0, float(seconds)), last_time(clip))
+        frame = Image.fromarray(np.asarray(clip.get_frame(t))).convert("RGB")
+    maps, _ = dino.saliency([frame])
+    return overlay(frame, maps[0])
