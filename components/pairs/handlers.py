@@ -342,6 +342,9 @@ def pair_list(
         visual=pd.Series([_score(x) for x in visual], index=listed.index, dtype="Float64"),
         rule=["" if h is None else ("meets" if h else "breaks") for h in holds],
     )
+    # the scores next to the id: the list is narrow, and they are what it is filtered and sorted by
+    first = ["pair_id", "rule", "semantic", "visual"]
+    listed = listed[first + [c for c in listed.columns if c not in first]]
     if breaking:
         listed = listed[listed["rule"] == "breaks"]
     if sort in ("semantic", "visual"):
