@@ -85,9 +85,23 @@ def test_a_reviewer_computes_filters_sorts_and_sees_saliency(
     page.locator("#pairs-sort").get_by_label("visual").check()
     page.locator("#pairs-breaking").get_by_label("Only pairs that break the selection rule").check()
     expect(table).not_to_contain_text("meets", timeout=WAIT)
-    page.locator("#pairs-list [data-row='0'][data-col='0']").click()
+    first = page.locator("#pairs-list [data-row='0'][data-col='0']")
+    chosen = first.inner_text().strip()
+    first.click()
+    expect(page.locator("#pairs-info")).to_contain_text(chosen, timeout=WAIT)
     expect(page.locator("#pairs-info")).to_contain_text("the selection rule", timeout=WAIT)
-    page.evaluate("window.hsPairPlayer.seek(1.0)")
+    expect(page.locator("#pairs-player video").first).to_have_attribute(
+        "data-clip", f"{chosen}_clip_1", timeout=WAIT
+    )
+    # seek once the new pair's videos can seek (a seek before they load is lost); the player's
+    # own clock shows where the lead clip stands
+    page.wait_for_function(
+        "() => { const p = window.hsPairPlayer; if (!p || !p.videos().length) return false;"
+        " if (p.videos().some((v) => v.readyState < 1)) return false;"
+        " if (Math.abs(p.times()[0] - 1.0) > 0.05) p.seek(1.0);"
+        " return Math.abs(p.times()[0] - 1.0) <= 0.05; }",
+        timeout=WAIT,
+    )
     page.locator("#pairs-saliency-go").click()
     expect(page.locator("#pairs-saliency img")).to_have_count(2, timeout=WAIT)
     expect(page.locator("#pairs-saliency")).to_contain_text("at 1.00 s")
