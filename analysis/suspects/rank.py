@@ -112,7 +112,8 @@ def rank_suspects(benchmark: str, table: pd.DataFrame, *, prior: float = PRIOR) 
         return []
     f = _Frame.build(benchmark, rows)
     llr, candidate, p_right = _best_alternative(f)
-    return _suspects(f, llr, candidate, p_right, prior)
+    shift, notes = _balance_prior(f, prior)
+    return _suspects(f, llr + shift, candidate, p_right, prior, notes)
 
 
 def disagreement(benchmark: str, table: pd.DataFrame) -> dict[str, float]:
@@ -316,8 +317,64 @@ def _no_alternative(f: _Frame) -> Floats:
 # -- from scores to readable suspects ----------------------------------------------------------
 
 
+BALANCED_SHARE = 0.8
+"""A task's clusters follow a balanced design (as many of each yes/no gold) when this share of its
+clusters of two or more items do."""
+MIN_CLUSTERS = 10
+"""Fewer clusters of two or more items than this say nothing about a design."""
+
+
+def _balance_prior(f: _Frame, prior: float) -> tuple[Floats, dict[int, str]]:
+    """Per item, the log-odds its prior moves by where its cluster breaks a balanced design.
+
+    Benchmarks pair their probes: one yes- and one no-probe per clip, a question asked of both clips
+    of a pair with opposite answers, a counterfactual image whose answer is the commonsense one's
+    opposite. Where a task's clusters hold as many of each of its two gold values in at least
+    :data:`BALANCED_SHARE` of them (measured on the data, so a file of another shape is left alone),
+    a cluster that does not is a clue: some of its over-represented answers are wrong. Flipping
+    ``|a - b| / 2`` of them restores the balance, so each over-represented item's prior becomes
+    that share of them, instead of :data:`PRIOR`.
+    """
+    shift = np.zeros(len(f.items))
+    notes: dict[int, str] = {}
+    first = pd.Series(np.arange(len(f.item))).groupby(f.item).first().to_numpy()
+    items = pd.DataFrame({"i": f.item[first], "c": f.cluster[first], "t": f.task[first], "g": f.gold[first]})
+    base = math.log(prior / (1.0 - prior))
+    for _, part in items.groupby("t", sort=False):
+        if part["g"].nunique() != 2:
+            continue
+        counts = part.groupby(["c", "g"]).size().unstack(fill_value=0)
+        multi = counts[counts.sum(axis=1) >= 2]
+        if len(multi) < MIN_CLUSTERS:
+            continue
+        a, b = multi.iloc[:, 0].to_numpy(), multi.iloc[:, 1].to_numpy()
+        balanced = a == b
+        share = float(balanced.mean())
+        if share < BALANCED_SHARE:
+            continue
+        values = [str(v) for v in multi.columns]
+        for cluster, na, nb in zip(multi.index[~balanced], a[~balanced], b[~balanced], strict=True):
+            if (na - nb) % 2:
+                continue  # an odd excess cannot be balanced by flips alone
+            over, n_over = (values[0], na) if na > nb else (values[1], nb)
+            p = min(0.5, (abs(na - nb) / 2) / n_over)
+            members = part[(part["c"] == cluster) & (part["g"] == over)]["i"].to_numpy()
+            for item in members:
+                shift[int(item)] = math.log(p / (1.0 - p)) - base
+                notes[int(item)] = (
+                    f"its clip or pair has {na} {values[0]} and {nb} {values[1]} gold answers, though "
+                    f"{share:.0%} of them hold as many of each: some {over} here is likely wrong"
+                )
+    return shift, notes
+
+
 def _suspects(
-    f: _Frame, llr: Floats, candidate: npt.NDArray[np.object_], p_right: Floats, prior: float
+    f: _Frame,
+    llr: Floats,
+    candidate: npt.NDArray[np.object_],
+    p_right: Floats,
+    prior: float,
+    notes: dict[int, str] | None = None,
 ) -> list[Suspect]:
     # scores are sums in row order: rounded, so that the order of the rows cannot break a tie
     order = sorted(range(len(f.items)), key=lambda i: (-round(float(llr[i]), 9), str(f.items[i])))
@@ -343,7 +400,8 @@ def _suspects(
                 suggested=native_c if c and posterior > 0.5 else None,
                 against=against,
                 agree=agree,
-                reasons=_reasons(f, rows, c, native_c, p_right, cluster_rows),
+                reasons=_reasons(f, rows, c, native_c, p_right, cluster_rows)
+                + ((notes[i],) if notes and i in notes else ()),
                 alternative=native_c,
                 posterior=posterior,
             )
