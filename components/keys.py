@@ -28,7 +28,7 @@ REVIEW_KEYS: tuple[tuple[str, str], ...] = (
     ("enter", "save"),
     ("s", "save and next"),
     ("u", "undo the last save"),
-    ("r", "the gold is right (a suspect's verdict)"),
+    ("r", "confirm the gold (a verdict on a suspect)"),
     ("f", "flags"),
 )
 """Keys active only while the review panel is shown."""

@@ -68,7 +68,7 @@ class ReviewWidgets:
     undo: gr.Button
     group: gr.Group
     confirm: gr.Button
-    """"Gold is right (r)": a reviewer's verdict that a suspect's gold stands (hidden when blind)."""
+    """*Confirm gold (r)*: a reviewer's verdict that a suspect's gold stands (hidden when blind)."""
     drafts: gr.State
     """Unsaved form values per row (this browser session only), restored when the item is reopened."""
     picker: Any = None
@@ -124,7 +124,7 @@ def build_review() -> ReviewWidgets:
                 "Save and next (s)", variant="primary", size="sm", elem_id="rv-save", scale=0, min_width=160
             )
             undo = gr.Button("Undo last save (u)", size="sm", elem_id="rv-undo", scale=0, min_width=140)
-            confirm = gr.Button("Gold is right (r)", size="sm", elem_id="rv-confirm", scale=0, min_width=140)
+            confirm = gr.Button("Confirm gold (r)", size="sm", elem_id="rv-confirm", scale=0, min_width=140)
     picker.selection.render()  # type: ignore[no-untyped-call]
     message = gr.Markdown("", elem_id="rv-message")
     with gr.Accordion("Label history of this item", open=True):

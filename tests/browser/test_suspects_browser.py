@@ -87,7 +87,7 @@ def test_alice_confirms_the_top_suspect_with_one_key_and_bob_sees_ranks_only(
     )
     expect(alice.locator("#rv-queue-items")).to_contain_text(" · confirmed · ", timeout=WAIT)
 
-    # bob reviews blind: the same queue as ranks, no score, gold or reason; no "Gold is right"
+    # bob reviews blind: the same queue as ranks, no score, gold or reason; no "Confirm gold"
     _queue(bob)
     expect(bob.locator("#rv-queue-items [data-row='0'][data-col='2']")).to_have_text("#1", timeout=WAIT)
     text = bob.locator("#rv-queue-items").inner_text()
