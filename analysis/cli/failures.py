@@ -33,7 +33,7 @@ def add_parser(sub: argparse._SubParsersAction, benchmarks: str) -> None:  # typ
 
 def run_slices(args: argparse.Namespace, task: str | None) -> tuple[list[Slice], int]:
     """(significant slices, slices tested) of the given prediction files."""
-    from analysis.cli.items import load_files
+    from analysis.cli.items import model_rows
     from analysis.failures.slices import find_slices
 
     if not 1 <= args.max_depth <= 3:
@@ -41,11 +41,7 @@ def run_slices(args: argparse.Namespace, task: str | None) -> tuple[list[Slice],
     if not 0 < args.alpha < 1:
         raise UsageError(f"--alpha must be between 0 and 1, not {args.alpha}")
     bench = get(args.benchmark)
-    table = load_files(bench, args.files, gold=args.gold, task=task)
-    table = table[table["model"].astype(str) != ""]  # gold files alone carry no answers
-    if task is not None:
-        table = table[table["task"].astype(str) == task]
-    models = sorted(set(table["model"].astype(str)))
+    table, models = model_rows(bench, args.files, gold=args.gold, task=task)
     if not models:
         raise UsageError("no model's answers in the given files (slices need prediction files)")
     if args.model is not None:

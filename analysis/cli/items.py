@@ -74,6 +74,21 @@ def load_files(
     return concat_tables(tables)
 
 
+def model_rows(
+    bench: Benchmark, files: Sequence[Path], *, gold: Path | None, task: str | None
+) -> tuple[pd.DataFrame, list[str]]:
+    """(every model's rows of ``files``, of ``task`` when given; the models, sorted).
+
+    Gold files alone carry no answers: their rows are left out. Used by the commands that compare
+    models (``slices``, ``suspects``).
+    """
+    table = load_files(bench, files, gold=gold, task=task)
+    table = table[table["model"].astype(str) != ""]
+    if task is not None:
+        table = table[table["task"].astype(str) == task]
+    return table, sorted(set(table["model"].astype(str)))
+
+
 def native_gold(bench: Benchmark, row: pd.Series) -> str | None:
     """The row's gold in the form a correction takes (its kind's ``native`` spelling, where it has one)."""
     gold = row["gold"]

@@ -34,18 +34,14 @@ def add_parser(sub: argparse._SubParsersAction, benchmarks: str) -> None:  # typ
 
 def run_suspects(args: argparse.Namespace, task: str | None) -> tuple[list[Suspect], dict[str, str] | None]:
     """(the ranked items, at most ``--top``; item id -> ``confirmed``/``corrected`` with ``--db``)."""
-    from analysis.cli.items import load_files
+    from analysis.cli.items import model_rows
     from analysis.suspects.rank import MIN_MODELS
     from analysis.suspects.spans import rank_any
 
     if args.top is not None and args.top < 1:
         raise UsageError(f"--top must be 1 or more, not {args.top}")
     bench = get(args.benchmark)
-    table = load_files(bench, args.files, gold=args.gold, task=task)
-    table = table[table["model"].astype(str) != ""]  # gold files alone carry no answers
-    if task is not None:
-        table = table[table["task"].astype(str) == task]
-    models = sorted(set(table["model"].astype(str)))
+    table, models = model_rows(bench, args.files, gold=args.gold, task=task)
     if len(models) < MIN_MODELS:
         raise UsageError(
             f"suspects needs the answers of at least {MIN_MODELS} models, got {len(models)}"

@@ -70,25 +70,25 @@ def visible_events(events: pd.DataFrame, viewer: Viewer) -> pd.DataFrame:
 
 def shown_votes(events: pd.DataFrame, viewer: Viewer, item_id: str, field: str = "gold") -> dict[str, str]:
     """The current votes on one label that ``viewer`` may see: ``{reviewer: value}``."""
-    seen = visible_events(events, viewer)
-    rows = seen[
-        (seen["scope"] == "vote") & (seen["item_key"].astype(str) == item_id) & (seen["field"] == field)
-    ]
-    latest = rows.groupby("reviewer").tail(1)
-    return {
-        str(r): str(v) for r, v in zip(latest["reviewer"], latest["new_value"], strict=True) if v is not None
-    }
+    return {r: value for r, (value, _) in _latest_votes(events, viewer, item_id, field).items()}
 
 
 def shown_reasons(events: pd.DataFrame, viewer: Viewer, item_id: str, field: str = "gold") -> dict[str, str]:
     """The reason of each current vote ``viewer`` may see (``{reviewer: reason}``, as :func:`shown_votes`)."""
+    return {r: why for r, (_, why) in _latest_votes(events, viewer, item_id, field).items()}
+
+
+def _latest_votes(
+    events: pd.DataFrame, viewer: Viewer, item_id: str, field: str
+) -> dict[str, tuple[str, str]]:
+    """Reviewer -> (value, reason) of their latest vote on one label that ``viewer`` may see."""
     seen = visible_events(events, viewer)
     rows = seen[
         (seen["scope"] == "vote") & (seen["item_key"].astype(str) == item_id) & (seen["field"] == field)
     ]
     latest = rows.groupby("reviewer").tail(1)
     return {
-        str(r): str(why or "")
+        str(r): (str(v), str(why or ""))
         for r, v, why in zip(latest["reviewer"], latest["new_value"], latest["reason"], strict=True)
         if v is not None
     }
