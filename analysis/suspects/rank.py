@@ -328,11 +328,11 @@ def _balance_prior(f: _Frame, prior: float) -> tuple[Floats, dict[int, str]]:
     """Per item, the log-odds its prior moves by where its cluster breaks a balanced design.
 
     Benchmarks pair their probes: one yes- and one no-probe per clip, one question asked of two
-    clips or two images with opposite answers. Where a task's clusters hold as many of each of its two gold values in at least
-    :data:`BALANCED_SHARE` of them (measured on the data, so a file of another shape is left alone),
-    a cluster that does not is a clue: some of its over-represented answers are wrong. Flipping
-    ``|a - b| / 2`` of them restores the balance, so each over-represented item's prior becomes
-    that share of them, instead of :data:`PRIOR`.
+    clips or two images with opposite answers. Where a task's clusters hold as many of each of its
+    two gold values in at least :data:`BALANCED_SHARE` of them (measured on the data, so a file of
+    another shape is left alone), a cluster that does not is a clue: some of its over-represented
+    answers are wrong. Flipping ``|a - b| / 2`` of them restores the balance, so each
+    over-represented item's prior becomes that share of them, instead of :data:`PRIOR`.
     """
     shift = np.zeros(len(f.items))
     notes: dict[int, str] = {}
