@@ -156,6 +156,11 @@ def test_four_roles_at_once(browser: Any, roles_url: str) -> None:
     queue = _disagreements(carol)
     expect(queue).to_contain_text(CS, timeout=T)
     expect(carol.locator("#rv-adj-target")).to_contain_text("bob: no", timeout=T)
+    # every side with its author and reason: alice's correction, then bob's vote (issue 20, item 1)
+    expect(carol.locator("#rv-adj-target")).to_contain_text(
+        "gold: yes (corrected by alice — “the flame is visible”)", timeout=T
+    )
+    expect(carol.locator("#rv-adj-target")).to_contain_text("no flame”", timeout=T)
     expect(carol.locator("#rv-adj")).to_be_visible()
     assert carol.locator("#rv-adj-target img").count() == 0
     _adjudicate(carol, "no", "the flame is a reflection")
