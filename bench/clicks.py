@@ -1,0 +1,204 @@
+"""Clicks at the browser: how long a reviewer waits in headless Chromium, beside the server's own time.
+
+    python bench/clicks.py [--rows 0 100000] [--repeat 5]
+
+For the bundled samples (``--rows 0``) and the samples replicated to N rows (as ``bench/app.py``
+builds them), the app is served in this process and a signed-in reviewer, in Chromium:
+switches the benchmark, turns on *Wrong only* (the table and every chart follow), opens an item,
+steps with ``j``, saves a gold correction, and opens a shared link (the wait counted from the
+page's first answer). Each figure is the median over ``--repeat`` runs, beside the median time of
+the server handler behind it, called directly in the same process. Targets (issue 20, item 4, on
+2 cores): open an item and a key step <= 300 ms, filter with charts <= 800 ms, benchmark switch
+<= 1 s, shared link to item <= 3 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import socket
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest, load_paths  # noqa: E402
+from analysis.store import open_store  # noqa: E402
+from components.browse import navigate  # noqa: E402
+from components.browse import page as browse  # noqa: E402
+from components.review.context import ReviewContext  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location("bench_app", ROOT / "bench" / "app.py")
+assert _spec is not None and _spec.loader is not None
+bench_app = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench_app)
+filters, median_ms, refresh, synthesize = (
+    bench_app.filters,
+    bench_app.median_ms,
+    bench_app.refresh,
+    bench_app.synthesize,
+)
+USERS = [("alice", "pw-alice")]
+BENCH_A, BENCH_B = "cmm", "cdh-bench"
+
+
+def _serve(cat: Catalog, store_dir: Path) -> tuple[Any, str]:
+    import gradio as gr
+
+    import app
+
+    os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+    ctx = ReviewContext(cat, open_store(store_dir / "labels.db"), ("alice",))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    demo: gr.Blocks = app.build_app(cat, ctx)
+    _, url, _ = demo.launch(
+        prevent_thread_lock=True, server_name="127.0.0.1", server_port=port, quiet=True, auth=USERS,
+        **app.launch_kwargs(cat),
+    )  # fmt: skip
+    return demo, url
+
+
+def _timed(action: Callable[[], None], until: Callable[[], None]) -> float:
+    start = time.perf_counter()
+    action()
+    until()
+    return (time.perf_counter() - start) * 1000
+
+
+def browser_figures(url: str, repeat: int) -> dict[str, list[float]]:
+    """Milliseconds per click, each run in the same signed-in session."""
+    from playwright.sync_api import expect, sync_playwright
+
+    wait = 60_000
+    out: dict[str, list[float]] = {k: [] for k in ("switch", "filter", "open", "step", "save", "link")}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium")
+        page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+        page.goto(url)
+        page.get_by_label("username").fill(USERS[0][0])
+        page.get_by_label("password").fill(USERS[0][1])
+        page.get_by_role("button", name="Login").click()
+        page.get_by_role("tab", name="Items").click(timeout=wait)
+        first = page.locator("#items [data-row='0'][data-col='1']")
+        info = page.locator("#page-info")
+        expect(first).not_to_have_text("", timeout=wait)
+        for run in range(repeat):
+            for bench in (BENCH_B, BENCH_A):
+                before = first.inner_text()
+
+                def choose(b: str = bench) -> None:
+                    page.locator("#f-benchmark input").fill(b)
+                    page.keyboard.press("Enter")
+
+                ms = _timed(choose, lambda b=before: expect(first).not_to_have_text(b, timeout=wait))
+                out["switch"].append(ms)
+            before_info = info.inner_text()
+            box = page.locator("#f-wrong input")
+            ms = _timed(
+                lambda b=box: b.click(),
+                lambda t=before_info: expect(info).not_to_have_text(t, timeout=wait),
+            )
+            out["filter"].append(ms)
+            box.click()
+            expect(info).to_have_text(before_info, timeout=wait)
+            row = page.locator(f"#items [data-row='{2 + run}'][data-col='1']")
+            item = row.inner_text().strip()
+            ms = _timed(
+                lambda r=row: r.click(),
+                lambda i=item: expect(page.locator("#item")).to_contain_text(i, timeout=wait),
+            )
+            out["open"].append(ms)
+            shown = page.locator("#item").inner_text()
+            page.locator("body").click(position={"x": 5, "y": 5})
+            ms = _timed(
+                lambda: page.keyboard.press("j"),
+                lambda t=shown: expect(page.locator("#item")).not_to_have_text(t, timeout=wait),
+            )
+            out["step"].append(ms)
+            page.wait_for_timeout(1000)  # the panel follows the step: let it settle before the form is set
+            page.locator("#rv-gold input:not(:checked)").first.check()
+            page.locator("#rv-reason input").fill(f"bench run {run}")
+            history = page.locator("#rv-history")
+
+            def saved(h: Any = history, why: str = f"bench run {run}") -> None:
+                expect(h).to_contain_text(why, timeout=wait)  # the new event, with its reason
+
+            ms = _timed(lambda: page.locator("#rv-save-only").click(), saved)
+            out["save"].append(ms)
+        item = page.locator("#items [data-row='5'][data-col='1']").inner_text().strip()
+        for _ in range(repeat):
+            other = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+            other.goto(url)
+            other.get_by_label("username").fill(USERS[0][0])
+            other.get_by_label("password").fill(USERS[0][1])
+            other.get_by_role("button", name="Login").click()
+            other.get_by_role("tab", name="Items").wait_for(timeout=wait)
+            start = time.perf_counter()
+            other.goto(f"{url}?benchmark={BENCH_A}&item={item}")
+            expect(other.locator("#item")).to_contain_text(item, timeout=wait)
+            out["link"].append((time.perf_counter() - start) * 1000)
+            other.context.close()
+        browser.close()
+    return out
+
+
+def handler_figures(cat: Catalog) -> dict[str, float]:
+    """The median server time of the handler behind each click, called directly."""
+    values = filters(BENCH_A)
+    frame, _, _ = browse.show_page(cat, browse.filters_from(*values), 1)
+    row = frame.iloc[3].tolist()
+    return {
+        "switch": median_ms(lambda: refresh(cat, filters(BENCH_B))),
+        "filter": median_ms(lambda: refresh(cat, filters(BENCH_A, wrong=True))),
+        "open": median_ms(lambda: navigate.select_row(cat, row, values)),
+        "step": median_ms(lambda: navigate.step_item(cat, 1, int(row[0]), 1, values)),
+    }
+
+
+TARGETS = {"switch": 1000, "filter": 800, "open": 300, "step": 300, "save": None, "link": 3000}
+LABELS = {
+    "switch": "benchmark switch",
+    "filter": "filter with charts",
+    "open": "open an item",
+    "step": "key step (j)",
+    "save": "save a correction",
+    "link": "shared link to item",
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, nargs="+", default=[0, 100_000])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    for rows in args.rows:
+        with tempfile.TemporaryDirectory() as tmp:
+            cat = load_manifest(SAMPLE_MANIFEST) if rows == 0 else load_paths(synthesize(Path(tmp), rows))
+            demo, url = _serve(cat, Path(tmp))
+            try:
+                clicks = browser_figures(url, args.repeat)
+                handlers = handler_figures(cat)
+            finally:
+                demo.close()
+            print(f"\n{len(cat.table):,} rows, load average {os.getloadavg()[0]:.2f}, {args.repeat} runs")
+            print(f"{'click':24}{'browser ms':>12}{'handler ms':>12}{'target ms':>11}  met")
+            for key, label in LABELS.items():
+                ms = statistics.median(clicks[key])
+                handler = handlers.get(key)
+                target = TARGETS[key]
+                met = "" if target is None else ("yes" if ms <= target else "NO")
+                hand = f"{handler:12.1f}" if handler is not None else f"{'–':>12}"
+                print(f"{label:24}{ms:12.0f}{hand}{target or '–':>11}  {met}")
+
+
+if __name__ == "__main__":
+    main()
