@@ -554,17 +554,7 @@ def serve_command(args: argparse.Namespace, wait: Callable[[], Catalog]) -> None
         users = auth_from(extra=args.auth, auth_file=args.auth_file)
     except (AuthError, OSError) as exc:
         raise UsageError(f"--auth: {exc}") from exc
-    pairs: dict[str, Any] = {}
-    if args.pair_scores is not None:
-        from analysis.review.pairs.scores import read_scores
-
-        pairs["pair_scores"] = read_scores(args.pair_scores)
-    for key, folder in (("pair_clip", args.pair_clip), ("pair_dino", args.pair_dino)):
-        if folder is not None:
-            from analysis.review.pairs.embed import check_checkpoint
-
-            check_checkpoint(folder, key.replace("_", "-"))
-            pairs[key] = folder
+    pairs: dict[str, Any] = getattr(args, "pairs", None) or {}  # read and checked by the CLI
     review = {
         "users": users or None,
         "db": args.db,

@@ -584,10 +584,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "report":
             _out(run_report(args))
         elif args.command == "serve":
+            from analysis.cli.pairs import serve_pair_options
             from analysis.load.cache import default_cache_dir
             from analysis.load.catalog import SAMPLE_MANIFEST, start_loading
 
             roots = media_roots(args.media_root)
+            args.pairs = serve_pair_options(args)  # checked before any file loads: one line, exit 2
             wait = start_loading(
                 args.files or [SAMPLE_MANIFEST],
                 gold=args.gold,

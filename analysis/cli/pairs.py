@@ -53,6 +53,28 @@ def run_pairs(args: argparse.Namespace) -> str:
     return _saliency(args, pairs, resolve)
 
 
+def serve_pair_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``serve --pair-scores / --pair-clip / --pair-dino``, read and checked: what the pair tab takes.
+
+    ``pair_scores`` (pair id -> its ``pairs score`` line), ``pair_clip`` and ``pair_dino``
+    (checkpoint folders); a file that cannot be read or a folder that is no checkpoint raises
+    the one-line error of :func:`~analysis.review.pairs.scores.read_scores` or
+    :func:`~analysis.review.pairs.embed.check_checkpoint`.
+    """
+    out: dict[str, Any] = {}
+    if args.pair_scores is not None:
+        from analysis.review.pairs.scores import read_scores
+
+        out["pair_scores"] = read_scores(args.pair_scores)
+    for key, folder in (("pair_clip", args.pair_clip), ("pair_dino", args.pair_dino)):
+        if folder is not None:
+            from analysis.review.pairs.embed import check_checkpoint
+
+            check_checkpoint(folder, key.replace("_", "-"))
+            out[key] = folder
+    return out
+
+
 def paired_benchmark() -> Any:
     """The registered benchmark whose pairs were selected by a rule (UsageError when none is)."""
     from analysis.benchmarks import REGISTRY

@@ -152,7 +152,6 @@ class _Frame:
     task: npt.NDArray[np.object_]
     item_gold: dict[int, str]
     """Item code -> the recorded gold as the files spell it."""
-    shown_gold: npt.NDArray[np.object_]
 
     @classmethod
     def build(cls, benchmark: str, rows: pd.DataFrame) -> _Frame:
@@ -213,7 +212,6 @@ class _Frame:
                 int(i): str(g)
                 for i, g in zip(item[first], gold_text.to_numpy(dtype=object)[first], strict=True)
             },
-            shown_gold=gold_text.to_numpy(dtype=object),
         )
 
 

@@ -34,7 +34,8 @@ def scores_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
     os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
     folder = tmp_path_factory.mktemp("pair-scores")
-    os.environ["HALLUSCOPE_CACHE_DIR"] = str(folder / "cache")
+    patch = pytest.MonkeyPatch()  # the test-wide cache folder comes back afterwards (tests/conftest.py)
+    patch.setenv("HALLUSCOPE_CACHE_DIR", str(folder / "cache"))
     clip, dino = build(folder / "encoders")
     catalog = load_manifest(SAMPLE_MANIFEST)
     store = open_store(folder / "labels.db")
@@ -61,7 +62,7 @@ def scores_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield url
     demo.close()
     store.engine.dispose()
-    os.environ.pop("HALLUSCOPE_CACHE_DIR", None)
+    patch.undo()
     release_gradio_loops()
 
 

@@ -183,3 +183,32 @@ def test_without_torch_the_command_says_what_to_install(
     with pytest.raises(UsageError, match="pip install 'halluscope\\[embed\\]'"):
         load_encoder(tiny[0], "clip")
     assert "pip install" in INSTALL
+
+
+def test_serve_checks_its_pair_options_before_loading_anything(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder that is no checkpoint, or a scores file with a bad line: one line, exit 2, no app."""
+    empty = tmp_path / "not-a-model"
+    empty.mkdir()
+    assert main(["serve", "--pair-dino", str(empty)]) == 2
+    err = capsys.readouterr().err
+    assert "--pair-dino" in err and "not a checkpoint" in err and len(err.strip().splitlines()) == 1
+    bad = tmp_path / "scores.jsonl"
+    bad.write_text(
+        '{"pair_id": "p1", "semantic": 0.9, "visual": 0.4}\n{"pair_id": "p2", "semantic": "high"}\n'
+    )
+    assert main(["serve", "--pair-scores", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "scores.jsonl" in err and "line 2" in err and "'semantic'" in err
+
+
+@pytest.mark.parametrize("frames", ["0", "65"])
+def test_frames_out_of_range_is_one_line(
+    frames: str, tiny: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["pairs", "score", *GOLD, "--media-root", f"vidhalluc={VIDHALLUC / 'media'}"]
+    assert (
+        main([*args, "--clip", str(tiny[0]), "--dino", str(tiny[1]), "--frames", frames, "--out", "x"]) == 2
+    )
+    assert "--frames must be between 1 and 64" in capsys.readouterr().err

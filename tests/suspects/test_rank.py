@@ -250,3 +250,26 @@ def test_the_samples_of_every_benchmark_rank(tmp_path: Path, capsys: pytest.Capt
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert lines and all(d["item_id"].startswith("cdh-") for d in lines)
     assert {d["gold"] for d in lines} <= set("ABCD")
+
+
+def test_a_cluster_that_breaks_a_balanced_design_raises_its_over_represented_answers() -> None:
+    """Every clip pairs a yes- and a no-probe, but one clip holds two yes golds: only weak models
+    disagree there, yet its two yes items rise above every other item with the same evidence, and
+    say why. A file where each clip holds one question gets no such shift (nothing to measure)."""
+    models = [f"m{i}" for i in range(5)]
+    rows = []
+    for clip in range(40):
+        for q, gold in enumerate(("yes", "no")):
+            if clip == 7:
+                gold = "yes"  # the broken clip
+            for k, m in enumerate(models):
+                answer = gold if k or (clip + q) % 3 else ("no" if gold == "yes" else "yes")
+                rows.append((f"c{clip}q{q}", m, gold, answer, f"clip{clip}.mp4"))
+    paired = _table("cmm", [r[:4] for r in rows]).assign(media=[r[4] for r in rows])
+    found = {s.item_id: s for s in rank_suspects("cmm", paired)}
+    broken = [found["c7q0"], found["c7q1"]]
+    same_evidence = [s for i, s in found.items() if not i.startswith("c7") and s.against == broken[1].against]
+    assert same_evidence and all(b.score > s.score for b in broken for s in same_evidence)
+    assert all("some yes here is likely wrong" in b.reasons[-1] for b in broken)
+    alone = _table("cmm", [r[:4] for r in rows])  # each question its own clip: no design to break
+    assert all("likely wrong" not in s.reasons[-1] for s in rank_suspects("cmm", alone))
