@@ -8,19 +8,23 @@ functions :func:`.table.build` uses, and every metric is counted from those weig
 with the same :mod:`.scoring` code. So the numbers are the same as ``load`` then ``score``.
 
 DuckDB was measured fastest here for reading JSON Lines (about 3x pyarrow's reader on the same
-file, which the table build keeps using: it needs every column as Arrow). Where DuckDB's reading
-could differ from Python's ``json.loads`` the fast path declines (returns None) and the caller
-loads the file the validating way, which also names the line and field of any error:
+file, which the table build keeps using: it needs every column as Arrow). It reads the file once,
+every top-level field as JSON text (``maximum_depth = 1``), so a value's JSON type is seen and a
+field's text is unescaped exactly as Python reads it. Where DuckDB's reading could differ from
+Python's ``json.loads`` the fast path declines (returns None) and the caller loads the file the
+validating way, which also names the line and field of any error:
 
-- a value that is not a string or null (DuckDB would cast it to text): a ``"`` then ``:`` then
-  anything but ``"``, ``n(ull)`` or white space, anywhere on a line (a first pass over the lines);
-- a key twice in a record, plainly or through ``\\u`` escapes (Python keeps the last one):
-  DuckDB's JSON reader refuses such a file;
-- a required field missing or null, a line longer than the text limit, records and lines not one
-  to one (blank lines included), malformed JSON, bytes that are not UTF-8, a JSON list file.
+- a value that is not a string or null in a field of the template (DuckDB would cast it to
+  text), or an object or a list in any other field (a key repeated inside it would go unseen);
+- a key twice in a record, plainly or through ``\\u`` escapes, known or not (Python keeps the
+  last one): DuckDB's JSON reader refuses such a record, and one with a key its sample of the
+  file did not show;
+- a required field missing or null, a record over the text limit (DuckDB's object size limit),
+  two records on one line or one over several, malformed JSON, bytes that are not UTF-8, a file
+  that is not JSON Lines.
 
-Each check may also decline a valid file (a question quoting ``"pred": 1``): that costs speed,
-never exactness.
+Blank lines are skipped by both readers. Each check may also decline a valid file (a record of
+over 4 MiB whose every string is within the limit): that costs speed, never exactness.
 """
 
 from __future__ import annotations
@@ -31,38 +35,57 @@ import numpy as np
 import pandas as pd
 
 from analysis.benchmarks.cmm.parse import verdicts
+from analysis.benchmarks.cmm.read import FIELDS
 from analysis.benchmarks.cmm.scoring import flags, grouped
 from analysis.benchmarks.shared.yesno import READERS, code_to_word
 from analysis.files import readers
 from analysis.stats.metrics import MetricDict
 
-_KEYS = ("sub_category", "granularity", "answer", "pred", "question")
-_NOT_TEXT = r'"\s*:\s*[^"\sn]'
+_GROUPED = {"sub_category": "sub", "granularity": "gran", "answer": "gold", "pred": "pred"}
+"""The fields the official rule needs, and their names in :func:`counts`."""
+_READ = (
+    "read_json($path, format = 'newline_delimited', maximum_depth = 1, "
+    f"maximum_object_size = {readers.MAX_TEXT_CHARS})"
+)
+"""Every record of the file, each top-level field as JSON text (a column per key DuckDB saw)."""
 
-_LINES = f"""
-SELECT count(*) AS lines, max(strlen(line)) AS longest,
-       count(*) FILTER (WHERE regexp_matches(line, '{_NOT_TEXT}')) AS not_text
-FROM read_csv($path, columns = {{'line': 'VARCHAR'}}, delim = '\\x01', quote = '', escape = '',
-              header = false, auto_detect = false, strict_mode = true)
-"""
-"""Lines of the file, the longest, and those where some value is neither a string nor null."""
 
-_GROUPS = """
-SELECT sub_category AS sub, granularity AS gran, answer AS gold, pred, count(*) AS n,
-       min(pos) AS first, count(*) FILTER (WHERE question IS NULL) AS no_question
-FROM read_json($path, format = 'newline_delimited', columns = {{{columns}}})
-     WITH ORDINALITY AS rows({names}, pos)
-GROUP BY ALL
+def _name(key: str) -> str:
+    return '"' + key.replace('"', '""') + '"'
+
+
+def _query(keys: list[str]) -> str:
+    """Distinct (sub-category, granularity, gold, prediction) rows, counted, in order of first record.
+
+    Rows are grouped by the fields' JSON text and unescaped once a group. A JSON value is told by
+    its first character (a string's text starts with ``"``), which costs no second parse.
+    ``not_text``: records where a field of the template is neither a string nor null, or another
+    field holds an object or a list (whose keys DuckDB does not check); ``no_question``: records
+    without a question string.
+    """
+    known = set(FIELDS)
+    aliases = {key: f"f{i}" for i, key in enumerate(keys)}
+    not_text = " OR ".join(
+        f"NOT (starts_with({a}, '\"') OR {a} = 'null')" if key in known else f"left({a}, 1) IN ('{{', '[')"
+        for key, a in aliases.items()
+    )
+    grouped = ", ".join(aliases[key] for key in _GROUPED)
+    picked = ", ".join(f"{aliases[key]} ->> '$' AS {name}" for key, name in _GROUPED.items())
+    question = aliases["question"]
+    return f"""
+SELECT {picked}, n, first, no_question, not_text FROM (
+    SELECT {grouped}, count(*) AS n, min(pos) AS first,
+           count(*) FILTER (WHERE {question} IS NULL OR NOT starts_with({question}, '"')) AS no_question,
+           count(*) FILTER (WHERE {not_text}) AS not_text
+    FROM {_READ} WITH ORDINALITY AS rows({", ".join(aliases.values())}, pos)
+    GROUP BY {grouped}
+)
 ORDER BY first
-""".format(columns=", ".join(f"'{k}': 'VARCHAR'" for k in _KEYS), names=", ".join(_KEYS))
-"""Distinct (sub-category, granularity, gold, prediction) rows with their count and first record.
-
-DuckDB refuses duplicate keys (also when written with escapes) and malformed or multi-line
-records: those files are declined and read by the validating loader."""
+"""
 
 
 def counts(path: Path) -> pd.DataFrame | None:
-    """One row per distinct (sub, gran, gold, pred) with its ``n`` rows, in order of first line.
+    """One row per distinct (sub, gran, gold, pred) with its ``n`` rows, in order of first record.
 
     None declines: the caller then loads the file the validating way.
     """
@@ -72,15 +95,17 @@ def counts(path: Path) -> pd.DataFrame | None:
         return None
     try:
         with duckdb.connect() as con:
-            lines, longest, not_text = con.execute(_LINES, {"path": str(path)}).fetchone() or (0, 0, 1)
-            if not_text or not lines or longest > readers.MAX_TEXT_CHARS:
+            keys = [
+                row[0]
+                for row in con.execute(f"DESCRIBE SELECT * FROM {_READ}", {"path": str(path)}).fetchall()
+            ]
+            if not {*_GROUPED, "question"} <= set(keys):
                 return None
-            frame: pd.DataFrame = con.execute(_GROUPS, {"path": str(path)}).df()
+            frame: pd.DataFrame = con.execute(_query(keys), {"path": str(path)}).df()
     except duckdb.Error:
-        return None  # malformed JSON, duplicate keys, not UTF-8...: the validating reader says what
+        return None  # malformed JSON, duplicate or unseen keys, not UTF-8...: the validating reader says what
     required = frame[["sub", "gran", "gold", "pred"]].notna().all(axis=1).all()
-    # One record per line: as many records as lines (blank lines would count as lines: declined).
-    if frame.empty or not required or frame["no_question"].sum() or int(frame["n"].sum()) != lines:
+    if frame.empty or not required or frame["no_question"].sum() or frame["not_text"].sum():
         return None
     return frame
 

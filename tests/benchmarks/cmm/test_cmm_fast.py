@@ -117,7 +117,12 @@ _HEAD = '{"sub_category": "a", "granularity": "object-level", "question": "q", '
         _HEAD + '"answer": "yes", "pred": "yes"',
         _HEAD + '"answer": "yes",\n "pred": "yes"}',
         '["not", "an", "object"]',
-        "",
+        # keys the score does not read: a repeated one makes the record ambiguous to the
+        # validating reader; a value that is not text would be cast by DuckDB
+        _HEAD + '"answer": "yes", "pred": "yes", "run": "a", "run": "b"}',
+        _HEAD + '"answer": "yes", "pred": "yes", "run": {"id": 1, "id": 2}}',
+        "5",
+        "null",
     ],
 )
 def test_lines_the_fast_reader_cannot_vouch_for_are_declined(tmp_path: Path, line: str) -> None:
@@ -127,12 +132,14 @@ def test_lines_the_fast_reader_cannot_vouch_for_are_declined(tmp_path: Path, lin
     assert cmm.score_file(path) is None
 
 
-def test_json_list_and_blank_lines_fall_back_and_score_the_same(tmp_path: Path) -> None:
-    rows = [_row(i, "yes" if i % 2 else "no", "Yes" if i % 3 else "no") for i in range(20)]
+def test_json_list_and_blank_lines_score_the_same(tmp_path: Path) -> None:
+    rows = [_row(i, "yes" if i % 2 else "no", "Yes" if i % 3 else "no", latency_ms=i) for i in range(20)]
     listed = tmp_path / "list.json"
     listed.write_text(json.dumps(rows), encoding="utf-8")
     blank = tmp_path / "blank.jsonl"
-    blank.write_text("\n\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    blank.write_text("\n \t\n".join(json.dumps(r) for r in rows) + "\n\n", encoding="utf-8")
+    # both readers skip blank lines, and a number in a field the template lacks is read alike
+    assert cmm.score_file(blank) is not None
     for path in (listed, blank):
         report = cli.run_score(cli.build_parser().parse_args(["score", "cmm", str(path)]))
         assert report == cmm.score(cmm.load(path))
