@@ -157,7 +157,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_pairs(sub)
 
-    imp = sub.add_parser("import", help="record corrections (CSV or JSONL: item_id, field, value, reason)")
+    imp = sub.add_parser(
+        "import",
+        help="record corrections (CSV, JSONL or Parquet: item_id, field, value, reason; "
+        "or the app's final labels or event log)",
+    )
     imp.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
     imp.add_argument("corrections", type=Path)
     imp.add_argument(
@@ -172,6 +176,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="the benchmark files the item ids come from (gold files, or predictions with gold inside, "
         "as for export --format native): every id is checked against them before anything is written",
     )
+    merge = sub.add_parser(
+        "merge", help="bring event logs (the app's or export's) into a store, each event once"
+    )
+    merge.add_argument("logs", type=Path, nargs="+", metavar="LOG")
+    merge.add_argument(
+        "--db", help="label database: a SQLite file or postgresql://... (default DATA_DIR/halluscope.db)"
+    )
+    merge.add_argument("--reviewer", required=True, help="who merges (recorded as the events' origin)")
 
     audit = sub.add_parser("audit", help="find data problems in gold files")
     audit.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
@@ -577,6 +589,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from analysis.cli.store_commands import run_import
 
             _out(run_import(args))
+        elif args.command == "merge":
+            from analysis.cli.store_commands import run_merge
+
+            _out(run_merge(args))
         elif args.command == "export":
             from analysis.cli.store_commands import run_export  # lazy: scoring never loads the store
 

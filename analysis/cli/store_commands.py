@@ -1,4 +1,4 @@
-"""The commands that use the label store: ``import``, ``score --corrected`` and ``export``.
+"""The commands that use the label store: ``import``, ``merge``, ``score --corrected`` and ``export``.
 
 Kept apart from :mod:`analysis.cli.main` so that ``halluscope score`` never imports SQLAlchemy. The
 numbers ``score --corrected`` prints are the app's corrected view: both apply the store's current
@@ -9,6 +9,7 @@ labels with :func:`analysis.store.apply.apply_corrections` and score with the be
 from __future__ import annotations
 
 import argparse
+import csv
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -20,7 +21,7 @@ from analysis.benchmarks import get
 from analysis.benchmarks.base import Benchmark
 from analysis.benchmarks.shared.corrected import load_as_shown
 from analysis.errors import InputError, InvalidLabel, StoreError, UsageError
-from analysis.files.csv_cells import read_csv_rows
+from analysis.files.csv_cells import csv_unsafe, read_csv_rows
 from analysis.files.readers import read_jsonl
 from analysis.review.corrected import corrected_gold, corrected_view, write_native
 from analysis.store.apply import count_corrections
@@ -75,16 +76,87 @@ def reviewed_items(db: str | None, bench: Benchmark) -> dict[str, str]:
 
 
 def read_correction_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
-    """``(where, row)`` of a CSV or JSONL corrections file (by extension; ``.csv`` is CSV)."""
+    """``(where, row)`` of a CSV, JSONL or Parquet corrections file (by extension; else JSON Lines).
+
+    The app's own exports are read too: its final labels become ``gold`` rows (the corrected gold
+    and its reason); its event log is not a corrections file (:func:`is_event_log`).
+    """
     if not path.is_file():
         raise InputError(path, "no such file")
-    if path.suffix.lower() == ".csv":
-        return [
-            (where, {k: (v if v != "" else None) for k, v in row.items()})
-            for where, row in read_csv_rows(path, ("item_id", "field", "value"))
+    suffix = path.suffix.lower()
+    rows: list[tuple[str, dict[str, Any]]]
+    if suffix == ".csv":
+        rows = list(read_csv_rows(path, ()))
+        header = set(rows[0][1]) if rows else set()
+        app_export = "corrected_gold" in header  # the app writes formula-safe cells: taken off here
+        rows = [
+            (where, {k: (csv_unsafe(v) if app_export else v) if v != "" else None for k, v in row.items()})
+            for where, row in rows
         ]
-    records = read_jsonl(path)
-    return [(records.where(i), dict(r)) for i, r in enumerate(records.items)]
+    elif suffix in _PARQUET:
+        rows = _parquet_rows(path)
+    else:
+        records = read_jsonl(path)
+        rows = [(records.where(i), dict(r)) for i, r in enumerate(records.items)]
+    if rows and "corrected_gold" in rows[0][1]:
+        return [(where, _final_label_row(path, where, row)) for where, row in rows]
+    missing = [c for c in ("item_id", "field", "value") if rows and c not in rows[0][1]]
+    if missing:
+        raise InputError(path, f"missing columns: {', '.join(missing)}", record=rows[0][0])
+    return rows
+
+
+_PARQUET = (".parquet", ".parq", ".pq")
+
+
+def _parquet_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    try:
+        frame = pd.read_parquet(path)
+    except Exception as exc:  # pyarrow raises several types for a file that is not Parquet
+        raise InputError(path, f"not a Parquet file ({type(exc).__name__})") from None
+    frame = frame.astype(object).where(frame.notna(), None)
+    return [
+        (f"row {i}", {str(k): v for k, v in r.items()})
+        for i, r in enumerate(frame.to_dict("records"), start=1)
+    ]
+
+
+def _final_label_row(path: Path, where: str, row: dict[str, Any]) -> dict[str, Any]:
+    """A row of the app's final labels as a ``gold`` correction: the corrected gold, with its reason."""
+    reason = row.get("adjudication_reason") or row.get("reason")
+    return {
+        "item_id": row.get("item_id"),
+        "field": "gold",
+        "value": row.get("corrected_gold"),
+        "reason": reason,
+        "benchmark": row.get("benchmark"),
+    }
+
+
+def is_event_log(path: Path) -> bool:
+    """True when ``path`` is an event log the app or ``export`` wrote: ``event_id`` and ``field`` columns.
+
+    The app's final labels name an ``event_id`` too, but no ``field`` (they are gold, always).
+    """
+    try:
+        if path.suffix.lower() == ".csv":
+            with path.open(encoding="utf-8-sig", newline="") as handle:
+                names = set(next(csv.reader([handle.readline()]), []))
+        elif path.suffix.lower() in _PARQUET:
+            import pyarrow.parquet as pq  # type: ignore[import-untyped, unused-ignore]
+
+            names = set(pq.read_schema(path).names)
+        else:
+            with path.open("rb") as handle:
+                first = handle.readline(1 << 20).strip()
+            names = {
+                n for n in ("event_id", "field") if first.startswith(b"{") and f'"{n}"'.encode() in first
+            }
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False  # the reader says what is wrong with it
+    except Exception:  # pyarrow's errors for a file that is not Parquet: the reader says so
+        return False
+    return {"event_id", "field"} <= names
 
 
 def known_items(bench: Benchmark, files: Sequence[Path] | None) -> dict[str, tuple[str, str | None]]:
@@ -148,13 +220,24 @@ def planned_writes(
 
 
 def run_import(args: argparse.Namespace) -> str:
-    """``halluscope import``: all rows or none; a row equal to the current label adds no event."""
+    """``halluscope import``: all rows or none; a row equal to the current label adds no event.
+
+    An event log (the app's or ``export``'s) is merged instead, as :func:`run_merge` does, with
+    every event of another benchmark refused.
+    """
     bench = get(args.benchmark)
     try:
         who = Identity(args.reviewer)
     except NotAuthenticated as exc:
         raise UsageError(f"--reviewer: {exc}") from None
+    if is_event_log(args.corrections):
+        return _merge([args.corrections], args.db, who, benchmark=bench.NAME)
     rows = read_correction_rows(args.corrections)
+    for where, row in rows:
+        named = row.get("benchmark")
+        if named is not None and get(str(named)).NAME != bench.NAME:
+            what = f"{named!r} is not {bench.NAME}: import each benchmark's labels on their own"
+            raise InputError(args.corrections, what, record=where, field="benchmark")
     writes = planned_writes(bench, args.corrections, rows, known_items(bench, args.gold))
     store = _open(args.db, must_exist=False)
     try:
@@ -162,6 +245,37 @@ def run_import(args: argparse.Namespace) -> str:
     finally:
         store.close()
     return f"imported {added} new event(s) from {len(writes)} row(s) of {args.corrections}"
+
+
+def run_merge(args: argparse.Namespace) -> str:
+    """``halluscope merge``: event logs into the store, each event once, all files or none."""
+    try:
+        who = Identity(args.reviewer)
+    except NotAuthenticated as exc:
+        raise UsageError(f"--reviewer: {exc}") from None
+    return _merge(args.logs, args.db, who, benchmark=None)
+
+
+def _merge(paths: Sequence[Path], db: str | None, who: Identity, *, benchmark: str | None) -> str:
+    from analysis.store.export import read_corrections
+    from analysis.store.merge import insert_events
+
+    rows: list[tuple[str, dict[str, Any]]] = []
+    for path in paths:
+        if not is_event_log(path):
+            raise InputError(path, "not an event log (no event_id column): import corrections with `import`")
+        for where, event in read_corrections(path):
+            if benchmark is not None and event.get("benchmark") != benchmark:
+                what = f"{event.get('benchmark')!r} is not {benchmark}: merge other benchmarks with `merge`"
+                raise InputError(path, what, record=where, field="benchmark")
+            rows.append((f"{path.name}: {where}", event))
+    names = ", ".join(p.name for p in paths)
+    store = _open(db, must_exist=False)
+    try:
+        added = insert_events(store, rows, source=names, origin=f"merge by {who.name} from {names}"[:256])
+    finally:
+        store.close()
+    return f"merged {added} new event(s) from {len(rows)} event(s) of {names}"
 
 
 def _shown(bench: Benchmark, path: Path) -> pd.DataFrame | None:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 
 from analysis.errors import InputError
 from analysis.store.db import Store, insert_ignoring_duplicates, write_tx
@@ -74,27 +74,90 @@ def insert_events(
     source: str,
     origin: str,
     to_mirror: bool = True,
+    in_order: bool = True,
 ) -> int:
     """Insert events not yet in the store; returns how many were new.
 
     ``rows`` are ``(where, event)`` pairs, ``where`` naming the row in ``source`` for errors.
     New events also go to the store's mirror unless ``to_mirror`` is False (a mirror replay).
+    With ``in_order`` (imports and merges), an event that would not be its label's latest by
+    time, or a plain write after an adjudication, is refused (:func:`_refuse_out_of_order`):
+    the current value of a label is its last event stored, so merging an older event would
+    silently put an older value back. The whole merge is refused then, nothing written.
     """
-    checked = [check_event(row, source, where, origin) for where, row in rows]
-    checked.sort(key=lambda r: (r["created_at"], r["event_id"]))
+    checked = [(check_event(row, source, where, origin), where) for where, row in rows]
+    checked.sort(key=lambda pair: (pair[0]["created_at"], pair[0]["event_id"]))
     added = 0
     with write_tx(store) as conn:
-        for start in range(0, len(checked), _CHUNK):
-            chunk = checked[start : start + _CHUNK]
-            ids = [r["event_id"] for r in chunk]
-            present = set(
-                conn.execute(
-                    select(label_events.c.event_id).where(label_events.c.event_id.in_(ids))
-                ).scalars()
-            )
-            fresh = list({r["event_id"]: r for r in chunk if r["event_id"] not in present}.values())
-            insert_ignoring_duplicates(conn, label_events, fresh)
+        present = _present(conn, [r["event_id"] for r, _ in checked])
+        fresh = list({r["event_id"]: (r, w) for r, w in checked if r["event_id"] not in present}.values())
+        if in_order:
+            _refuse_out_of_order(conn, fresh, source)
+        for start in range(0, len(fresh), _CHUNK):
+            chunk = [r for r, _ in fresh[start : start + _CHUNK]]
+            insert_ignoring_duplicates(conn, label_events, chunk)
             if to_mirror and store.mirror is not None:
-                store.mirror.append(fresh)
-            added += len(fresh)
+                store.mirror.append(chunk)
+            added += len(chunk)
     return added
+
+
+def _present(conn: Connection, ids: list[str]) -> set[str]:
+    """The event ids of ``ids`` the store already holds."""
+    found: set[str] = set()
+    for start in range(0, len(ids), _CHUNK):
+        chunk = ids[start : start + _CHUNK]
+        found |= set(
+            conn.execute(select(label_events.c.event_id).where(label_events.c.event_id.in_(chunk))).scalars()
+        )
+    return found
+
+
+def _label(event: Mapping[Any, Any]) -> tuple[str, ...]:
+    """The label an event writes: (benchmark, item, field, scope), and the reviewer for a vote."""
+    voter = event["reviewer"] if event["scope"] == "vote" else ""
+    return (event["benchmark"], event["item_key"], event["field"], event["scope"], voter)
+
+
+def _refuse_out_of_order(conn: Connection, fresh: list[tuple[dict[str, Any], str]], source: str) -> None:
+    """Refuse new events that would not come last in time on their label, or would undo an adjudication.
+
+    The store's latest event of each label (by insertion, as :func:`.labels.current_labels`
+    reads it) is the one a new event follows; new events follow each other by time. A plain
+    write or undo of the final gold after an adjudication is refused as in the app.
+    """
+    latest: dict[tuple[str, ...], dict[str, Any]] = {}
+    e = label_events
+    items = sorted({(r["benchmark"], r["item_key"]) for r, _ in fresh})
+    for start in range(0, len(items), _CHUNK):
+        chunk = items[start : start + _CHUNK]
+        query = (
+            select(e.c.benchmark, e.c.item_key, e.c.field, e.c.scope, e.c.reviewer, e.c.created_at, e.c.kind)
+            .where(e.c.item_key.in_([key for _, key in chunk]))
+            .order_by(e.c.id)
+        )
+        for row in conn.execute(query).mappings():
+            latest[_label(row)] = dict(row)
+    for event, where in fresh:
+        label = _label(event)
+        before = latest.get(label)
+        if before is not None and event["created_at"] < before["created_at"]:
+            raise InputError(
+                source,
+                f"this event ({event['created_at']}) is older than the latest {event['field']} event of "
+                f"{event['item_key']} in the store ({before['created_at']}): merging it would make an "
+                "older value current",
+                record=where,
+                field="created_at",
+            )
+        settled = before is not None and before["kind"] == "adjudicate" and event["scope"] == "final"
+        if before is not None and settled and event["kind"] in ("set", "undo"):
+            raise InputError(
+                source,
+                f"{event['field']} of {event['item_key']} was settled by "
+                f"{before['reviewer']}'s adjudication: "
+                "only another adjudication changes it",
+                record=where,
+                field="kind",
+            )
+        latest[label] = event
