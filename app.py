@@ -28,6 +28,7 @@ from components import failures, gate, keys, overview, problems, url_state
 from components.browse import charts, navigate
 from components.browse import page as browse
 from components.browse.inspector import build_inspector
+from components.browse.item_changes import ItemChanges
 from components.identity import auth_from, identity_of, on_spaces, roles_from
 from components.pairs.tab import build_pairs_tab
 from components.review import extra as review_extra
@@ -224,12 +225,20 @@ def _wire(
     ) -> tuple[Any, ...]:
         return opened.counted(request, navigate.find_item(view(request, profile), item_id, list(values)))
 
+    put_back = ItemChanges()  # per session, how many views the server has put in place (start-up, Back)
+
     def clear_stale(
-        request: gr.Request, profile: gr.OAuthProfile | None, row: int | None, *values: Any
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+        row: int | None,
+        seen: float | None,
+        *values: Any,
     ) -> tuple[Any, ...]:
         before = opened.count(request)
         out = navigate.clear_stale(view(request, profile), row, list(values))
         if opened.count(request) != before:  # an item was opened meanwhile: it stands
+            return tuple(gr.skip() for _ in out)
+        if int(seen or 0) < put_back.count(request):  # made before a view was put back: that view stands
             return tuple(gr.skip() for _ in out)
         return out
 
@@ -254,17 +263,25 @@ def _wire(
     catalog = ctx.catalog
 
     def restore_item(
-        request: gr.Request, profile: gr.OAuthProfile | None, item_id: str | None, *values: Any
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+        item_id: str | None,
+        model: str | None,
+        *values: Any,
+        close: bool = False,
     ) -> tuple[Any, ...]:
-        if not item_id:
-            return tuple(gr.skip() for _ in item_out)
-        model = url_state.model_of(dict(request.query_params))  # the shared row's model
+        if not item_id:  # at start-up nothing is open; going back to a view without a row closes it
+            return (
+                navigate.nothing_open(view(request, profile)) if close else tuple(gr.skip() for _ in item_out)
+            )
         shown = navigate.find_item(view(request, profile), item_id, list(values), model)
         return opened.counted(request, shown)
 
-    def start_up(request: gr.Request, profile: gr.OAuthProfile | None) -> tuple[Any, ...]:
-        """The URL's view in one answer: its filters (opened), item, tab, page and charts."""
-        restored = url_state.restore_updates(catalog, request)
+    def view_of(
+        request: gr.Request, profile: gr.OAuthProfile | None, params: dict[str, str], *, close: bool
+    ) -> tuple[Any, ...]:
+        """The view of a URL's parameters in one answer: its filters (opened), item, tab, page and charts."""
+        restored = url_state.restore_updates(catalog, params)
         opened_filters, item_id, tab = (
             url_state.opened(restored[: len(fin)]),
             restored[len(fin)],
@@ -272,15 +289,45 @@ def _wire(
         )
         values = url_state.values_of(restored[: len(fin)])
         page = refresh(request, profile, *values)
-        item = restore_item(request, profile, item_id, *values)
-        return (*opened_filters, gr.update(value=item_id, interactive=True), tab, *page, *item)
+        item = restore_item(request, profile, item_id, url_state.model_of(params), *values, close=close)
+        # the row for the address now, not after a round trip of its own: a filter changed meanwhile
+        # would write an address without the row (and Back would then land on that)
+        row = item[0] if isinstance(item[0], int) else None
+        url_row = url_state.item_of(catalog, row) if item_id or close else gr.skip()
+        put_back.bump(request)
+        return (
+            *opened_filters,
+            gr.update(value=item_id, interactive=True),
+            tab,
+            *page,
+            *item,
+            url_row,
+            put_back.count(request),
+        )
 
+    def start_up(request: gr.Request, profile: gr.OAuthProfile | None) -> tuple[Any, ...]:
+        return view_of(request, profile, dict(request.query_params), close=False)
+
+    def went_back(request: gr.Request, profile: gr.OAuthProfile | None, search: str) -> tuple[Any, ...]:
+        """Back or Forward: the address's view put back in place, without a reload."""
+        return view_of(request, profile, url_state.params_from(search), close=True)
+
+    seen_view = gr.Number(0, visible=False)  # the count of put_back this page has applied
+    view_out = [*fin, jump, tabs, *refresh_out, *item_out, url_item, seen_view]
     # One round trip puts the URL's view in place; the filters stay locked until it has.
-    demo.load(
-        start_up, None, [*fin, jump, tabs, *refresh_out, *item_out], api_visibility="private", **free
-    ).then(None, None, None, js=url_state.READY_JS, api_visibility="private")
-    for widget in fin:  # an empty view, or another benchmark, leaves nothing to inspect
-        widget.change(clear_stale, [current, *fin], item_out, api_visibility="private", **free)
+    demo.load(start_up, None, view_out, api_visibility="private", **free).then(
+        None, None, None, js=url_state.READY_JS, api_visibility="private"
+    )
+    search = gr.Textbox(visible=False)
+    back = gr.Button("Back", visible="hidden", elem_id=url_state.POP_ID)
+    back.click(went_back, search, view_out, js=url_state.POP_JS, api_visibility="private", **free).then(
+        None, None, None, js=url_state.READY_JS, api_visibility="private"
+    )
+    # An empty view, or another benchmark, leaves nothing to inspect. On a reviewer's own change
+    # only: a view put in place by the server (start-up, Back) sets its row itself; a change made
+    # before such a view landed (its answer may come after it) leaves that view's row open.
+    for widget in fin:
+        widget.input(clear_stale, [current, seen_view, *fin], item_out, api_visibility="private", **free)
     current.change(
         lambda r: url_state.item_of(catalog, r), current, url_item, api_visibility="private", **free
     )

@@ -3,15 +3,20 @@
 ``?benchmark=<id>&models=balanced&task=...&category=...&wrong=1&dependent=1&flagged=1&q=text
 &slice=gold+%3D+no&flip=...&item=<item_id>&model=<model>`` opens exactly that view (the Items
 tab, the row in the inspector: ``item`` answered by ``model``). As the view changes, a small script
-puts it in the address bar (``history.pushState``, one entry per change), so Back steps back: on
-``popstate`` the page reloads and the URL restores the view, as a reload does. The pure halves
-(:func:`params_of`, :func:`restore`) are tested without a browser.
+puts it in the address bar (``history.pushState``, one entry per change of the filters or of the
+open item; the same view with its row closed, as another benchmark closes it, or with the model
+of its item added, replaces the entry instead), so Back steps back: on
+``popstate`` a hidden button hands the address to the server (:data:`POP_JS`), which puts that
+view back in place in one answer, without reloading the page (the URL's item open, or none when
+the address names none). The pure halves (:func:`params_of`, :func:`restore`, :func:`params_from`)
+are tested without a browser.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import parse_qsl
 
 import gradio as gr
 
@@ -36,14 +41,25 @@ PUSH_JS = """
   if (search) p.set('q', search);
   if (slice) p.set('slice', slice);
   if (flip) p.set('flip', flip);
-  // the row: its item and the model that answered it ("id\u001fmodel", see item_of)
-  const [id, model] = (item || '').split('\u001f');
+  // the row: its item, the model that answered it and its benchmark ("id\u001fmodel\u001fbench",
+  // see item_of); a row of another benchmark than the one chosen is being closed: never written
+  const [rowId, model, rowBench] = (item || '').split('\u001f');
+  const id = rowId && (!rowBench || rowBench === benchmark) ? rowId : '';
   if (id) p.set('item', id);
   if (id && model) p.set('model', model);
   const query = '?' + p.toString();
-  if (query !== window.location.search) {
-    window.history.pushState({halluscope: true}, '', window.location.pathname + query);
-  }
+  if (query === window.location.search) return [];
+  // the same view with its row closed (another benchmark closes it) or completed (its model
+  // added to a shared link's item) is that step, not a step of its own: replaced, not pushed
+  const here = new URLSearchParams(window.location.search);
+  const shownItem = here.get('item') || '';
+  here.delete('item');
+  here.delete('model');
+  p.delete('item');
+  p.delete('model');
+  const sameView = here.toString() === p.toString() && (!id || id === shownItem);
+  const write = sameView ? 'replaceState' : 'pushState';
+  window.history[write]({halluscope: true}, '', window.location.pathname + query);
   return [];
 }
 """
@@ -51,11 +67,28 @@ PUSH_JS = """
 READY_JS = "() => { window.__hsViewRestored = true; return []; }"
 """Run once the URL's view is in place: from then on, changes of the view go to the URL."""
 
-HEAD = """
+POP_ID = "url-pop"
+"""The hidden button that Back and Forward click (:data:`HEAD`)."""
+
+HEAD = f"""
 <script>
-window.addEventListener('popstate', () => window.location.reload());
+window.addEventListener('popstate', () => {{
+  const pop = document.getElementById('{POP_ID}');
+  // before the page's own view is in place (or without the button) a reload restores the address
+  if (!pop || !window.__hsViewRestored) {{ window.location.reload(); return; }}
+  window.__hsViewRestored = false;  // the view being put back is not a new step of history
+  pop.click();
+}});
 </script>
 """
+
+POP_JS = "(search) => [window.location.search]"
+"""The address's query, handed to the server by the hidden button's click (Back, Forward)."""
+
+
+def params_from(search: str) -> dict[str, str]:
+    """The parameters of an address's query (``?benchmark=<id>&item=...``); the last of a repeated one."""
+    return dict(parse_qsl((search or "").lstrip("?")))
 
 
 def params_of(filters: Filters, item: str | None, model: str | None = None) -> dict[str, str]:
@@ -94,7 +127,7 @@ def restore(catalog: Catalog, params: Mapping[str, str]) -> tuple[Filters, str |
     benches = catalog.benchmarks()
     bench = params.get("benchmark")
     item = (params.get("item") or "").strip() or None
-    if item and bench not in benches:
+    if item:  # the row's benchmark, whatever the address says: never one benchmark's row in another
         rows = catalog.rows_of(item)
         bench = str(catalog.table.at[int(rows[0]), "benchmark"]) if rows.size else bench
     if bench not in benches:
@@ -126,16 +159,20 @@ def restore(catalog: Catalog, params: Mapping[str, str]) -> tuple[Filters, str |
 
 
 ROW_SEP = "\x1f"
-"""Between the item id and the model in :func:`item_of`'s value (neither holds it)."""
+"""Between the item id, the model and the benchmark in :func:`item_of`'s value (none holds it)."""
 
 
 def item_of(catalog: Catalog, row: int | None) -> str:
-    """The open row for the URL: ``item_id``, then :data:`ROW_SEP` and its model ('' for none)."""
+    """The open row for the URL: ``item_id``, its model and its benchmark, :data:`ROW_SEP` between.
+
+    The benchmark lets :data:`PUSH_JS` leave out a row that another benchmark's view is closing.
+    '' for no row.
+    """
     if row is None or not 0 <= row < len(catalog.table):
         return ""
     item_id = str(catalog.table.at[row, "item_id"])
     model = str(catalog.table.at[row, "model"] or "")
-    return item_id + ROW_SEP + model if model else item_id
+    return ROW_SEP.join((item_id, model, str(catalog.table.at[row, "benchmark"])))
 
 
 def model_of(params: Mapping[str, str]) -> str | None:
@@ -156,9 +193,8 @@ def opened(updates: Sequence[Any]) -> list[Any]:
     ]
 
 
-def restore_updates(catalog: Catalog, request: gr.Request | None) -> tuple[Any, ...]:
-    """Widget updates opening the URL's view: filters, the jump box, and the tab."""
-    params = dict(request.query_params) if request is not None else {}
+def restore_updates(catalog: Catalog, params: Mapping[str, str]) -> tuple[Any, ...]:
+    """Widget updates opening the view of a URL's parameters: filters, the jump box, and the tab."""
     filters, item = restore(catalog, params)
     offered = choices(catalog.table, filters.benchmark)
     wants_items = item is not None or any(

@@ -103,7 +103,12 @@ def clear_stale(
     other = bool(filters.benchmark) and str(table.at[current, "benchmark"]) != filters.benchmark
     if len(rows) and not other:
         return (gr.skip(), _position(rows, current), *skip[2:])
-    return (None, *view.inspect(None, _position(rows, None) or "No item selected."))
+    return nothing_open(view, _position(rows, None))
+
+
+def nothing_open(catalog: Catalog | ItemView, position: str = "") -> tuple[Any, ...]:
+    """The inspector with no item open (``position``: where the view stands, else "No item selected.")."""
+    return (None, *as_view(catalog).inspect(None, position or "No item selected."))
 
 
 def open_in_items(item_id: str | None) -> tuple[Any, Any]:

@@ -303,7 +303,7 @@ def test_an_item_opened_while_a_filter_change_judges_the_old_one_is_not_cleared(
     stale = _row(cat, "cmm-1")
     filters = _filters(benchmark="cdh-bench")
     open_one = _openers(demo, cat, filters)[opener]
-    alone = clear(request, None, stale, *filters)
+    alone = clear(request, None, stale, 0, *filters)
     assert alone[0] is None  # on its own, the stale item is cleared
     real = navigate.clear_stale
     opened: list[Any] = []
@@ -316,14 +316,32 @@ def test_an_item_opened_while_a_filter_change_judges_the_old_one_is_not_cleared(
         return judged
 
     monkeypatch.setattr(navigate, "clear_stale", judged_while(request))
-    raced = clear(request, None, stale, *filters)
+    raced = clear(request, None, stale, 0, *filters)
     assert opened and opened[-1][0] is not None  # the other handler did open an item
     assert all(
         isinstance(out, dict) and out.get("__type__") == "update" and len(out) == 1 for out in raced
     ), raced  # every output skipped: the opened item stands
     # another session's opening does not hold this one's clearing back
     monkeypatch.setattr(navigate, "clear_stale", judged_while(gr.Request(session_hash="reviewer-2")))
-    assert clear(request, None, stale, *filters)[0] is None
+    assert clear(request, None, stale, 0, *filters)[0] is None
+
+
+def test_a_filter_change_made_before_a_view_was_put_back_leaves_that_view_s_row(cat: Catalog) -> None:
+    # Back puts a CMM view and its row in place; a benchmark change the page sent before that view
+    # landed (its answer comes after) judges with cdh-bench and would close the row just put back.
+    demo = app.build_app(cat)
+    clear = _handler(demo, "_wire.<locals>.clear_stale")
+    went_back = _handler(demo, "_wire.<locals>.went_back")
+    request = gr.Request(session_hash="reviewer-3")
+    row = _row(cat, "cmm-1")
+    item = str(cat.table.at[row, "item_id"])
+    out = went_back(request, None, f"?benchmark=cmm&item={item}")
+    seen = out[-1]  # the count of views put back, which the page now holds
+    assert seen >= 1 and isinstance(out[-8], int) and out[-8] == row
+    stale = clear(request, None, row, seen - 1, *_filters(benchmark="cdh-bench"))
+    assert all(isinstance(o, dict) and o.get("__type__") == "update" and len(o) == 1 for o in stale)
+    # a change made on the view that was put back is judged as always
+    assert clear(request, None, row, seen, *_filters(benchmark="cdh-bench"))[0] is None
 
 
 def test_item_changes_are_counted_per_session_and_forget_the_oldest() -> None:

@@ -55,10 +55,14 @@ def test_unknown_values_fall_back_instead_of_failing(cat: Catalog) -> None:
 
 def test_an_item_alone_opens_its_benchmark(cat: Catalog) -> None:
     row = int((cat.table["benchmark"] == "cdh-bench").to_numpy().nonzero()[0][0])
-    item, _, model = item_of(cat, row).partition(ROW_SEP)
+    item, model, bench = item_of(cat, row).split(ROW_SEP)
     assert item == cat.table.at[row, "item_id"] and model == cat.table.at[row, "model"]
+    assert bench == "cdh-bench"
     view, found = restore(cat, {"item": item})
     assert view.benchmark == "cdh-bench" and found == item
+    # an address naming another benchmark than its row's opens the row's (never a mixed view)
+    view, found = restore(cat, {"benchmark": "cmm", "item": item, "wrong": "1"})
+    assert view.benchmark == "cdh-bench" and found == item and view.wrong_only
     assert item_of(cat, None) == "" and item_of(cat, 10**9) == ""
 
 

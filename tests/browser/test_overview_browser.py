@@ -117,6 +117,48 @@ def test_a_shared_url_opens_its_view_and_back_steps_back(browser: Browser, app_u
     page.context.close()
 
 
+def test_back_and_forward_put_views_back_in_place_without_a_reload(browser: Browser, app_url: str) -> None:
+    # Issue 20, item 2: Back reloaded the whole page (10-28 s a step on a loaded server). Now the
+    # address's view is put back by one answer: the page (and a marker set in it) survives, the
+    # filters, the open row and the benchmark follow the address, and Forward comes back.
+    table = load_manifest(SAMPLE_MANIFEST).table
+    cmm = table[(table["benchmark"] == "cmm") & (table["model"] == "balanced")]
+    item = str(cmm["item_id"].iloc[2])
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    page.goto(f"{app_url}?benchmark=cmm&models=balanced&item={item}")
+    expect(page.locator("#item")).to_contain_text(item, timeout=TIMEOUT)
+    page.wait_for_function("() => window.__hsViewRestored === true", timeout=TIMEOUT)
+    page.evaluate("() => { window.__hsMarker = 'same page'; }")
+    steps = page.evaluate("() => window.history.length")
+    page.get_by_label("Wrong only").check()
+    expect(page).to_have_url(re.compile(r"[?&]wrong=1"), timeout=TIMEOUT)
+    # another benchmark: the cmm row closes (nothing of one benchmark stays open in another)
+    page.locator("#f-benchmark input").click()
+    page.get_by_role("option", name="cdh-bench", exact=True).click()
+    expect(page).to_have_url(re.compile(r"benchmark=cdh-bench"), timeout=TIMEOUT)
+    expect(page.locator("#item")).not_to_contain_text(item, timeout=TIMEOUT)
+
+    page.go_back()  # to cmm, wrong only, the row open again
+    expect(page.locator("#f-benchmark input")).to_have_value("cmm", timeout=TIMEOUT)
+    expect(page.locator("#f-wrong input")).to_be_checked(timeout=TIMEOUT)
+    expect(page.locator("#item")).to_contain_text(item, timeout=TIMEOUT)
+    expect(page.locator("#items [data-row='0'][data-col='2']")).to_have_text("balanced", timeout=TIMEOUT)
+    page.go_back()  # the shared link's own view: wrong only off
+    expect(page.locator("#f-wrong input")).not_to_be_checked(timeout=TIMEOUT)
+    expect(page.locator("#item")).to_contain_text(item, timeout=TIMEOUT)
+    page.go_forward()
+    expect(page.locator("#f-wrong input")).to_be_checked(timeout=TIMEOUT)
+    page.go_forward()
+    expect(page.locator("#f-benchmark input")).to_have_value("cdh-bench", timeout=TIMEOUT)
+    expect(page.locator("#items [data-row='0'][data-col='1']")).to_contain_text("cdh-", timeout=TIMEOUT)
+    assert page.evaluate("() => window.__hsMarker") == "same page"  # never reloaded
+    # putting a view back added no step of its own: the history is the three views, in order
+    page.wait_for_function("() => window.__hsViewRestored === true", timeout=TIMEOUT)
+    assert page.evaluate("() => window.history.length") == steps + 2  # the two views after the link's
+    assert "benchmark=cdh-bench" in page.url
+    page.context.close()
+
+
 def test_a_shared_row_opens_the_answer_of_the_model_it_named(browser: Browser, app_url: str) -> None:
     # Issue 20: the URL named the item only, so a link to one model's failure opened another's answer.
     table = load_manifest(SAMPLE_MANIFEST).table
