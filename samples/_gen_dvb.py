@@ -201,7 +201,7 @@ def build(root: Path, media: bool) -> tuple[dict[str, Any], dict[str, dict[str, 
         r = rng(ID, model)
         path = base / "predictions" / f"{model}.json"
         write_json(path, [output_record(model, i, e, r) for i, e in enumerate(ENTRIES)])
-        entries.append(prediction_entry(path, root))
+        entries.append(prediction_entry(path, root, gold=gold))  # its label types: the per-label chart
     index: dict[str, dict[str, Any]] = {}
     for entry in ENTRIES:
         # The pipeline writes "./test/<Domain>/<file>"; the media root is that "test" folder.
