@@ -89,7 +89,8 @@ def spans_chart(table: pd.DataFrame) -> go.Figure:
                 model_bar(
                     model,
                     index,
-                    [wrap(str(k).replace(" Hallucination", "")) for k in mine["label"]],
+                    # nine types share the wider panel: a word a line keeps the names apart
+                    [wrap(str(k).replace(" Hallucination", ""), width=8) for k in mine["label"]],
                     mine["recall"].tolist(),
                     mine[["hits", "gold_tokens"]].to_numpy().tolist(),
                     "%{x}<br>recall %{y:.3f}<br>%{customdata[0]} / %{customdata[1]} tokens",
