@@ -333,13 +333,23 @@ def _wire(
     )
     for widget in (url_item, *fin):
         widget.change(None, [url_item, *fin], None, js=url_state.PUSH_JS, api_visibility="private")
+
+    def switch(request: gr.Request, profile: gr.OAuthProfile | None, *values: Any) -> tuple[Any, ...]:
+        """Another benchmark: its choices and, in the same answer, its page and charts (one round trip)."""
+        bench, models, task, category, *flags_and_text = values
+        choices = browse.on_benchmark(ctx.catalog, bench, models, task, category)
+        kept = url_state.values_of(choices)  # the models, task, category, slice and flip it keeps
+        after = [bench, *kept[:3], *flags_and_text[:4], *kept[3:]]
+        return (*choices, *refresh(request, profile, *after))
+
     f.benchmark.input(
-        lambda b, m, t, c: browse.on_benchmark(ctx.catalog, b, m, t, c),
-        [f.benchmark, f.models, f.task, f.category],
-        [f.models, f.task, f.category, f.slice, f.flip],
+        switch,
+        fin,
+        [f.models, f.task, f.category, f.slice, f.flip, *refresh_out],
+        trigger_mode="always_last",
         api_visibility="private",
         **free,
-    ).then(refresh, fin, refresh_out, api_visibility="private", **free)
+    )
     for widget in (f.models, f.task, f.category, f.wrong_only, f.parser_dependent, f.flagged_only):
         widget.input(refresh, fin, refresh_out, trigger_mode="always_last", api_visibility="private", **free)
     # the page and charts of a view: also the API's /view (the same handler whatever calls it)
