@@ -24,7 +24,7 @@ from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.review.access import Roles
 from analysis.review.pairs.checks import pair_owner
 from analysis.review.pairs.previews import default_preview_dir
-from components import failures, gate, keys, overview, problems, url_state
+from components import failures, gate, keys, narrow_charts, overview, problems, url_state
 from components.browse import charts, navigate
 from components.browse import page as browse
 from components.browse.inspector import build_inspector
@@ -520,7 +520,7 @@ def launch_kwargs(catalog: Catalog) -> dict[str, Any]:
     """What ``launch`` needs: styling, the key script, media roots as the only served folders, the gate."""
     return {
         "css": CSS + overview.CSS,
-        "head": keys.HEAD + url_state.HEAD,
+        "head": keys.HEAD + url_state.HEAD + narrow_charts.HEAD,
         "allowed_paths": catalog.allowed_paths(),
         "run_history": False,
         "theme": gr.themes.Soft(),

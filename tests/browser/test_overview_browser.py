@@ -6,6 +6,7 @@ Screenshots of the overview in light and dark mode at 1280 px and 390 px go to
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 from typing import Any
@@ -199,3 +200,37 @@ def test_a_phone_opens_on_the_numbers_and_reaches_the_filters_in_one_tap(
     tabs, filters = wide.locator("#main-col").bounding_box(), wide.locator("#f-benchmark").bounding_box()
     assert tabs is not None and filters is not None and filters["x"] + filters["width"] <= tabs["x"]
     wide.context.close()
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_chart_of_many_panels_stacks_them_on_a_phone(browser: Browser, app_url: str, width: int) -> None:
+    # Issue 20, item 7: the overview chart put five panels side by side at 390 px, their titles
+    # on top of each other. On a narrow screen each panel now takes the whole width and its own
+    # band of the height, top to bottom in the server's order; a wide screen keeps the columns.
+    page = _page(browser, app_url, width)
+    chart = page.locator("#chart-official .js-plotly-plot")
+    chart.scroll_into_view_if_needed()
+    expect(chart).to_be_visible(timeout=TIMEOUT)
+    layout_js = """(gd) => Object.keys(gd.layout).filter((k) => /^xaxis\\d*$/.test(k))
+        .sort((a, b) => (parseInt(a.slice(5)) || 1) - (parseInt(b.slice(5)) || 1))
+        .map((k) => [gd.layout[k].domain, gd.layout['yaxis' + k.slice(5)].domain])"""
+    if width < 560:
+        page.wait_for_function(
+            "() => { const l = document.querySelector('#chart-official .js-plotly-plot').layout;"
+            " return l.xaxis.domain[0] === 0 && l.xaxis.domain[1] === 1; }",
+            timeout=TIMEOUT,
+        )
+    panels = chart.evaluate(layout_js)
+    assert len(panels) >= 3
+    xs = [tuple(x) for x, _ in panels]
+    if width < 560:
+        assert all(x == (0, 1) for x in xs)
+        tops = [y[1] for _, y in panels]
+        assert tops == sorted(tops, reverse=True)  # the first panel on top
+        bands = [y for _, y in panels]
+        assert all(low[1] <= high[0] for high, low in itertools.pairwise(bands))  # no overlap
+        overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 1
+    else:
+        assert len(set(xs)) == len(xs) and all(x[1] - x[0] < 0.5 for x in xs)  # columns, as the server drew
+    page.context.close()

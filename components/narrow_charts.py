@@ -1,0 +1,58 @@
+"""Charts on a phone: panels side by side are stacked one above another when the chart is narrow.
+
+The figures are built on the server, which does not know the reader's screen: a board chart with
+five panels side by side is readable at 1280 px and a smear at 390 px (issue 20). A script for
+``launch(head=...)`` watches the page's plotly charts; one narrower than :data:`NARROW_PX` with
+three panels or more is laid out again in the browser: each panel gets the whole width and its
+own band of the height, its title moves above it, and the legend goes below the panels. The
+figure and its numbers are the server's; only where the panels sit changes. Wider charts are
+left alone, and a chart is laid out once per drawing (a stacked one has every panel at full width).
+"""
+
+from __future__ import annotations
+
+NARROW_PX = 560
+"""A chart narrower than this stacks its panels."""
+
+PANEL_PX = 230
+"""The height each stacked panel gets."""
+
+HEAD = f"""
+<script>
+(() => {{
+  const stack = (gd) => {{
+    const layout = gd.layout;
+    // a chart in a hidden tab has no width yet: judged when it is shown
+    if (!window.Plotly || !layout || !gd.clientWidth || gd.clientWidth >= {NARROW_PX}) return;
+    const axes = Object.keys(layout).filter((k) => /^xaxis\\d*$/.test(k))
+      .sort((a, b) => (parseInt(a.slice(5)) || 1) - (parseInt(b.slice(5)) || 1));
+    const n = axes.length;
+    const domain = (k) => (layout[k] && layout[k].domain) || [0, 1];
+    if (n < 3 || axes.every((k) => domain(k)[0] === 0 && domain(k)[1] === 1)) return;
+    const band = 1 / n;
+    const update = {{height: {PANEL_PX} * n + 140, 'legend.orientation': 'h', 'legend.x': 0,
+                    'legend.y': 0, 'legend.yanchor': 'top', 'margin.b': 90}};
+    const tops = [];
+    axes.forEach((k, i) => {{
+      const suffix = k.slice(5);
+      const top = 1 - i * band;
+      tops.push([domain(k), top]);
+      update[k + '.domain'] = [0, 1];
+      update['yaxis' + suffix + '.domain'] = [top - band + 0.22 * band, top - 0.16 * band];
+    }});
+    // panel titles sit above their panel: found by the column whose old domain held them
+    update.annotations = (layout.annotations || []).map((a) => {{
+      if (a.xref !== 'paper' || a.yref !== 'paper') return a;
+      const hit = tops.find(([d]) => a.x >= d[0] - 1e-9 && a.x <= d[1] + 1e-9);
+      return hit ? {{...a, x: 0.5, y: hit[1] - 0.15 * band, yanchor: 'bottom'}} : a;
+    }});
+    window.Plotly.relayout(gd, update);
+  }};
+  const scan = () => document.querySelectorAll('.js-plotly-plot').forEach(stack);
+  new MutationObserver(() => {{ clearTimeout(window.__hsStackTimer);
+    window.__hsStackTimer = setTimeout(scan, 150); }})
+    .observe(document.documentElement, {{childList: true, subtree: true}});
+  window.addEventListener('resize', scan);
+}})();
+</script>
+"""
