@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.benchmarks import get
+from analysis.benchmarks import UnknownBenchmark, get
 from analysis.benchmarks.base import Benchmark
 from analysis.benchmarks.shared.corrected import load_as_shown
 from analysis.errors import InputError, InvalidLabel, StoreError, UsageError
@@ -28,7 +28,7 @@ from analysis.store.apply import count_corrections
 from analysis.store.connect import open_store
 from analysis.store.db import Store, default_db_path
 from analysis.store.events import ItemRef, write_label_rows
-from analysis.store.export import export_corrections, guess_format
+from analysis.store.export import export_corrections, guess_format, parquet_rows
 from analysis.store.identity import Identity, NotAuthenticated
 from analysis.store.values import FIELDS, NEEDS_REASON
 from analysis.table.columns import concat_tables
@@ -83,9 +83,9 @@ def read_correction_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
     """
     if not path.is_file():
         raise InputError(path, "no such file")
-    suffix = path.suffix.lower()
+    kind = _kind(path)
     rows: list[tuple[str, dict[str, Any]]]
-    if suffix == ".csv":
+    if kind == "csv":
         rows = list(read_csv_rows(path, ()))
         header = set(rows[0][1]) if rows else set()
         app_export = "corrected_gold" in header  # the app writes formula-safe cells: taken off here
@@ -93,35 +93,28 @@ def read_correction_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
             (where, {k: (csv_unsafe(v) if app_export else v) if v != "" else None for k, v in row.items()})
             for where, row in rows
         ]
-    elif suffix in _PARQUET:
-        rows = _parquet_rows(path)
+    elif kind == "parquet":
+        rows = parquet_rows(path)
     else:
         records = read_jsonl(path)
         rows = [(records.where(i), dict(r)) for i, r in enumerate(records.items)]
     if rows and "corrected_gold" in rows[0][1]:
-        return [(where, _final_label_row(path, where, row)) for where, row in rows]
+        return [(where, _final_label_row(row)) for where, row in rows]
     missing = [c for c in ("item_id", "field", "value") if rows and c not in rows[0][1]]
     if missing:
         raise InputError(path, f"missing columns: {', '.join(missing)}", record=rows[0][0])
     return rows
 
 
-_PARQUET = (".parquet", ".parq", ".pq")
-
-
-def _parquet_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
+def _kind(path: Path) -> str:
+    """``csv`` or ``parquet`` by the extension, as ``export`` names them; anything else is JSON Lines."""
     try:
-        frame = pd.read_parquet(path)
-    except Exception as exc:  # pyarrow raises several types for a file that is not Parquet
-        raise InputError(path, f"not a Parquet file ({type(exc).__name__})") from None
-    frame = frame.astype(object).where(frame.notna(), None)
-    return [
-        (f"row {i}", {str(k): v for k, v in r.items()})
-        for i, r in enumerate(frame.to_dict("records"), start=1)
-    ]
+        return guess_format(path, None)
+    except InputError:
+        return "jsonl"
 
 
-def _final_label_row(path: Path, where: str, row: dict[str, Any]) -> dict[str, Any]:
+def _final_label_row(row: dict[str, Any]) -> dict[str, Any]:
     """A row of the app's final labels as a ``gold`` correction: the corrected gold, with its reason."""
     reason = row.get("adjudication_reason") or row.get("reason")
     return {
@@ -139,10 +132,11 @@ def is_event_log(path: Path) -> bool:
     The app's final labels name an ``event_id`` too, but no ``field`` (they are gold, always).
     """
     try:
-        if path.suffix.lower() == ".csv":
+        kind = _kind(path)
+        if kind == "csv":
             with path.open(encoding="utf-8-sig", newline="") as handle:
                 names = set(next(csv.reader([handle.readline()]), []))
-        elif path.suffix.lower() in _PARQUET:
+        elif kind == "parquet":
             import pyarrow.parquet as pq  # type: ignore[import-untyped, unused-ignore]
 
             names = set(pq.read_schema(path).names)
@@ -235,7 +229,7 @@ def run_import(args: argparse.Namespace) -> str:
     rows = read_correction_rows(args.corrections)
     for where, row in rows:
         named = row.get("benchmark")
-        if named is not None and get(str(named)).NAME != bench.NAME:
+        if named is not None and _registry_id(named) != bench.NAME:
             what = f"{named!r} is not {bench.NAME}: import each benchmark's labels on their own"
             raise InputError(args.corrections, what, record=where, field="benchmark")
     writes = planned_writes(bench, args.corrections, rows, known_items(bench, args.gold))
@@ -245,6 +239,14 @@ def run_import(args: argparse.Namespace) -> str:
     finally:
         store.close()
     return f"imported {added} new event(s) from {len(writes)} row(s) of {args.corrections}"
+
+
+def _registry_id(name: object) -> str | None:
+    """The registry id a file's ``benchmark`` cell names (any spelling ``get`` takes), None for none."""
+    try:
+        return get(str(name)).NAME
+    except UnknownBenchmark:
+        return None
 
 
 def run_merge(args: argparse.Namespace) -> str:

@@ -98,15 +98,23 @@ def read_corrections(path: Path, *, fmt: str | None = None) -> list[tuple[str, d
     elif kind == "csv":
         rows = _read_csv(path)
     else:
-        try:
-            frame = pd.read_parquet(path)
-        except Exception as exc:  # pyarrow raises several types for a file that is not Parquet
-            raise InputError(path, f"not a Parquet file ({type(exc).__name__})") from None
-        frame = frame.astype(object).where(frame.notna(), None)
-        rows = [(f"row {i}", r) for i, r in enumerate(frame.to_dict("records"), start=1)]
+        rows = parquet_rows(path)
     return [
         (where, {("item_key" if k == "item_id" else str(k)): v for k, v in row.items()})
         for where, row in rows
+    ]
+
+
+def parquet_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """``(where, row)`` of every row of a Parquet file (``row 1`` first), missing cells as None."""
+    try:
+        frame = pd.read_parquet(path)
+    except Exception as exc:  # pyarrow raises several types for a file that is not Parquet
+        raise InputError(path, f"not a Parquet file ({type(exc).__name__})") from None
+    frame = frame.astype(object).where(frame.notna(), None)
+    return [
+        (f"row {i}", {str(k): v for k, v in r.items()})
+        for i, r in enumerate(frame.to_dict("records"), start=1)
     ]
 
 

@@ -132,6 +132,7 @@ def test_final_labels_of_another_benchmark_are_refused_naming_the_row(
 ) -> None:
     _history(source)
     frame = final_labels(source, "cmm")
+    frame.loc[0, "benchmark"] = "CMM"  # a spelling the registry takes: the same benchmark
     frame.loc[1, "benchmark"] = "avhbench"
     path = tmp_path / "final-labels.csv"
     write_frame(frame, path, "csv")
@@ -141,6 +142,11 @@ def test_final_labels_of_another_benchmark_are_refused_naming_the_row(
     err = capsys.readouterr().err.strip()
     assert "line 3" in err and "benchmark" in err and "avhbench" in err and len(err.splitlines()) == 1
     assert not db.exists()  # refused before the store was opened
+    frame.loc[1, "benchmark"] = "no-such-bench"  # not a benchmark at all: the same one line
+    write_frame(frame, path, "csv")
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert "line 3" in err and "'no-such-bench' is not cmm" in err and len(err.splitlines()) == 1
 
 
 def test_merging_an_older_event_over_a_newer_one_is_refused_and_writes_nothing(
