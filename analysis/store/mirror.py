@@ -90,7 +90,9 @@ def replay(store: Store, folder: Path) -> int:
     for source, where, event in read_mirror(folder):
         by_file.setdefault(source, []).append((where, event))
     for source, rows in by_file.items():
-        added += insert_events(store, rows, source=source, origin="mirror", to_mirror=False)
+        # a recovery: every mirrored event comes back, whatever the store wrote since (a merge's
+        # order check would refuse the older ones and lose them)
+        added += insert_events(store, rows, source=source, origin="mirror", to_mirror=False, in_order=False)
     return added
 
 

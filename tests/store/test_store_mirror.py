@@ -83,6 +83,18 @@ def test_a_fresh_store_replays_the_mirror_idempotently(store: Store, tmp_path: P
     fresh_gen.close()
 
 
+def test_a_replay_brings_back_events_older_than_the_store_s_own(store: Store, tmp_path: Path) -> None:
+    # The mirror is the recovery path: a store that has written since (a newer event on the same
+    # label) still gets every mirrored event back; only imports and merges check the order.
+    relabel(store, cmm_item(1), "gold", "no", ALICE)
+    fresh_gen = open_backend("sqlite", tmp_path / "fresh")
+    fresh = next(fresh_gen)
+    relabel(fresh, cmm_item(1), "gold", "no", BOB, "written after the mirror's event")
+    assert replay(fresh, tmp_path / "mirror") == 1
+    assert len(events_frame(fresh)) == 2
+    fresh_gen.close()
+
+
 def test_imported_events_are_mirrored_too(store: Store, tmp_path: Path) -> None:
     source_gen = open_backend("sqlite", tmp_path / "source")
     source = next(source_gen)
