@@ -7,7 +7,9 @@ every model fails on purpose, several questions a clip, 4% of gold flipped) and 
 average precision and the precision at 50 of ``rank_suspects``, and the average precision of the
 share of models against the gold, in the same run. Targets (issue 21): average precision >= 0.6,
 precision at 50 >= 0.8 and at least twice the baseline's average precision, on every shape and seed.
-Also the time of one ranking.
+Also the time of one ranking; for TSH, the ceiling (the average precision of the Bayes-optimal
+ranking that knows the fixture's true abilities and trap); and the null runs: how many items get a
+``suggested`` value where no gold is wrong, and how many suggestions are right where 4% is.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from suspects.planted import SHAPES, planted  # noqa: E402
+from suspects.planted import SHAPES, planted, tsh_ceiling  # noqa: E402
 from suspects.planted_spans import planted_captions  # noqa: E402
 
 from analysis.benchmarks.detailverifybench.tagging import TAGGING  # noqa: E402
@@ -36,7 +38,7 @@ def main() -> int:
     parser.add_argument("--items", type=int, default=3000)
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f}; {args.seeds} seeds, {args.items} items a table")
-    head = ("shape", "seed", "items", "wrong", "AP", "P@50", "AP raw", "ratio", "s")
+    head = ("shape", "seed", "items", "wrong", "AP", "P@50", "AP raw", "ratio", "s", "ceil")
     print(f"{head[0]:<16} " + " ".join(f"{h:>6}" for h in head[1:]) + "  met")
     failed = 0
     for name in SHAPES:
@@ -56,14 +58,37 @@ def main() -> int:
             )
             met = ap >= 0.6 and p50 >= 0.8 and ap >= 2 * ap_raw
             failed += not met
+            ceiling = f"{tsh_ceiling(p):>6.3f}" if name == "vidhalluc/tsh" else f"{'-':>6}"
             print(
                 f"{name:<16} {seed:>6} {len(ranked):>6} {len(p.wrong):>6} {ap:>6.3f} {p50:>6.2f} "
-                f"{ap_raw:>6.3f} {ap / ap_raw if ap_raw else float('inf'):>6.2f} {took:>6.2f}  "
-                f"{'yes' if met else 'NO'}"
+                f"{ap_raw:>6.3f} {ap / ap_raw if ap_raw else float('inf'):>6.2f} {took:>6.2f} "
+                f"{ceiling}  {'yes' if met else 'NO'}"
             )
     print(f"{failed} table(s) below a target")
+    null_runs(args.seeds, args.items)
     failed += spans(args.seeds)
     return 1 if failed else 0
+
+
+def null_runs(seeds: int, items: int) -> None:
+    """Where ``suggested`` is set (the posterior passes one half).
+
+    On tables without wrong gold every suggestion is a false alarm; where 4% of gold is wrong, the
+    share of suggestions that name the true gold.
+    """
+    print("\nsuggestions: share of items suggested without wrong gold; right / made with 4% wrong")
+    for name in SHAPES:
+        cells = []
+        for seed in range(seeds):
+            clean = planted(name, seed, items=items, flip=0.0)
+            bench = clean.table["benchmark"].iloc[0]
+            ranked = rank_suspects(bench, clean.table)
+            false_alarms = sum(s.suggested is not None for s in ranked) / max(1, len(ranked))
+            p = planted(name, seed, items=items)
+            made = [s for s in rank_suspects(bench, p.table) if s.suggested is not None]
+            right = sum(s.item_id in p.wrong and p.true_gold[s.item_id] == s.suggested for s in made)
+            cells.append(f"{false_alarms:5.1%} {right:>3}/{len(made):<3}")
+        print(f"{name:<16} " + "  ".join(cells))
 
 
 def spans(seeds: int) -> int:

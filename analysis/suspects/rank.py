@@ -267,39 +267,114 @@ def _best_alternative(f: _Frame) -> tuple[Floats, npt.NDArray[np.object_], Float
     shift = (sums["e"].to_numpy() - residual) / (sums["n"].to_numpy() - 1.0 + CLUSTER_STRENGTH)
     p_g = np.clip(p_gold + shift, FLOOR, 1.0 - FLOOR)
 
-    # the alternatives: every answer some model gave that disagrees with the gold
-    pairs = pd.DataFrame({"i": f.item, "c": f.answer})[~right]
-    pairs = pairs[pairs["c"] != ""].drop_duplicates()
     n_items = len(f.items)
     llr = np.full(n_items, -np.inf)
     best = np.full(n_items, "", dtype=object)
-    if not len(pairs):
+    answered = pd.DataFrame({"i": f.item, "v": f.answer})
+    answered = answered[answered["v"] != ""].drop_duplicates()
+    first = pd.Series(np.arange(len(f.item))).groupby(f.item).first().to_numpy()
+    golds = pd.DataFrame({"i": f.item[first], "v": f.gold[first]})
+    # the hypotheses of each item: its gold and every answer some model gave
+    hyp = pd.concat([golds, answered], ignore_index=True).drop_duplicates()
+    if len(hyp) == len(golds):
         return np.zeros(n_items), best, p_g
     rows = pd.DataFrame({"i": f.item, "row": np.arange(len(f.item))})
-    joined = pairs.merge(rows, on="i")
+    per_row = hyp.merge(rows, on="i")
+    at = per_row["row"].to_numpy()
+    value = per_row["v"].to_numpy(dtype=object)
+    probe = pd.DataFrame({"m": f.model[at], "k": f.context[at], "v": value})
+    p_other = np.clip(_accuracy(frame, probe, None) + shift[at], FLOOR, 1.0 - FLOOR)
+    per_row["p"] = np.where(value == f.gold[at], p_g[at], p_other)
+
+    # under each hypothesis, the tempting option: every other answer given, or one nobody gave
+    tempting = hyp.merge(answered.rename(columns={"v": "d"}), on="i")
+    tempting = tempting[tempting["v"] != tempting["d"]].assign(w=0.0)
+    k = pd.Series(f.choices).groupby(f.item).first().to_numpy()
+    given = tempting.groupby(["i", "v"]).size().rename("n").reset_index()
+    unseen = hyp.merge(given, on=["i", "v"], how="left")
+    unseen["n"] = k[unseen["i"].to_numpy()] - 1.0 - unseen["n"].fillna(0.0).to_numpy()
+    unseen = unseen[unseen["n"] > 0.5]
+    unseen = unseen.assign(d=_NOBODY, w=np.log(unseen["n"].to_numpy(dtype=np.float64))).drop(columns="n")
+    tempting = pd.concat([tempting, unseen], ignore_index=True)
+
+    joined = tempting.merge(per_row, on=["i", "v"])
     at = joined["row"].to_numpy()
-    probe = pd.DataFrame({"m": f.model[at], "k": f.context[at], "v": joined["c"].to_numpy(dtype=object)})
-    p_c = np.clip(_accuracy(frame, probe, None) + shift[at], FLOOR, 1.0 - FLOOR)
-    hyp_c = joined["c"].to_numpy(dtype=object)
-    says_c = f.answer[at] == hyp_c
-    agrees = right[at]
+    p = joined["p"].to_numpy(dtype=np.float64)
+    hypothesis = joined["v"].to_numpy(dtype=object)
     k1 = f.choices[at] - 1.0
-    term = np.where(
-        agrees,
-        np.log((1.0 - p_c) / k1) - np.log(p_g[at]),
-        np.where(
-            says_c, np.log(p_c) - np.log((1.0 - p_g[at]) / k1), np.log(1.0 - p_c) - np.log(1.0 - p_g[at])
+    pull = _concentration(f)[at]
+    says = f.answer[at]
+    log_p = np.where(
+        says == hypothesis,
+        np.log(p),
+        np.log(1.0 - p)
+        + np.log(
+            np.where(says == joined["d"].to_numpy(dtype=object), pull + (1.0 - pull) / k1, (1.0 - pull) / k1)
         ),
     )
-    by_pair = (
-        pd.DataFrame({"i": joined["i"], "c": hyp_c, "t": term}).groupby(["i", "c"], sort=False)["t"].sum()
+    joined["t"] = log_p
+    per_option = joined.groupby(["i", "v", "d"], sort=False).agg(t=("t", "sum"), w=("w", "first"))
+    per_option["t"] += per_option["w"]
+    top = per_option.groupby(level=[0, 1], sort=False)["t"].transform("max")
+    spread = (
+        pd.Series(np.exp((per_option["t"] - top).to_numpy()), index=per_option.index)
+        .groupby(level=[0, 1], sort=False)
+        .sum()
     )
-    ordered = by_pair.reset_index().sort_values(["i", "t", "c"], ascending=[True, False, True])
-    top = ordered.drop_duplicates(subset=["i"])
-    llr[top["i"].to_numpy()] = top["t"].to_numpy()
-    best[top["i"].to_numpy()] = top["c"].to_numpy(dtype=object)
+    likelihood = (np.log(spread) + top.groupby(level=[0, 1], sort=False).first()).rename("t").reset_index()
+    gold_of = f.gold[first]
+    is_gold = likelihood["v"].to_numpy(dtype=object) == gold_of[likelihood["i"].to_numpy()]
+    under_gold = likelihood[is_gold].set_index("i")["t"]
+    others = likelihood[~is_gold].sort_values(["i", "t", "v"], ascending=[True, False, True])
+    others = others.drop_duplicates(subset=["i"])
+    ids = others["i"].to_numpy()
+    llr[ids] = others["t"].to_numpy() - under_gold.reindex(ids).to_numpy()
+    best[ids] = others["v"].to_numpy(dtype=object)
     llr[~np.isfinite(llr)] = _no_alternative(f)[~np.isfinite(llr)]
     return llr, best, p_g
+
+
+_NOBODY = "\x00"
+"""The tempting option of an item where it is one no model gave (never a normalised answer)."""
+
+
+def _concentration(f: _Frame) -> Floats:
+    """Per row, the share of its context's wrong answers that go to the item's tempting option.
+
+    Wrong answers to one question bunch on one option (the distractor the question was written
+    around) rather than spreading evenly. With a share ``pi`` of wrong answers going to that option
+    and the rest spread over all ``K - 1`` wrong options, two wrong answers to the same item agree
+    with probability ``a^2 + (K - 2) b^2`` (``a = pi + b``, ``b = (1 - pi) / (K - 1)``). That rate
+    is measured per context, on the wrong answers against the recorded gold, and solved for ``pi``.
+    With two choices there is one wrong option and ``pi`` does not matter.
+    """
+    wrong = ~f.agree & (f.answer != "")
+    counts = pd.DataFrame({"k": f.context[wrong], "i": f.item[wrong], "x": f.answer[wrong]})
+    n = counts.groupby(["k", "i", "x"]).size().astype(np.float64)
+    per_item = n.groupby(level=[0, 1]).sum()
+    same = (n * (n - 1.0)).groupby(level=0).sum()
+    pairs = (per_item * (per_item - 1.0)).groupby(level=0).sum()
+    k = pd.Series(f.choices).groupby(f.context).max()
+    share = np.zeros(len(f.contexts))
+    rate = (same / pairs.where(pairs > 0)).dropna()
+    for context, agreeing in zip(rate.index.to_numpy(dtype=np.intp), rate.to_numpy(), strict=True):
+        share[context] = _pull(float(agreeing), float(k.get(context, 2.0)))
+    return np.asarray(share[f.context], dtype=np.float64)
+
+
+def _pull(agreeing: float, k: float) -> float:
+    """The ``pi`` whose wrong answers agree at the rate ``agreeing`` among ``k`` choices (bisection)."""
+    if k <= 2.0 or agreeing <= 1.0 / (k - 1.0):
+        return 0.0
+    low, high = 0.0, 1.0
+    for _ in range(40):
+        pi = (low + high) / 2.0
+        b = (1.0 - pi) / (k - 1.0)
+        if (pi + b) ** 2 + (k - 2.0) * b * b > agreeing:
+            high = pi
+        else:
+            low = pi
+    return (low + high) / 2.0
 
 
 def _no_alternative(f: _Frame) -> Floats:

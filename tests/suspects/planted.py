@@ -18,7 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from analysis.suspects.quality import average_precision
+
 MODELS = 14
+EFFECT_SD = 0.8
+"""The spread of each clip's and each question's own difficulty on the logit scale."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,11 @@ class Planted:
     wrong: frozenset[str]
     """Item ids whose recorded gold was changed."""
     true_gold: dict[str, str]
+    ability: tuple[float, ...] = ()
+    """Each model's ability on the logit scale, ``model-00`` first (for a ceiling computed from the
+    true parameters: ``bench/suspects.py``)."""
+    trap: float = 0.0
+    """How far the trap slice lowers every model's logit."""
 
 
 def planted(
@@ -81,8 +90,8 @@ def planted(
     ability = np.sort(rng.uniform(-0.3, 3.2, MODELS))
     bias = rng.uniform(-0.8, 1.6, MODELS) if s.binary_bias else np.zeros(MODELS)
     favourite = rng.integers(0, k, MODELS)
-    clip_effect = rng.normal(0.0, 0.8, clusters)[cluster]
-    item_effect = rng.normal(0.0, 0.8, n)
+    clip_effect = rng.normal(0.0, EFFECT_SD, clusters)[cluster]
+    item_effect = rng.normal(0.0, EFFECT_SD, n)
     prefix = {"vidhalluc": s.task + "-", "cdh-bench": "cdh-"}.get(s.benchmark, "")
     item_ids = np.array(
         [f"{prefix}{shape_name.replace('/', '-')}-{seed}-{i}" for i in range(n)], dtype=object
@@ -124,6 +133,8 @@ def planted(
         table,
         frozenset(item_ids[wrong].tolist()),
         dict(zip(item_ids.tolist(), truth_values.tolist(), strict=True)),
+        tuple(float(a) for a in ability),
+        trap,
     )
 
 
@@ -177,3 +188,35 @@ def _attributes(
         category=np.array(["Counting Anomalies", "Color Anomalies"], dtype=object)[cluster % 2],
     )
     return columns, sides == "counterfactual"
+
+
+def tsh_ceiling(p: Planted) -> float:
+    """The average precision of the best ranking any method could reach on a planted TSH table.
+
+    TSH tables have one question a video, so an item's whole difficulty is one normal effect (clip
+    and question, :data:`EFFECT_SD` each), and two choices, so a wrong answer is the other order.
+    Knowing every model's true ability and the trap (the reversed order, "BA"), the likelihood of an
+    item's answers under each true order is exact once that effect is integrated out (40-point
+    Gauss-Hermite quadrature). Ranking by the ratio of the other order against the recorded gold is
+    then Bayes-optimal, since every item has the same prior.
+    """
+
+    t = p.table[p.table["parsed"] != ""]
+    nodes, weights = np.polynomial.hermite_e.hermegauss(40)
+    effect = nodes * np.sqrt(2.0) * EFFECT_SD
+    weights = weights / weights.sum()
+    ability = np.asarray(p.ability)
+    scores: dict[str, float] = {}
+    for item, rows in t.groupby("item_id", sort=False):
+        m = rows["model"].str[-2:].astype(int).to_numpy()
+        says_reversed = (rows["parsed"] == "BA").to_numpy()
+        like = []
+        for reversed_ in (False, True):
+            logit = ability[m][None, :] + effect[:, None] - p.trap * reversed_
+            right = 1.0 / (1.0 + np.exp(-logit))
+            each = np.where(says_reversed[None, :] == reversed_, right, 1.0 - right)
+            like.append(float(np.log(np.prod(each, axis=1) @ weights)))
+        recorded_reversed = bool(rows["gold"].iloc[0] == "BA")
+        scores[str(item)] = like[not recorded_reversed] - like[recorded_reversed]
+    order = sorted(scores, key=lambda i: (-scores[i], i))
+    return average_precision([i in p.wrong for i in order], len(p.wrong))

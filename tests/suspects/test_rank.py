@@ -19,9 +19,9 @@ from analysis.store.events import ItemRef, relabel
 from analysis.store.identity import identity_from
 from analysis.store.values import SUSPECT_FIELD
 from analysis.suspects.quality import average_precision, precision_at, wilson
-from analysis.suspects.rank import disagreement, rank_suspects
+from analysis.suspects.rank import _pull, disagreement, rank_suspects
 
-from .planted import SHAPES, planted
+from .planted import SHAPES, planted, tsh_ceiling
 
 SAMPLES = SAMPLE_MANIFEST.parent
 SEEDS = (11, 12, 13)
@@ -37,26 +37,44 @@ def _hits(name: str, seed: int) -> tuple[list[bool], list[bool], int]:
     return ours, base, len(p.wrong)
 
 
-WEAK = {"vidhalluc/tsh": (0.3, 0.5)}
-"""Lower bars, measured and documented (docs/suspects.md): TSH has one question a video and no
-attribute but the gold value, and its trap is a whole gold value (every model fails the reversed
-orders), so a hard reversed item and a wrong "BA" gold leave the same answers."""
-
-
-@pytest.mark.parametrize("name", list(SHAPES))
+@pytest.mark.parametrize("name", [n for n in SHAPES if n != "vidhalluc/tsh"])
 def test_planted_wrong_gold_ranks_first_far_above_plain_disagreement(name: str) -> None:
-    """Over three unseen seeds: average precision above half and at least twice the naive
-    ranking's, and most of the top 50 are planted (the bench prints the per-seed figures)."""
-    least_ap, least_p50 = WEAK.get(name, (0.5, 0.7))
-    aps, raws, p50s = [], [], []
+    """On each of three unseen seeds, the issue's bars: average precision at least 0.6, precision
+    at 50 at least 0.8, and at least twice the naive ranking's average precision."""
     for seed in SEEDS:
         ours, base, wrong = _hits(name, seed)
-        aps.append(average_precision(ours, wrong))
-        raws.append(average_precision(base, wrong))
-        p50s.append(precision_at(ours, 50))
-    assert min(a / r for a, r in zip(aps, raws, strict=True)) >= 2.0, (aps, raws)
-    assert np.mean(aps) >= least_ap, aps
-    assert np.mean(p50s) >= least_p50, p50s
+        ap, raw, p50 = average_precision(ours, wrong), average_precision(base, wrong), precision_at(ours, 50)
+        assert ap >= 0.6 and p50 >= 0.8 and ap >= 2.0 * raw, (seed, ap, p50, raw)
+
+
+def test_on_tsh_the_ranking_comes_near_the_best_possible() -> None:
+    """TSH's trap is a whole gold value (every model fails the reversed orders) and it has one
+    question a video, so a hard reversed item and a wrong "BA" gold leave nearly the same answers:
+    even the Bayes-optimal ranking that knows the true abilities misses 0.6 on some seeds
+    (docs/suspects.md). Measured over seeds 0-4 and 11-13, the ranking came 0.005-0.19 below that
+    ceiling: the bar guards against falling further, and against the naive ranking."""
+    for seed in SEEDS:
+        p = planted("vidhalluc/tsh", seed)
+        ours, base, wrong = _hits("vidhalluc/tsh", seed)
+        ap = average_precision(ours, wrong)
+        assert ap >= tsh_ceiling(p) - 0.2, (seed, ap)
+        assert ap >= 2.0 * average_precision(base, wrong), seed
+
+
+@pytest.mark.parametrize(
+    ("agreeing", "k", "pull", "why"),
+    [
+        (1.0 / 3.0, 4.0, 0.0, "four choices, wrong answers agreeing by chance alone: no tempting option"),
+        (0.2, 4.0, 0.0, "agreeing less than chance (each model its own favourite) is still none"),
+        (1.0, 4.0, 1.0, "every wrong answer the same option"),
+        ((0.6 + 0.4 / 3) ** 2 + 2 * (0.4 / 3) ** 2, 4.0, 0.6, "the rate a share of 0.6 gives back 0.6"),
+        (0.9, 2.0, 0.0, "two choices have one wrong option: the share means nothing"),
+    ],
+)
+def test_the_share_of_wrong_answers_on_the_tempting_option(
+    agreeing: float, k: float, pull: float, why: str
+) -> None:
+    assert _pull(agreeing, k) == pytest.approx(pull, abs=1e-6), why
 
 
 def test_an_item_every_model_fails_in_a_trap_slice_is_not_suspect() -> None:
