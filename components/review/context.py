@@ -46,6 +46,9 @@ class ReviewContext:
     """Why no store could be opened for writing (what opening it said); "" when none was refused."""
     ranked: dict[str, list[Suspect]] = field(default_factory=dict)
     """The suspect ranking per benchmark, computed on first request (the catalog never changes)."""
+    gold_changes_shown: dict[str, tuple[tuple[int, int, int], str]] = field(default_factory=dict)
+    """Per benchmark, the overview's three-gold table with the corrections it was made for (a
+    switch back, or a save that corrects nothing there, reuses it)."""
 
     def suspects(self, benchmark: str) -> list[Suspect]:
         """The benchmark's items ranked by how likely their official gold is wrong."""

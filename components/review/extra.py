@@ -18,7 +18,7 @@ from analysis.query import prepare
 from analysis.review import suspects
 from analysis.review.access import Access
 from analysis.review.corrected import corrected_view, official_gold, uncorrected
-from analysis.review.gold_changes import changes_html, gold_changes
+from analysis.review.gold_changes import GoldChanges, changes_html, gold_changes
 from analysis.store import (
     Identity,
     InvalidLabel,
@@ -230,7 +230,17 @@ def gold_change_html(ctx: ReviewContext, benchmark: str | None, who: Identity | 
         if len(models) >= MIN_MODELS
         else set()
     )
-    changes = gold_changes(rows, fixed, benchmark, left_out)
+    touched = fixed.loc[fixed["gold_corrected"].to_numpy(dtype=bool), ["item_id", "model", "gold"]]
+    key = (len(touched), int(pd.util.hash_pandas_object(touched, index=False).sum()), len(left_out))
+    memo = ctx.gold_changes_shown.get(benchmark)
+    if memo is not None and memo[0] == key:  # the same corrections: the same three boards
+        return memo[1]
+    html = _gold_change_html(gold_changes(rows, fixed, benchmark, left_out))
+    ctx.gold_changes_shown[benchmark] = (key, html)
+    return html
+
+
+def _gold_change_html(changes: list[GoldChanges]) -> str:
     if not changes:
         return ""
     opened = " open" if any(c.corrections for c in changes) else ""  # folded until something is corrected

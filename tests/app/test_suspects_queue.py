@@ -12,7 +12,7 @@ from analysis.review import suspects
 from analysis.store import Identity, events_frame, open_store
 from analysis.store.values import SUSPECT_FIELD
 from components.review.context import Refused, ReviewContext
-from components.review.extra import queue_frame, suspect_precision, suspect_summary
+from components.review.extra import gold_change_html, queue_frame, suspect_precision, suspect_summary
 from components.review.panel import confirm_gold, panel, save
 
 ALICE, BOB = Identity("alice"), Identity("bob")
@@ -110,3 +110,18 @@ def test_a_suspect_captions_view_lists_its_suspect_spans(ctx: ReviewContext) -> 
     assert top.reasons[0].split("“")[0] in spans["value"]
     blind = ReviewerView(ctx, BOB).inspect(row)[3]
     assert "Suspect spans" not in str(blind)
+
+
+def test_the_three_gold_table_follows_each_correction_though_it_is_remembered(ctx: ReviewContext) -> None:
+    """The overview's table is kept per benchmark for the corrections it was made for: a switch back
+    reuses it, and a correction (from this process or any other writer) gives a new one."""
+    before = gold_change_html(ctx, "cdh-bench", ALICE)
+    assert "<details class='hs-gold-changes'>" in before  # folded: nothing corrected yet
+    assert gold_change_html(ctx, "cmm", ALICE) != before
+    assert gold_change_html(ctx, "cdh-bench", ALICE) == before
+    top = ctx.suspects("cdh-bench")[0]
+    value = top.alternative or ("yes" if top.gold.lower() == "no" else "A")
+    save(ctx, _row(ctx, top.item_id), ALICE, value, "", [], "", "the image shows it")
+    after = gold_change_html(ctx, "cdh-bench", ALICE)
+    assert "<details class='hs-gold-changes' open>" in after and after != before
+    assert gold_change_html(ctx, "cdh-bench", BOB) == ""  # blind: no metric, remembered or not
