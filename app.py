@@ -36,6 +36,7 @@ from components.review.context import ReviewContext
 from components.review.gold import ReviewerView
 from components.review.panel import build_review
 from components.review.tab import build_review_tab, wire_review
+from components.shown_tabs import ShownTabs
 from components.store_errors import say_store_errors
 from components.style import CSS
 
@@ -84,7 +85,7 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                     None, None, None, js=SCROLL_TO_FILTERS, api_visibility="private"
                 )
                 with gr.Tabs() as tabs:
-                    with gr.Tab("Overview", id="overview-tab"):
+                    with gr.Tab(overview.TAB, id="overview-tab") as overview_tab:
                         ov = overview.build_overview()
                     with gr.Tab("Items", id="items-tab"):
                         t = browse.build_table(catalog)
@@ -116,13 +117,14 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                                 clip_dir=ctx.extra.get("pair_clip"),
                                 dino_dir=ctx.extra.get("pair_dino"),
                             )
-                    with gr.Tab("Data problems", id="problems-tab"):
+                    with gr.Tab(problems.TAB, id="problems-tab") as problems_tab:
                         pw = problems.build(catalog)
                         if catalog.errors:
                             gr.HTML(_errors_html(catalog.errors), js_on_load=None)
         url_item = gr.Textbox(visible=False, elem_id="url-item")
+        memory = ShownTabs.wired(demo, tabs)  # hidden tabs wait for their opening
         refresh, refresh_out, find = _wire(ctx, demo, current, f, t, ins, ch, jump, tabs, url_item)
-        _wire_problems(ctx, demo, pw, f, jump, tabs, find, [current, *ins.outputs()])
+        _wire_problems(ctx, demo, pw, problems_tab, memory, f, jump, tabs, find, [current, *ins.outputs()])
         item_out = [current, *ins.outputs()]
         _wire_failures(ctx, fw, fail_tab, f, jump, tabs, find, item_out, (refresh, refresh_out))
         charts_folder = Path(tempfile.mkdtemp(prefix="halluscope-charts-"))
@@ -142,28 +144,33 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
             concurrency_limit=None,
         )
         boards_of = overview.board_cache(catalog)
+
+        def suspects_and_changes(
+            request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None
+        ) -> tuple[str, str]:
+            """The overview's suspects line and three-gold table (a ranking per benchmark, computed once)."""
+            who = identity_of(request, profile)
+            return (
+                review_extra.suspect_summary(ctx, benchmark, who),
+                review_extra.gold_change_html(ctx, benchmark, who),
+            )
+
         overview.wire(
             ov,
             demo,
             f,
             tabs,
+            overview_tab,
+            memory,
             boards_of,
             _corrected_of(ctx),
             refresh,
             refresh_out,
             hidden=lambda request, profile: _hides_gold(ctx, request, profile),
+            more=suspects_and_changes,
+            more_out=[ov.suspects, ov.changes],
+            stale_on=[rv.message],  # a save: the corrected boards and the three-gold table move
         )
-
-        def suspects_line(request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None) -> str:
-            return review_extra.suspect_summary(ctx, benchmark, identity_of(request, profile))
-
-        def changes_table(request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None) -> str:
-            return review_extra.gold_change_html(ctx, benchmark, identity_of(request, profile))
-
-        for trigger in (demo.load, f.benchmark.change):  # a ranking per benchmark, computed once
-            trigger(suspects_line, f.benchmark, ov.suspects, api_visibility="private", concurrency_limit=None)
-        for trigger in (demo.load, f.benchmark.change, rv.message.change):  # and after every save
-            trigger(changes_table, f.benchmark, ov.changes, api_visibility="private", concurrency_limit=None)
         wire_review(ctx, demo, current, f, t, ins, ch, rv, rt, gold_mode, changes, tabs)
     say_store_errors(demo)
     return demo
@@ -376,6 +383,8 @@ def _wire_problems(
     ctx: ReviewContext,
     demo: gr.Blocks,
     pw: problems.ProblemsWidgets,
+    tab: gr.Tab,
+    memory: ShownTabs,
     f: browse.BrowseWidgets,
     jump: gr.Textbox,
     tabs: gr.Tabs,
@@ -389,7 +398,7 @@ def _wire_problems(
         return problems.show(ctx.catalog, benchmark, _hides_gold(ctx, request, profile))
 
     demo.load(shown, f.benchmark, pw.outputs(), **free)
-    f.benchmark.change(shown, f.benchmark, pw.outputs(), **free)
+    memory.follow(tab, problems.TAB, f.benchmark, shown, pw.outputs())
     pw.open_item.click(navigate.open_in_items, pw.item, [jump, tabs], **free).success(
         find, [jump, *f.inputs()], item_out, **free
     )

@@ -23,8 +23,11 @@ from analysis.boards.leaderboard import Leaderboard, leaderboards, with_correcte
 from analysis.charts.boards import board_chart, board_csv
 from analysis.load.catalog import Catalog
 from analysis.query import ALL
+from components.shown_tabs import ShownTabs
 
 SEP = " · "
+TAB = "Overview"
+"""The tab's label (what its ``select`` event names: :mod:`components.shown_tabs`)."""
 CSS = (
     BOARD_CSS
     + """
@@ -151,19 +154,28 @@ def wire(
     demo: gr.Blocks,
     f: Any,
     tabs: gr.Tabs,
+    tab: gr.Tab,
+    memory: ShownTabs,
     boards_of: Callable[[str], list[Leaderboard]],
     corrected: Callable[[str], Any] | None,
     refresh: Callable[..., Any],
     refresh_out: list[Any],
     hidden: Callable[[gr.Request, gr.OAuthProfile | None], bool] | None = None,
+    more: Callable[[gr.Request, gr.OAuthProfile | None, str | None], tuple[Any, ...]] | None = None,
+    more_out: list[Any] | None = None,
+    stale_on: list[Any] | None = None,
 ) -> None:
-    """Boards on load and when the benchmark changes; the failure button sets filters and tab.
+    """Boards on load, on a benchmark change and on opening the tab; the failure button sets filters and tab.
 
     ``hidden(request, profile)`` says the requester may see no metric (a blind reviewer): then
-    no board, chart or CSV is sent, only a line saying why.
+    no board, chart or CSV is sent, only a line saying why. ``more`` adds the tab's other content
+    (its outputs ``more_out``) to the same answer. While the tab is hidden a benchmark change, or
+    a change of any of ``stale_on`` (a save), sends nothing and marks the tab stale; opening it
+    catches up (:mod:`components.shown_tabs`).
     """
     free: dict[str, Any] = {"concurrency_limit": None}
     out = [ov.boards, ov.target, ov.chart, ov.csv]
+    extra = list(more_out or [])
     folder = Path(tempfile.mkdtemp(prefix="halluscope-boards-"))
 
     def boards(
@@ -178,8 +190,13 @@ def wire(
             )
         return show(boards_of, benchmark, corrected, folder)
 
-    demo.load(boards, f.benchmark, out, api_name="overview", **free)
-    f.benchmark.change(boards, f.benchmark, out, api_visibility="private", **free)
+    def whole(request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None) -> tuple[Any, ...]:
+        return (*boards(request, profile, benchmark), *(more(request, profile, benchmark) if more else ()))
+
+    demo.load(boards, f.benchmark, out, api_name="overview", **free)  # the API's /overview: boards only
+    if more is not None:
+        demo.load(more, f.benchmark, extra, api_visibility="private", **free)
+    memory.follow(tab, TAB, f.benchmark, whole, [*out, *extra], stale_on)
     ov.open_failures.click(
         lambda b, t: failure_filters(boards_of, b, t),
         [f.benchmark, ov.target],

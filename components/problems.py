@@ -20,6 +20,7 @@ import pandas as pd
 from analysis.benchmarks.base import Finding
 from analysis.load.catalog import Catalog
 
+TAB = "Data problems"
 FINDING_COLUMNS = ["benchmark", "severity", "check", "where", "detail", "items"]
 BLIND_LINE = "Audit findings are hidden in blind mode: they quote the gold."
 

@@ -89,6 +89,9 @@ def test_the_app_wires_the_tab_to_the_selector_and_the_opener_to_the_inspector(c
         and "findings" in named(d["outputs"])
     ]
     assert len(follows) == 1 and named(follows[0]["inputs"]) == ["f-benchmark"]
+    # while the tab is hidden the change sends nothing: opening it catches up (components/shown_tabs.py)
+    opening = [d for d in deps if "findings" in named(d["outputs"]) and d["targets"][0][1] == "select"]
+    assert len(opening) == 1  # opening the tab catches up
     (opener,) = [i for i, d in enumerate(deps) if named([t for t, _ in d["targets"]]) == ["open-finding"]]
     assert named(deps[opener]["outputs"])[0] == "jump"
     (then,) = [d for d in deps if d.get("trigger_after") == opener]

@@ -234,3 +234,34 @@ def test_a_chart_of_many_panels_stacks_them_on_a_phone(browser: Browser, app_url
     else:
         assert len(set(xs)) == len(xs) and all(x[1] - x[0] < 0.5 for x in xs)  # columns, as the server drew
     page.context.close()
+
+
+def test_a_hidden_tab_waits_for_its_opening_and_then_shows_the_benchmark(
+    browser: Browser, app_url: str
+) -> None:
+    """A benchmark switch sends the content of the tab on screen only (components/shown_tabs.py):
+    the overview and the data problems, hidden, keep the old benchmark until they are opened, and
+    then show the new one; on screen, the overview follows a switch at once."""
+    page = _page(browser, app_url, 1280)
+    table = load_manifest(SAMPLE_MANIFEST).table
+    first = {b: leaderboards(table, b)[0].board.title for b in ("avhbench", "cdh-bench", "cmm")}
+    title = page.locator("#leaderboards .hs-board h3").first
+    expect(title).to_have_text(first["avhbench"], timeout=TIMEOUT)
+    page.get_by_role("tab", name="Data problems").click()
+    line = page.locator("#findings-line")
+    expect(line).to_contain_text("in avhbench", timeout=TIMEOUT)
+    page.get_by_role("tab", name="Items").click()
+    page.locator("#f-benchmark input").click()
+    page.get_by_role("option", name="cdh-bench", exact=True).click()
+    expect(page.locator("#items [data-row='0'][data-col='1']")).to_contain_text("cdh-", timeout=TIMEOUT)
+    page.wait_for_timeout(1500)  # anything sent for the hidden tabs would have come by now
+    assert title.text_content() == first["avhbench"]
+    assert "in avhbench" in (line.text_content() or "")
+    page.get_by_role("tab", name="Overview").click()
+    expect(title).to_have_text(first["cdh-bench"], timeout=TIMEOUT)
+    page.locator("#f-benchmark input").click()
+    page.get_by_role("option", name="cmm", exact=True).click()
+    expect(title).to_have_text(first["cmm"], timeout=TIMEOUT)  # on screen: at once
+    page.get_by_role("tab", name="Data problems").click()
+    expect(line).to_contain_text("in cmm", timeout=TIMEOUT)
+    page.context.close()

@@ -1,0 +1,126 @@
+"""Content of a hidden tab waits until the tab is opened.
+
+A benchmark switch used to recompute and send every tab's content at once: the overview's boards,
+chart and three-gold table, the suspects line and the data problems, while the reviewer looked at
+the Items tab. Those answers competed with the one she waited for (``bench/clicks.py`` on 2 cores:
+a switch took 1.1-1.5 s at the browser, 0.75 s without them).
+
+The Charts tab's plots still come with every page: sent empty while hidden, Gradio 6 left the
+loading marks of that answer's other outputs on screen (the answer came back too fast for its
+status bookkeeping, a 100 ms pause made them go), so they are kept out of this.
+
+So the server remembers, per browser session, which tab the reviewer last opened (the tabs'
+``select`` event). A handler filling a hidden tab sends nothing for it and marks it stale; opening
+the tab brings it up to date. The app only ever switches tabs by itself to the Items tab, so a
+tab this memory thinks hidden is never on screen; the reverse (the app moved to Items while the
+memory still names another tab) only costs the old, eager answer. A session that has opened no
+tab yet (the first page, the API) gets every tab's content, as before.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import gradio as gr
+
+Compute = Callable[[gr.Request, gr.OAuthProfile | None, str | None], tuple[Any, ...]]
+
+
+class ShownTabs:
+    """Per session, the tab last opened and the tabs whose content is stale."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, str] = {}
+        self._stale: set[tuple[str, str]] = set()
+        self._lock = threading.Lock()
+
+    @classmethod
+    def wired(cls, demo: gr.Blocks, tabs: gr.Tabs) -> ShownTabs:
+        """A memory fed by ``tabs``' ``select`` event (its value is the opened tab's label)."""
+        memory = cls()
+
+        def note(evt: gr.SelectData, request: gr.Request) -> None:
+            memory.opened(request, str(evt.value))
+
+        def forget(request: gr.Request) -> None:
+            memory.forget(request)
+
+        tabs.select(note, None, None, api_visibility="private", concurrency_limit=None)
+        demo.unload(forget)
+        return memory
+
+    def opened(self, request: gr.Request, label: str) -> None:
+        """``request``'s session now shows the tab ``label``."""
+        with self._lock:
+            self._open[_session(request)] = label
+
+    def shows(self, request: gr.Request, label: str) -> bool:
+        """Whether ``label`` is on screen (a session that opened no tab yet: every tab is)."""
+        with self._lock:
+            opened = self._open.get(_session(request))
+        return opened is None or opened == label
+
+    def skipped(self, request: gr.Request, label: str) -> None:
+        """A handler left ``label``'s content behind: opening the tab will catch up."""
+        with self._lock:
+            self._stale.add((_session(request), label))
+
+    def catch_up(self, request: gr.Request, label: str) -> bool:
+        """The tab was opened: whether its content is stale (and now taken as brought up to date)."""
+        key = (_session(request), label)
+        self.opened(request, label)
+        with self._lock:
+            stale = key in self._stale
+            self._stale.discard(key)
+        return stale
+
+    def forget(self, request: gr.Request) -> None:
+        """The page was closed (``demo.unload``)."""
+        session = _session(request)
+        with self._lock:
+            self._open.pop(session, None)
+            self._stale = {k for k in self._stale if k[0] != session}
+
+    def follow(
+        self,
+        tab: gr.Tab,
+        label: str,
+        benchmark: gr.Dropdown,
+        compute: Compute,
+        outputs: list[Any],
+        stale_on: list[Any] | None = None,
+    ) -> None:
+        """Fill the tab ``label``'s ``outputs`` with ``compute(request, profile, benchmark)`` while it shows.
+
+        On a benchmark change while the tab is shown, and on opening the tab after a change it
+        missed. A change of any of ``stale_on`` (a save) marks it stale as well.
+        """
+        free: dict[str, Any] = {"concurrency_limit": None, "api_visibility": "private"}
+        skip_all = tuple(gr.skip() for _ in outputs)
+
+        def followed(
+            request: gr.Request, profile: gr.OAuthProfile | None, bench: str | None
+        ) -> tuple[Any, ...]:
+            if not self.shows(request, label):
+                self.skipped(request, label)
+                return skip_all
+            return compute(request, profile, bench)
+
+        def opened(
+            request: gr.Request, profile: gr.OAuthProfile | None, bench: str | None
+        ) -> tuple[Any, ...]:
+            return compute(request, profile, bench) if self.catch_up(request, label) else skip_all
+
+        def moved(request: gr.Request) -> None:
+            self.skipped(request, label)
+
+        benchmark.change(followed, benchmark, outputs, **free)
+        tab.select(opened, benchmark, outputs, **free)
+        for trigger in stale_on or []:
+            trigger.change(moved, None, None, **free)
+
+
+def _session(request: gr.Request) -> str:
+    return str(getattr(request, "session_hash", None) or "")

@@ -1,0 +1,37 @@
+"""Which tab a session shows, as the handlers behind hidden tabs ask it (components/shown_tabs.py)."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from components.shown_tabs import ShownTabs
+
+
+def _session(name: str) -> gr.Request:
+    return gr.Request(session_hash=name)
+
+
+def test_a_session_that_opened_no_tab_gets_every_tab() -> None:
+    memory = ShownTabs()
+    assert memory.shows(_session("a"), "Overview") and memory.shows(_session("a"), "Data problems")
+
+
+def test_a_hidden_tab_is_left_behind_and_caught_up_once_on_opening() -> None:
+    memory, alice, bob = ShownTabs(), _session("alice"), _session("bob")
+    memory.opened(alice, "Items")
+    assert not memory.shows(alice, "Overview")
+    assert memory.shows(bob, "Overview")  # another session: its own tabs
+    memory.skipped(alice, "Overview")
+    assert memory.catch_up(alice, "Overview")  # a change was missed: compute
+    assert memory.shows(alice, "Overview")  # and it is now on screen
+    assert not memory.catch_up(alice, "Overview")  # nothing missed since: send nothing
+    assert not memory.catch_up(bob, "Overview")
+
+
+def test_a_closed_page_is_forgotten() -> None:
+    memory, alice = ShownTabs(), _session("alice")
+    memory.opened(alice, "Items")
+    memory.skipped(alice, "Data problems")
+    memory.forget(alice)
+    assert memory.shows(alice, "Overview")
+    assert not memory.catch_up(alice, "Data problems")
