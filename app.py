@@ -35,6 +35,7 @@ from components.review import extra as review_extra
 from components.review.context import ReviewContext
 from components.review.gold import ReviewerView
 from components.review.panel import build_review
+from components.review.tab import TAB as review_tab_label
 from components.review.tab import build_review_tab, wire_review
 from components.shown_tabs import ShownTabs
 from components.store_errors import say_store_errors
@@ -100,7 +101,7 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                         csv_make, csv_file = charts.build_csv_export()
                     with gr.Tab(failures.TAB, id="failures-tab") as fail_tab:
                         fw = failures.build()
-                    with gr.Tab("Review", id="review-tab"):
+                    with gr.Tab(review_tab_label, id="review-tab") as review_tab:
                         rt = build_review_tab()
                     if ctx.store is not None and _has_pairs(catalog):
                         with gr.Tab("Pair validation", id="pairs-tab"):
@@ -171,7 +172,7 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
             more_out=[ov.suspects, ov.changes],
             stale_on=[rv.message],  # a save: the corrected boards and the three-gold table move
         )
-        wire_review(ctx, demo, current, f, t, ins, ch, rv, rt, gold_mode, changes, tabs)
+        wire_review(ctx, demo, current, f, t, ins, ch, rv, rt, gold_mode, changes, tabs, (review_tab, memory))
     say_store_errors(demo)
     return demo
 

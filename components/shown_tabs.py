@@ -25,7 +25,8 @@ from typing import Any
 
 import gradio as gr
 
-Compute = Callable[[gr.Request, gr.OAuthProfile | None, str | None], tuple[Any, ...]]
+Compute = Callable[..., tuple[Any, ...]]
+"""``compute(request, profile, benchmark, *inputs)``: the tab's outputs."""
 
 
 class ShownTabs:
@@ -91,8 +92,9 @@ class ShownTabs:
         compute: Compute,
         outputs: list[Any],
         stale_on: list[Any] | None = None,
+        inputs: list[Any] | None = None,
     ) -> None:
-        """Fill the tab ``label``'s ``outputs`` with ``compute(request, profile, benchmark)`` while it shows.
+        """Fill the tab ``label``'s ``outputs`` with ``compute(request, profile, benchmark, *inputs)``.
 
         On a benchmark change while the tab is shown, and on opening the tab after a change it
         missed. A change of any of ``stale_on`` (a save) marks it stale as well.
@@ -101,23 +103,24 @@ class ShownTabs:
         skip_all = tuple(gr.skip() for _ in outputs)
 
         def followed(
-            request: gr.Request, profile: gr.OAuthProfile | None, bench: str | None
+            request: gr.Request, profile: gr.OAuthProfile | None, bench: str | None, *more: Any
         ) -> tuple[Any, ...]:
             if not self.shows(request, label):
                 self.skipped(request, label)
                 return skip_all
-            return compute(request, profile, bench)
+            return compute(request, profile, bench, *more)
 
         def opened(
-            request: gr.Request, profile: gr.OAuthProfile | None, bench: str | None
+            request: gr.Request, profile: gr.OAuthProfile | None, bench: str | None, *more: Any
         ) -> tuple[Any, ...]:
-            return compute(request, profile, bench) if self.catch_up(request, label) else skip_all
+            return compute(request, profile, bench, *more) if self.catch_up(request, label) else skip_all
 
         def moved(request: gr.Request) -> None:
             self.skipped(request, label)
 
-        benchmark.change(followed, benchmark, outputs, **free)
-        tab.select(opened, benchmark, outputs, **free)
+        ins = [benchmark, *(inputs or [])]
+        benchmark.change(followed, ins, outputs, **free)
+        tab.select(opened, ins, outputs, **free)
         for trigger in stale_on or []:
             trigger.change(moved, None, None, **free)
 

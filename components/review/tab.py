@@ -24,8 +24,13 @@ from components.review import span_picker
 from components.review.context import Refused, ReviewContext
 from components.review.gold import ReviewerView
 from components.review.panel import ReviewWidgets, confirm_gold, panel, save, undo_last
+from components.shown_tabs import ShownTabs
 
 FREE: dict[str, Any] = {"concurrency_limit": None}
+
+
+TAB = "Review"
+"""The tab's label (what its ``select`` event names: :mod:`components.shown_tabs`)."""
 
 
 @dataclass
@@ -110,8 +115,12 @@ def wire_review(
     gold_mode: gr.Radio,
     changes: gr.Markdown,
     tabs: gr.Tabs,
+    shown: tuple[gr.Tab, ShownTabs] | None = None,
 ) -> None:
     """Connect the review panel, the gold switch and the Review tab.
+
+    ``shown``: the Review tab and the memory of shown tabs, with which its queue follows the
+    benchmark (at once while the tab shows, on its opening otherwise).
 
     Blind mode is the reviewer's role (:attr:`ReviewContext.blind`), read on the server from the
     session's identity on every call; nothing the browser sends can turn it off.
@@ -295,7 +304,9 @@ def wire_review(
         )
         event.then(refresh_item, [current], ins.outputs()[1:], **private, **FREE)
 
-    _wire_tab(ctx, current, f, ins, rt, tabs, rv.message, refresh)
+    _wire_tab(ctx, current, f, ins, rt, tabs, rv.message, refresh, shown)
+    for widget in fin:  # a search or another benchmark: the last save's message no longer applies
+        widget.input(lambda: "", None, rv.message, **private, **FREE)
     _api(ctx)
 
 
@@ -318,6 +329,7 @@ def _wire_tab(
     tabs: gr.Tabs,
     saved: gr.Markdown,
     refresh: Callable[[Any], None],
+    shown: tuple[gr.Tab, ShownTabs] | None,
 ) -> None:
     private: dict[str, Any] = {"api_visibility": "private"}
     queue = with_identity(lambda who, q, b: review_extra.queue_update(ctx, q, b, who))
@@ -325,6 +337,24 @@ def _wire_tab(
     rt.load.click(queue, [rt.queue, f.benchmark], rt.items, **private, **FREE).then(
         agree, [f.benchmark], rt.agreement, **private, **FREE
     )
+    if shown is not None:  # another benchmark: its queue, not the last one's (nor its last message)
+        tab, memory = shown
+
+        def followed(
+            request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None, kind: str
+        ) -> tuple[Any, ...]:
+            who = identity_of(request, profile)
+            try:
+                items = review_extra.queue_update(ctx, kind, benchmark, who)
+            except Refused as exc:  # a queue this reviewer is not offered: said where the tab speaks
+                return gr.update(value=None), gr.skip(), f"⚠ {escape(str(exc), quote=False)}"
+            except StoreError as exc:
+                return gr.skip(), gr.skip(), f"⚠ {escape(str(exc), quote=False)}"
+            return items, review_extra.agreement_markdown(ctx, benchmark, who), ""
+
+        memory.follow(
+            tab, TAB, f.benchmark, followed, [rt.items, rt.agreement, rt.message], inputs=[rt.queue]
+        )
 
     def open_item(
         evt: gr.SelectData, request: gr.Request, profile: gr.OAuthProfile | None, *values: Any

@@ -62,6 +62,10 @@ def test_two_reviewers_relabel_pair_11_and_see_the_metric_change(browser: Any, r
     assert alice.evaluate("window.__pwned") is None
     assert alice.locator("#rv-message img, #rv-history img, #rv-history script").count() == 0
     alice.screenshot(path=str(SHOTS / "review-alice-relabel.png"), full_page=True)
+    # a search changes the view: the last save's message goes (it spoke of the item before)
+    alice.locator("#f-search textarea, #f-search input").first.fill("leaf")
+    alice.keyboard.press("Enter")
+    expect(alice.locator("#rv-message")).to_have_text("", timeout=WAIT)
 
     _open(bob, CF)
     bob.locator("body").click(position={"x": 5, "y": 5})
@@ -81,6 +85,16 @@ def test_two_reviewers_relabel_pair_11_and_see_the_metric_change(browser: Any, r
     bob.locator("#rv-queue-load").click()
     expect(bob.locator("#rv-queue-items")).to_contain_text("named by an audit finding", timeout=WAIT)
     expect(bob.locator("#rv-agreement")).to_contain_text("raw agreement", timeout=WAIT)
+    # another benchmark: the queue on screen follows it (not the last benchmark's items)
+    queue = bob.locator("#rv-queue-items")
+    expect(queue).to_contain_text("cdh-", timeout=WAIT)
+    bob.locator("#f-benchmark input").fill("cmm")
+    bob.keyboard.press("Enter")
+    expect(queue).to_contain_text("Did you hear", timeout=WAIT)
+    expect(queue).not_to_contain_text("cdh-")
+    bob.locator("#f-benchmark input").fill("cdh-bench")
+    bob.keyboard.press("Enter")
+    expect(queue).to_contain_text("cdh-", timeout=WAIT)
     bob.locator("#rv-export").click()
     expect(bob.locator("#rv-dl-0")).to_be_visible(timeout=WAIT)
     bob.screenshot(path=str(SHOTS / "review-tab.png"), full_page=True)
