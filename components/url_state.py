@@ -64,18 +64,26 @@ PUSH_JS = """
 }
 """
 
-READY_JS = "() => { window.__hsViewRestored = true; return []; }"
-"""Run once the URL's view is in place: from then on, changes of the view go to the URL."""
-
 POP_ID = "url-pop"
 """The hidden button that Back and Forward click (:data:`HEAD`)."""
+
+READY_JS = (
+    "() => { window.__hsStarted = true; "
+    "if (window.__hsPopPending) { window.__hsPopPending = false; "
+    f"const pop = document.getElementById('{POP_ID}'); if (pop) {{ pop.click(); return []; }} }} "
+    "window.__hsViewRestored = true; return []; }"
+)
+"""Run once the URL's view is in place: from then on, changes of the view go to the URL. A Back or
+Forward pressed while that view was being put back is put back now (the address is already its)."""
 
 HEAD = f"""
 <script>
 window.addEventListener('popstate', () => {{
   const pop = document.getElementById('{POP_ID}');
   // before the page's own view is in place (or without the button) a reload restores the address
-  if (!pop || !window.__hsViewRestored) {{ window.location.reload(); return; }}
+  if (!pop || !window.__hsStarted) {{ window.location.reload(); return; }}
+  // another view is still being put back (Back pressed twice quickly): this one comes after it
+  if (!window.__hsViewRestored) {{ window.__hsPopPending = true; return; }}
   window.__hsViewRestored = false;  // the view being put back is not a new step of history
   pop.click();
 }});

@@ -157,6 +157,15 @@ def test_back_and_forward_put_views_back_in_place_without_a_reload(browser: Brow
     page.wait_for_function("() => window.__hsViewRestored === true", timeout=TIMEOUT)
     assert page.evaluate("() => window.history.length") == steps + 2  # the two views after the link's
     assert "benchmark=cdh-bench" in page.url
+    # Back twice at once: the second waits for the first view to land, then its own view comes
+    # (it reloaded the page when it came while the first was being put back)
+    page.go_back()
+    page.go_back()
+    expect(page.locator("#f-benchmark input")).to_have_value("cmm", timeout=TIMEOUT)
+    expect(page.locator("#f-wrong input")).not_to_be_checked(timeout=TIMEOUT)
+    expect(page.locator("#item")).to_contain_text(item, timeout=TIMEOUT)
+    page.wait_for_function("() => window.__hsViewRestored === true", timeout=TIMEOUT)
+    assert page.evaluate("() => window.__hsMarker") == "same page"
     page.context.close()
 
 
