@@ -5,16 +5,19 @@ chart and three-gold table, the suspects line and the data problems, while the r
 the Items tab. Those answers competed with the one she waited for (``bench/clicks.py`` on 2 cores:
 a switch took 1.1-1.5 s at the browser, 0.75 s without them).
 
-The Charts tab's plots still come with every page: sent empty while hidden, Gradio 6 left the
-loading marks of that answer's other outputs on screen (the answer came back too fast for its
-status bookkeeping, a 100 ms pause made them go), so they are kept out of this.
-
 So the server remembers, per browser session, which tab the reviewer last opened (the tabs'
 ``select`` event). A handler filling a hidden tab sends nothing for it and marks it stale; opening
-the tab brings it up to date. The app only ever switches tabs by itself to the Items tab, so a
-tab this memory thinks hidden is never on screen; the reverse (the app moved to Items while the
-memory still names another tab) only costs the old, eager answer. A session that has opened no
-tab yet (the first page, the API) gets every tab's content, as before.
+the tab brings it up to date. The Overview, the Data problems and the Review tab's queue follow
+the benchmark this way (:meth:`ShownTabs.follow`). The app only ever switches tabs by itself to the
+Items tab, so a tab this memory thinks hidden is never on screen; the reverse (the app moved to
+Items while the memory still names another tab) only costs the old, eager answer. A session that
+has opened no tab yet (the first page, the API) gets every tab's content, as before.
+
+Two tabs stay outside it. The Charts tab's plots still come with every page: sent empty while
+hidden, Gradio 6 left the loading marks of that answer's other outputs on screen (the answer came
+back too fast for its status bookkeeping; a 100 ms pause made them go). The *Where it fails* tab
+keeps its own older switch (``app._wire_failures``: computed only once opened, never at load),
+which this memory could take over once it knows a tab that was never filled.
 """
 
 from __future__ import annotations
