@@ -12,7 +12,6 @@ A bad file never stops the rest: its loader's one-line message (``InputError.lin
 
 from __future__ import annotations
 
-import multiprocessing
 import sys
 import threading
 import time
@@ -203,13 +202,16 @@ def load_paths(
     media_roots: Mapping[str, Sequence[Path]] | None = None,
     cache_dir: Path | None = None,
     progress: Progress | None = None,
+    apart: bool = False,
 ) -> Catalog:
     """Load user files of any benchmarks, telling each file's kind from its content.
 
     ``gold`` marks files as gold whatever they look like; a path that is a manifest loads it.
-    ``cache_dir`` and ``progress``: as for :func:`load_sources`.
+    ``cache_dir`` and ``progress``: as for :func:`load_sources`. ``apart``: parse even a single
+    prediction file in a worker process (with ``cache_dir``), leaving this process's cores to the
+    caller's other work (:func:`start_loading`).
     """
-    return Catalog.of(_paths(paths, gold, media_roots, cache_dir, progress))
+    return Catalog.of(_paths(paths, gold, media_roots, cache_dir, progress, apart))
 
 
 def load_sources(
@@ -223,9 +225,9 @@ def load_sources(
     return Catalog.of(_sources(sources, media_roots, cache_dir=cache_dir, progress=progress))
 
 
-def _manifest(path: Path, cache_dir: Path | None, progress: Progress | None) -> Loaded:
+def _manifest(path: Path, cache_dir: Path | None, progress: Progress | None, apart: bool = False) -> Loaded:
     sources, roots = manifest_sources(path)
-    return _sources(sources, roots, cache_dir=cache_dir, progress=progress)
+    return _sources(sources, roots, cache_dir=cache_dir, progress=progress, apart=apart)
 
 
 def _paths(
@@ -234,8 +236,9 @@ def _paths(
     media_roots: Mapping[str, Sequence[Path]] | None,
     cache_dir: Path | None,
     progress: Progress | None,
+    apart: bool = False,
 ) -> Loaded:
-    """:func:`load_paths` without the index (the loading process of :func:`start_loading` needs none)."""
+    """:func:`load_paths` without the index."""
     roots = {k: list(v) for k, v in (media_roots or {}).items()}
     digests = catalog_cache.Digests()
     pool: list[ProcessPoolExecutor] = []
@@ -245,7 +248,7 @@ def _paths(
         ready = (lambda: pool.append(start_pool())) if warm else None
         told = tell_apart(paths, gold, cache_dir, digests, ready=ready)
         if told.manifest is not None:
-            return _merge_manifest(_manifest(told.manifest, cache_dir, progress), paths, gold, roots)
+            return _merge_manifest(_manifest(told.manifest, cache_dir, progress, apart), paths, gold, roots)
         loaded = _sources(
             told.sources,
             roots,
@@ -253,6 +256,7 @@ def _paths(
             progress=progress,
             digests=digests,
             pool=pool[0] if pool else None,
+            apart=apart,
         )
     finally:
         for started in pool:
@@ -278,52 +282,33 @@ def start_loading(
     media_roots: Mapping[str, Sequence[Path]] | None = None,
     cache_dir: Path | None = None,
 ) -> Callable[[], Catalog]:
-    """Load in another process while this one does other start-up work; call the result to wait.
+    """Load in a thread while this process does other start-up work; call the result to wait.
 
-    ``halluscope serve`` imports Gradio (seconds) while the files load: on two cores the two
-    overlap, which keeps a 100,000-row cold start within its budget. Errors reach the caller.
-    The loading process prints its progress on stderr. With ``cache_dir`` it hands the table
-    over through the cache entry (memory-mapped here) instead of pickling a million rows.
+    ``halluscope serve`` imports Gradio (seconds) while the files load. The parsing itself runs
+    in worker processes (:func:`analysis.load.read.read_tables`), so the loading thread mostly
+    waits, and the two overlap on two cores. The table is stacked and indexed here, in the
+    process that serves it: nothing is handed from one process to another, and the whole
+    table's cache entry is written behind, while the app starts (a separate loading process
+    used to write it first and have it read back: about 3 s of a million-row start). Errors
+    reach the caller; progress goes to stderr.
     """
-    executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-    future = executor.submit(
-        _load_parts, list(paths), list(gold), {k: list(v) for k, v in (media_roots or {}).items()}, cache_dir
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="halluscope-load")
+    future = pool.submit(
+        load_paths,
+        list(paths),
+        gold=list(gold),
+        media_roots={k: list(v) for k, v in (media_roots or {}).items()},
+        cache_dir=cache_dir,
+        progress=print_progress,
+        apart=True,
     )
-
-    def wait() -> Catalog:
-        try:
-            table, findings, errors, roots, files, entry = future.result()
-        finally:
-            executor.shutdown()
-        if table is None:
-            restored = catalog_cache.restore(entry) if entry is not None else None
-            if restored is None:  # the entry vanished between the two processes: load here
-                return load_paths(paths, gold=gold, media_roots=media_roots, progress=print_progress)
-            table = mark_flagged(restored[0], findings)
-        return Catalog(table, findings, errors, roots, files, entry)
-
-    return wait
+    pool.shutdown(wait=False)  # the load still runs; the thread ends with it
+    return future.result
 
 
 def print_progress(message: str) -> None:
     """Progress of loading, one line on stderr."""
     print(f"halluscope: {message}", file=sys.stderr, flush=True)
-
-
-def _load_parts(
-    paths: list[Path], gold: list[Path], roots: dict[str, list[Path]], cache_dir: Path | None
-) -> tuple[
-    pd.DataFrame | None,
-    dict[str, list[Finding]],
-    list[str],
-    dict[str, tuple[Path, ...]],
-    dict[str, list[Path]],
-    Path | None,
-]:
-    loaded = _paths(paths, gold, roots, cache_dir, print_progress)  # indexed in the serving process only
-    entry = loaded.saved_entry()  # the table is handed over through it: wait for the write
-    table = None if entry is not None else loaded.table
-    return table, loaded.findings, loaded.errors, loaded.media_roots, loaded.files, entry
 
 
 def _sources(
@@ -334,6 +319,7 @@ def _sources(
     progress: Progress | None = None,
     digests: catalog_cache.Digests | None = None,
     pool: ProcessPoolExecutor | None = None,
+    apart: bool = False,
 ) -> Loaded:
     """Load files whose kind is known; collect every error instead of stopping at the first.
 
@@ -363,7 +349,7 @@ def _sources(
         say(f"{len(table):,} rows from the cache of {len(sources)} files ({took:.1f} s)")
     saving = None
     if restored is None:
-        stacked, errors, unreadable = read_tables(sources, gold_by_bench, say, cache_dir, pool)
+        stacked, errors, unreadable = read_tables(sources, gold_by_bench, say, cache_dir, pool, apart=apart)
         table = _index(stacked)
         say(f"{len(table):,} rows from {len(sources)} files in {time.perf_counter() - start:.1f} s")
         if entry is not None:  # written behind the load (I/O, mostly without the GIL)

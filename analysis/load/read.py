@@ -63,6 +63,8 @@ def read_tables(
     say: Progress,
     cache_dir: Path | None = None,
     pool: ProcessPoolExecutor | None = None,
+    *,
+    apart: bool = False,
 ) -> tuple[pd.DataFrame, list[str], set[Path]]:
     """Every prediction file, then the gold-only rows: one prepared table, errors, unread gold files.
 
@@ -71,11 +73,12 @@ def read_tables(
     as a memory-mapped file instead of a pickle, and a file already loaded once (in another set
     of files) is not parsed again. The entries are then stacked a column at a time
     (:func:`_stack`), so the loading process never holds them all beside the stacked table.
+    ``apart``: a single prediction file goes to a worker too (this process has other work).
     """
     errors: list[str] = []
     predictions = [s for s in sources if s.role == "predictions"]
     parts: list[Part | None]
-    if cache_dir is not None and len(predictions) > 1:
+    if cache_dir is not None and (len(predictions) > 1 or (apart and predictions)):
         parts = _load_in_workers(predictions, gold_by_bench, cache_dir, errors, say, pool)
     else:
         parts = []

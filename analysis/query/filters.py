@@ -85,5 +85,7 @@ def filter_rows(table: pd.DataFrame, filters: Filters) -> npt.NDArray[np.intp]:
 
 def choices(table: pd.DataFrame, benchmark: str | None) -> dict[str, list[str]]:
     """Values the model, task and category selectors offer for one benchmark."""
-    sub = table[table["benchmark"] == benchmark] if _given(benchmark) else table
-    return {c: sorted(v for v in sub[c].astype(str).unique() if v) for c in ("model", "task", "category")}
+    names = ["model", "task", "category"]
+    columns = table[names]  # the three columns only: masking every column copied the whole table
+    sub = columns[(table["benchmark"] == benchmark).to_numpy(dtype=bool)] if _given(benchmark) else columns
+    return {c: sorted(v for v in sub[c].astype(str).unique() if v) for c in names}

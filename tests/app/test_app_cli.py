@@ -86,7 +86,7 @@ def test_serve_without_the_app_installed_says_what_to_do(
     assert "pip install -e ." in capsys.readouterr().err
 
 
-def test_start_loading_loads_in_another_process(tmp_path: Path) -> None:
+def test_start_loading_reports_a_bad_file_to_its_caller(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("[")
     loaded = catalog.start_loading([bad])()

@@ -58,10 +58,11 @@ _SIMILARITY = re.compile(r"sim|clip|dino", re.I)
 _CAPTION = re.compile(r"caption|description|action", re.I)
 
 
-def ach_rows(table: pd.DataFrame) -> pd.DataFrame:
-    """The table's VidHalluc ACH rows (bqa and mcq) that belong to a pair."""
+def ach_rows(table: pd.DataFrame, columns: Sequence[str] | None = None) -> pd.DataFrame:
+    """The table's VidHalluc ACH rows (bqa and mcq) that belong to a pair (``columns`` of them only)."""
     # VidHalluc's rows first (one comparison, no text made), then the text tests on those alone
-    rows = table[(table["benchmark"] == "vidhalluc").fillna(False).to_numpy(dtype=bool)]
+    mine = (table["benchmark"] == "vidhalluc").fillna(False).to_numpy(dtype=bool)
+    rows = (table if columns is None else table[list(columns)])[mine]
     keep = (
         rows["task"].astype(str).isin(ACH_TASKS)
         & (rows["pair_id"].astype(str) != "")
@@ -70,11 +71,15 @@ def ach_rows(table: pd.DataFrame) -> pd.DataFrame:
     return rows[keep]
 
 
+_CATALOGUE_READS = ("item_id", "benchmark", "task", "pair_id", "side", "gold", "extra", "media")
+"""The columns :func:`catalogue` reads (taking the rows of every column copied a million-row table)."""
+
+
 def catalogue(
     table: pd.DataFrame, *, similarity: Mapping[str, Mapping[str, float]] | None = None
 ) -> pd.DataFrame:
     """One row per ACH pair, in file order: columns :data:`CATALOGUE_COLUMNS`."""
-    rows = ach_rows(table).drop_duplicates("item_id")
+    rows = ach_rows(table, _CATALOGUE_READS).drop_duplicates("item_id")
     if rows.empty:
         return pd.DataFrame(columns=list(CATALOGUE_COLUMNS))
     members: dict[str, list[str]] = {}
