@@ -67,16 +67,68 @@ def _serve(cat: Catalog, store_dir: Path) -> tuple[Any, str]:
     return demo, url
 
 
-def _timed(action: Callable[[], None], until: Callable[[], None]) -> float:
+def _timed(
+    page: Any, action: Callable[[], None], until: Callable[[], None], watch: tuple[str, str, bool]
+) -> tuple[float, float]:
+    """Milliseconds of one click: from Playwright's call, and from the press on the page's clock.
+
+    The first counts from Playwright's call, which scrolls the element into view and waits for it
+    to be stable before pressing, and stops when Playwright's polling sees the change (every
+    100 ms at first). The second is what a reviewer waits: from the press (:data:`PRESS_JS`) to
+    the change ``watch`` names (``selector``, ``text``, ``differs``), seen by a mutation observer.
+    Texts are compared as ``textContent`` on both sides: a text read with ``inner_text`` differs
+    at once from the ``textContent`` that ``to_have_text`` reads (the key step was timed so until
+    this bench compared them).
+    """
+    page.evaluate(WATCH_JS, list(watch))
     start = time.perf_counter()
     action()
     until()
-    return (time.perf_counter() - start) * 1000
+    took = (time.perf_counter() - start) * 1000
+    page.wait_for_function("window.__hsShown !== null", timeout=60_000)
+    return took, float(page.evaluate("window.__hsShown - window.__hsPressed"))
+
+
+def _content(elem_id: str) -> str:
+    """The content of a Gradio component, without its progress tracker (``div.wrap``).
+
+    While an event runs, Gradio writes ``queue: 1/1 | 0.1s`` and ``processing | 0.2s`` into
+    the component's block: a test of the whole block's text passes on that timer, before the
+    answer arrives (the key step and the filter were timed so until this bench ignored it).
+    """
+    return f"#{elem_id} > div:not(.wrap)"
+
+
+ITEM, INFO, HISTORY = _content("item"), _content("page-info"), _content("rv-history")
+
+PRESS_JS = """
+for (const kind of ["pointerdown", "keydown"]) {
+  document.addEventListener(kind, () => { window.__hsPressed = performance.now(); }, {capture: true});
+}
+"""
+"""Put in every page: the page's clock at the reviewer's last press (a pointer or a key)."""
+
+WATCH_JS = """([selector, text, differs]) => {
+  window.__hsShown = null;
+  const text_of = () => {
+    const node = document.querySelector(selector);
+    return node ? node.textContent : "";
+  };
+  const before = text_of();
+  const seen = () => (differs ? text_of() !== before : text_of().includes(text));
+  const watcher = new MutationObserver(() => {
+    if (window.__hsShown === null && seen()) { window.__hsShown = performance.now(); watcher.disconnect(); }
+  });
+  watcher.observe(document.body, {subtree: true, childList: true, characterData: true});
+}"""
+"""Set before a click: the page's clock when ``selector``'s text first shows ``text`` (or, with
+``differs``, first differs from what it is now)."""
 
 
 def _signed_in(browser: Any, url: str, wait: float) -> Any:
     """A new browser session signed in as the reviewer, once the app's tabs are there."""
     page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+    page.add_init_script(PRESS_JS)
     page.goto(url)
     page.get_by_label("username").fill(USERS[0][0])
     page.get_by_label("password").fill(USERS[0][1])
@@ -91,65 +143,82 @@ def browser_figures(url: str, repeat: int) -> dict[str, list[float]]:
 
     wait = 60_000
     out: dict[str, list[float]] = {k: [] for k in ("switch", "filter", "open", "step", "save", "link")}
+    pressed: dict[str, list[float]] = {k: [] for k in ("switch", "filter", "open", "step", "save")}
+
+    def timed(
+        key: str, action: Callable[[], None], until: Callable[[], None], watch: tuple[str, str, bool]
+    ) -> None:
+        took, on_page = _timed(page, action, until, watch)
+        out[key].append(took)
+        pressed[key].append(on_page)
+
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium")
         page = _signed_in(browser, url, wait)
         page.get_by_role("tab", name="Items").click(timeout=wait)
         first = page.locator("#items [data-row='0'][data-col='1']")
-        info = page.locator("#page-info")
+        info = page.locator(INFO)
         expect(first).not_to_have_text("", timeout=wait)
         for run in range(repeat):
             for bench in (BENCH_B, BENCH_A):
-                before = first.inner_text()
+                before = first.text_content() or ""
 
                 def choose(b: str = bench) -> None:
                     page.locator("#f-benchmark input").fill(b)
                     page.keyboard.press("Enter")
 
-                ms = _timed(choose, lambda b=before: expect(first).not_to_have_text(b, timeout=wait))
-                out["switch"].append(ms)
-            before_info = info.inner_text()
+                until = lambda b=before: expect(first).not_to_have_text(b, timeout=wait)  # noqa: E731
+                timed("switch", choose, until, ("#items [data-row='0'][data-col='1']", before, True))
+            before_info = info.text_content() or ""
             box = page.locator("#f-wrong input")
-            ms = _timed(
+            timed(
+                "filter",
                 lambda b=box: b.click(),
                 lambda t=before_info: expect(info).not_to_have_text(t, timeout=wait),
+                (INFO, before_info, True),
             )
-            out["filter"].append(ms)
             box.click()
             expect(info).to_have_text(before_info, timeout=wait)
             row = page.locator(f"#items [data-row='{2 + run}'][data-col='1']")
             item = row.inner_text().strip()
-            ms = _timed(
+            timed(
+                "open",
                 lambda r=row: r.click(),
-                lambda i=item: expect(page.locator("#item")).to_contain_text(i, timeout=wait),
+                lambda i=item: expect(page.locator(ITEM)).to_contain_text(i, timeout=wait),
+                (ITEM, item, False),
             )
-            out["open"].append(ms)
-            shown = page.locator("#item").inner_text()
+            shown = page.locator(ITEM).text_content() or ""
             page.locator("body").click(position={"x": 5, "y": 5})
-            ms = _timed(
+            timed(
+                "step",
                 lambda: page.keyboard.press("j"),
-                lambda t=shown: expect(page.locator("#item")).not_to_have_text(t, timeout=wait),
+                lambda t=shown: expect(page.locator(ITEM)).not_to_have_text(t, timeout=wait),
+                (ITEM, shown, True),
             )
-            out["step"].append(ms)
             page.wait_for_timeout(1000)  # the panel follows the step: let it settle before the form is set
             page.locator("#rv-gold input:not(:checked)").first.check()
             page.locator("#rv-reason input").fill(f"bench run {run}")
-            history = page.locator("#rv-history")
+            history = page.locator(HISTORY)
 
             def saved(h: Any = history, why: str = f"bench run {run}") -> None:
                 expect(h).to_contain_text(why, timeout=wait)  # the new event, with its reason
 
-            ms = _timed(lambda: page.locator("#rv-save-only").click(), saved)
-            out["save"].append(ms)
+            timed(
+                "save",
+                lambda: page.locator("#rv-save-only").click(),
+                saved,
+                (HISTORY, f"bench run {run}", False),
+            )
         item = page.locator("#items [data-row='5'][data-col='1']").inner_text().strip()
         for _ in range(repeat):
             other = _signed_in(browser, url, wait)
             start = time.perf_counter()
             other.goto(f"{url}?benchmark={BENCH_A}&item={item}")
-            expect(other.locator("#item")).to_contain_text(item, timeout=wait)
+            expect(other.locator(ITEM)).to_contain_text(item, timeout=wait)
             out["link"].append((time.perf_counter() - start) * 1000)
             other.context.close()
         browser.close()
+    out.update({f"{key}@press": values for key, values in pressed.items()})
     return out
 
 
@@ -192,14 +261,20 @@ def main() -> None:
             finally:
                 demo.close()
             print(f"\n{len(cat.table):,} rows, load average {os.getloadavg()[0]:.2f}, {args.repeat} runs")
-            print(f"{'click':24}{'browser ms':>12}{'handler ms':>12}{'target ms':>11}  met")
+            print(f"{'click':24}{'browser ms':>12}{'from press':>12}{'handler ms':>12}{'target ms':>11}  met")
             for key, label in LABELS.items():
                 ms = statistics.median(clicks[key])
+                press = clicks.get(f"{key}@press")
                 handler = handlers.get(key)
                 target = TARGETS[key]
                 met = "" if target is None else ("yes" if ms <= target else "NO")
                 hand = f"{handler:12.1f}" if handler is not None else f"{'–':>12}"
-                print(f"{label:24}{ms:12.0f}{hand}{target or '–':>11}  {met}")
+                at_press = f"{statistics.median(press):12.0f}" if press else f"{'–':>12}"
+                print(f"{label:24}{ms:12.0f}{at_press}{hand}{target or '–':>11}  {met}")
+            print(
+                "browser ms: from Playwright's call until its polling sees the change (the figure "
+                "the targets are judged on); from press: the reviewer's wait, on the page's clock"
+            )
 
 
 if __name__ == "__main__":
