@@ -5,17 +5,22 @@
 For the bundled samples (``--rows 0``) and the samples replicated to N rows (as ``bench/app.py``
 builds them), the app is served in this process and a signed-in reviewer, in Chromium:
 switches the benchmark, turns on *Wrong only* (the table and every chart follow), opens an item,
-steps with ``j``, saves a gold correction, and opens a shared link (the wait counted from the
-page's first answer). Each figure is the median over ``--repeat`` runs, beside the median time of
-the server handler behind it, called directly in the same process. Targets (issue 20, item 4, on
-2 cores): open an item and a key step <= 300 ms, filter with charts <= 800 ms, benchmark switch
-<= 1 s, shared link to item <= 3 s.
+steps with ``j``, saves a gold correction, and opens a shared link. Each figure is the median over
+``--repeat`` runs, beside the median time of the server handler behind it, called directly in
+the same process. Targets (issue 20, item 4, on 2 cores): open an item and a key step <= 300 ms,
+filter with charts <= 800 ms, benchmark switch <= 1 s, shared link to item <= 3 s after the
+page answers.
+
+Each click is timed twice (:func:`_timed`): from Playwright's call until its polling sees the
+change, and from the reviewer's press to the change on the page's own clock (a shared link: from
+the page's first answer to the item shown).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import socket
 import statistics
@@ -100,6 +105,23 @@ def _content(elem_id: str) -> str:
 
 
 ITEM, INFO, HISTORY = _content("item"), _content("page-info"), _content("rv-history")
+
+SHOWN_JS = """([selector, text]) => {
+  window.__hsShown = null;
+  const watcher = new MutationObserver(() => {
+    const node = document.querySelector(selector);
+    if (window.__hsShown === null && node && node.textContent.includes(text)) {
+      window.__hsShown = performance.now();
+      watcher.disconnect();
+    }
+  });
+  const all = {subtree: true, childList: true, characterData: true};
+  const start = () => watcher.observe(document.documentElement, all);
+  if (document.documentElement) start();
+  else document.addEventListener("readystatechange", start, {once: true});
+}"""
+"""Put in a page before it loads: the page's clock when ``selector`` first shows ``text`` (a shared
+link's item), to count from the page's first answer (the target's start) rather than from the call."""
 
 PRESS_JS = """
 for (const kind of ["pointerdown", "keydown"]) {
@@ -210,12 +232,17 @@ def browser_figures(url: str, repeat: int) -> dict[str, list[float]]:
                 (HISTORY, f"bench run {run}", False),
             )
         item = page.locator("#items [data-row='5'][data-col='1']").inner_text().strip()
+        pressed["link"] = []
         for _ in range(repeat):
             other = _signed_in(browser, url, wait)
+            other.add_init_script(f"({SHOWN_JS})({json.dumps([ITEM, item])})")
             start = time.perf_counter()
             other.goto(f"{url}?benchmark={BENCH_A}&item={item}")
             expect(other.locator(ITEM)).to_contain_text(item, timeout=wait)
             out["link"].append((time.perf_counter() - start) * 1000)
+            other.wait_for_function("window.__hsShown !== undefined && window.__hsShown !== null")
+            answered = "performance.getEntriesByType('navigation')[0].responseStart"
+            pressed["link"].append(float(other.evaluate(f"window.__hsShown - {answered}")))
             other.context.close()
         browser.close()
     out.update({f"{key}@press": values for key, values in pressed.items()})
@@ -267,13 +294,15 @@ def main() -> None:
                 press = clicks.get(f"{key}@press")
                 handler = handlers.get(key)
                 target = TARGETS[key]
-                met = "" if target is None else ("yes" if ms <= target else "NO")
+                judged = statistics.median(press) if press else ms  # the reviewer's wait
+                met = "" if target is None else ("yes" if judged <= target else "NO")
                 hand = f"{handler:12.1f}" if handler is not None else f"{'–':>12}"
                 at_press = f"{statistics.median(press):12.0f}" if press else f"{'–':>12}"
                 print(f"{label:24}{ms:12.0f}{at_press}{hand}{target or '–':>11}  {met}")
             print(
-                "browser ms: from Playwright's call until its polling sees the change (the figure "
-                "the targets are judged on); from press: the reviewer's wait, on the page's clock"
+                "browser ms: from Playwright's call until its polling sees the change; from press: "
+                "the reviewer's wait, on the page's clock (a shared link: from the page's first "
+                "answer, as the target counts); met: judged on 'from press'"
             )
 
 
