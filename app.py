@@ -356,10 +356,15 @@ def _wire(
         [f.models, f.task, f.category, f.slice, f.flip, *refresh_out],
         trigger_mode="always_last",
         api_visibility="private",
-        **free,
+        queue=False,
     )
+    # A filter and a benchmark switch answer in one HTTP round trip, outside the queue (read-only
+    # handlers; their outputs hold no gr.State, whose change events only a queued answer fires):
+    # the queue's join and event stream cost 150-400 ms of a switch on the samples (bench/clicks.py).
     for widget in (f.models, f.task, f.category, f.wrong_only, f.parser_dependent, f.flagged_only):
-        widget.input(refresh, fin, refresh_out, trigger_mode="always_last", api_visibility="private", **free)
+        widget.input(
+            refresh, fin, refresh_out, trigger_mode="always_last", api_visibility="private", queue=False
+        )
     # the page and charts of a view: also the API's /view (the same handler whatever calls it)
     f.search.submit(refresh, fin, refresh_out, api_name="view", **free)
     f.slice.submit(refresh, fin, refresh_out, api_visibility="private", **free)
