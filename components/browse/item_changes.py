@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import gradio as gr
 
@@ -55,3 +55,14 @@ class ItemChanges:
 
 def _session(request: gr.Request | None) -> str:
     return str(getattr(request, "session_hash", None) or "")
+
+
+def item_moved(current: gr.State, moved: gr.State) -> tuple[Any, Any]:
+    """The events that say the open item changed: ``current``'s change, and ``moved``'s.
+
+    Opening an item from the table and stepping answer outside the queue (``app._wire``); such
+    an answer fires no change event of a ``gr.State`` (Gradio 6 sends the states an answer
+    changed with queued answers only), so a queued step after it bumps ``moved`` instead.
+    Whatever follows the open item registers on both.
+    """
+    return current.change, moved.change

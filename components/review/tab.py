@@ -18,6 +18,7 @@ from analysis.query import Filters
 from analysis.store import Identity, StoreError
 from components.browse import charts, navigate
 from components.browse import page as browse
+from components.browse.item_changes import item_moved
 from components.identity import identity_of
 from components.review import extra as review_extra
 from components.review import span_picker
@@ -105,7 +106,7 @@ def with_identity(fn: Callable[..., Any]) -> Callable[..., Any]:
 def wire_review(
     ctx: ReviewContext,
     demo: gr.Blocks,
-    current: gr.State,
+    open_item: tuple[gr.State, gr.State],
     f: browse.BrowseWidgets,
     t: browse.TableWidgets,
     ins: Any,
@@ -119,12 +120,15 @@ def wire_review(
 ) -> None:
     """Connect the review panel, the gold switch and the Review tab.
 
+    ``open_item``: the open row's state and the count whose change stands for its own
+    (:func:`components.browse.item_changes.item_moved`).
     ``shown``: the Review tab and the memory of shown tabs, with which its queue follows the
     benchmark (at once while the tab shows, on its opening otherwise).
 
     Blind mode is the reviewer's role (:attr:`ReviewContext.blind`), read on the server from the
     session's identity on every call; nothing the browser sends can turn it off.
     """
+    current, moved = open_item
     fin = f.inputs()
     private: dict[str, Any] = {"api_visibility": "private"}
     pick = span_picker.refresh(ctx)  # the token picker follows the gold text the panel filled
@@ -164,7 +168,7 @@ def wire_review(
         **FREE,
     )
 
-    for trigger in (current.change, demo.load):
+    for trigger in (*item_moved(current, moved), demo.load):
         trigger(show, [current, rv.drafts], rv.outputs(), **private, **FREE).then(
             pick, [current, rv.gold_text], rv.picker.chips, **private, **FREE
         )
@@ -304,7 +308,7 @@ def wire_review(
         )
         event.then(refresh_item, [current], ins.outputs()[1:], **private, **FREE)
 
-    _wire_tab(ctx, current, f, ins, rt, tabs, rv.message, refresh, shown)
+    _wire_tab(ctx, open_item, f, ins, rt, tabs, rv.message, refresh, shown)
     for widget in fin:  # a search or another benchmark: the last save's message no longer applies
         widget.input(lambda: "", None, rv.message, **private, **FREE)
     _api(ctx)
@@ -322,7 +326,7 @@ def corrected_charts(ctx: ReviewContext, filters: Filters) -> tuple[Any, ...]:
 
 def _wire_tab(
     ctx: ReviewContext,
-    current: gr.State,
+    item: tuple[gr.State, gr.State],
     f: browse.BrowseWidgets,
     ins: Any,
     rt: ReviewTab,
@@ -331,6 +335,7 @@ def _wire_tab(
     refresh: Callable[[Any], None],
     shown: tuple[gr.Tab, ShownTabs] | None,
 ) -> None:
+    current = item[0]
     private: dict[str, Any] = {"api_visibility": "private"}
     queue = with_identity(lambda who, q, b: review_extra.queue_update(ctx, q, b, who))
     agree = with_identity(lambda who, b: review_extra.agreement_markdown(ctx, b, who))
@@ -366,7 +371,7 @@ def _wire_tab(
 
     rt.items.select(open_item, f.inputs(), [current, *ins.outputs(), tabs], **private, **FREE)
     target = with_identity(lambda who, row: review_extra.adjudication_target(ctx, row, who))
-    for trigger in (current.change, saved.change):  # a new item, or a vote saved on it
+    for trigger in (*item_moved(*item), saved.change):  # a new item, or a vote saved on it
         trigger(target, [current], rt.target, **private, **FREE)
 
     def settle(who: Identity | None, row: int | None, value: str | None, reason: str | None) -> str:
