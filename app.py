@@ -349,8 +349,11 @@ def _wire(
     # before such a view landed (its answer may come after it) leaves that view's row open.
     for widget in fin:
         widget.input(clear_stale, [current, seen_view, *fin], item_out, api_visibility="private", **free)
+    def address(row: int | None) -> str:
+        return url_state.item_of(catalog, row)
+
     for moved_on in item_moved(current, moved):
-        moved_on(lambda r: url_state.item_of(catalog, r), current, url_item, api_visibility="private", **free)
+        moved_on(address, current, url_item, api_visibility="private", **free)
     for widget in (url_item, *fin):
         widget.change(None, [url_item, *fin], None, js=url_state.PUSH_JS, api_visibility="private")
 

@@ -355,3 +355,37 @@ def test_item_changes_are_counted_per_session_and_forget_the_oldest() -> None:
     assert (changes.count(a), changes.count(b), changes.count(c)) == (2, 1, 0)
     changes.bump(c)  # a third session: the least recently set one (a) is forgotten
     assert (changes.count(a), changes.count(b), changes.count(c)) == (0, 1, 1)
+
+
+def test_an_item_opened_outside_the_queue_still_moves_what_follows_the_open_item(cat: Catalog) -> None:
+    """Open and step answer outside the queue, whose answers fire no gr.State change event.
+
+    A queued step after each bumps a count; everything that follows ``current``'s change also
+    follows that count's, with the same handler and inputs. Without the bump (or the second
+    listener) the review panel and the address stay on the last item: the browser tests show it.
+    """
+    demo = app.build_app(cat)
+    fns = list(demo.fns.values())
+    select = [d for d in fns if getattr(d.fn, "__qualname__", "") == "_wire.<locals>.on_select"]
+    steps = [d for d in fns if d.api_name in ("next_item", "previous_item")]
+    assert len(select) == 1 and len(steps) == 2
+    state = next(b for b in (select[0].outputs or []) if isinstance(b, gr.State))  # ``current``
+    bumps = []
+    for fast in (*select, *steps):
+        assert fast.queue is False
+        (after,) = [d for d in fns if d.trigger_after == fast._id]
+        assert after.queue is not False and len(after.outputs) == 1 and isinstance(after.outputs[0], gr.State)
+        bumps.append(after.outputs[0])
+    moved = bumps[0]
+    assert all(b is moved for b in bumps) and moved is not state
+
+    def listeners(block: gr.State) -> list[tuple[Any, list[int]]]:
+        return [
+            (d.fn, [i._id for i in d.inputs])
+            for d in fns
+            if any(t[0] == block._id and t[1] == "change" for t in d.targets)
+        ]
+
+    on_current = listeners(state)
+    assert len(on_current) >= 3  # the address, the review panel, the adjudication target
+    assert sorted(map(repr, on_current)) == sorted(map(repr, listeners(moved)))
