@@ -349,6 +349,7 @@ def _wire(
     # before such a view landed (its answer may come after it) leaves that view's row open.
     for widget in fin:
         widget.input(clear_stale, [current, seen_view, *fin], item_out, api_visibility="private", **free)
+
     def address(row: int | None) -> str:
         return url_state.item_of(catalog, row)
 
