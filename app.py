@@ -129,7 +129,7 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
         refresh, refresh_out, find = _wire(ctx, demo, current, f, t, ins, ch, jump, tabs, url_item, moved)
         _wire_problems(ctx, demo, pw, problems_tab, memory, f, jump, tabs, find, [current, *ins.outputs()])
         item_out = [current, *ins.outputs()]
-        _wire_failures(ctx, fw, fail_tab, f, jump, tabs, find, item_out, (refresh, refresh_out))
+        _wire_failures(ctx, fw, (fail_tab, memory), f, jump, tabs, find, item_out, (refresh, refresh_out))
         charts_folder = Path(tempfile.mkdtemp(prefix="halluscope-charts-"))
 
         def chart_csv(request: gr.Request, profile: gr.OAuthProfile | None, *values: Any) -> Any:
@@ -439,7 +439,7 @@ def _wire_problems(
 def _wire_failures(
     ctx: ReviewContext,
     fw: failures.FailureWidgets,
-    fail_tab: gr.Tab,
+    shown_tab: tuple[gr.Tab, ShownTabs],
     f: browse.BrowseWidgets,
     jump: gr.Textbox,
     tabs: gr.Tabs,
@@ -449,9 +449,11 @@ def _wire_failures(
 ) -> None:
     """The Where it fails tab follows the benchmark and its two model pickers; an item opens in Items.
 
-    Its figures are computed only for a reviewer who looks at it: when the tab is selected, when a
-    picker changes, and on a benchmark change while the tab is open (a slice search and a bootstrap
-    per benchmark switch, for a tab nobody opened, slowed every switch).
+    Its figures are computed only for a reviewer who looks at it (a slice search and a bootstrap
+    per benchmark switch, for a tab nobody opened, slowed every switch): on its first opening, on a
+    benchmark change while it shows or on the opening after one (:class:`ShownTabs`, a tab not
+    filled at load), and when a picker changes. A benchmark change starts from that benchmark's
+    default models.
     """
     free: dict[str, Any] = {"concurrency_limit": None, "api_visibility": "private"}
 
@@ -474,21 +476,14 @@ def _wire_failures(
     ) -> tuple[Any, Any]:
         return failures.group_items(ctx.catalog, benchmark, a, b, group, _hides_gold(ctx, request, profile))
 
-    def if_open(
-        request: gr.Request, profile: gr.OAuthProfile | None, is_open: bool, benchmark: str | None
+    def defaults(
+        request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None
     ) -> tuple[Any, ...]:
-        if not is_open:
-            return tuple(gr.skip() for _ in fw.outputs())
         return failures.show(ctx.catalog, benchmark, None, None, _hides_gold(ctx, request, profile))
 
-    def opened(evt: gr.SelectData) -> bool:
-        return bool(evt.value == failures.TAB)
-
     ins = [f.benchmark, fw.model, fw.other]
-    is_open = gr.State(False)
-    tabs.select(opened, None, is_open, **free)
-    fail_tab.select(shown, ins, fw.outputs(), **free)
-    f.benchmark.change(if_open, [is_open, f.benchmark], fw.outputs(), **free)
+    fail_tab, memory = shown_tab
+    memory.follow(fail_tab, failures.TAB, f.benchmark, defaults, fw.outputs(), filled=False)
     fw.model.input(shown, ins, fw.outputs(), **free)
     fw.other.input(shown, ins, fw.outputs(), **free)
     fw.group.change(items, [*ins, fw.group], [fw.item, fw.open_item], **free)

@@ -7,17 +7,19 @@ a switch took 1.1-1.5 s at the browser, 0.75 s without them).
 
 So the server remembers, per browser session, which tab the reviewer last opened (the tabs'
 ``select`` event). A handler filling a hidden tab sends nothing for it and marks it stale; opening
-the tab brings it up to date. The Overview, the Data problems and the Review tab's queue follow
-the benchmark this way (:meth:`ShownTabs.follow`). The app only ever switches tabs by itself to the
+the tab brings it up to date. The Overview, the Data problems, the Review tab's queue and *Where
+it fails* follow the benchmark this way (:meth:`ShownTabs.follow`). The app only ever switches tabs by itself to the
 Items tab, so a tab this memory thinks hidden is never on screen; the reverse (the app moved to
 Items while the memory still names another tab) only costs the old, eager answer. A session that
 has opened no tab yet (the first page, the API) gets every tab's content, as before.
 
-Two tabs stay outside it. The Charts tab's plots still come with every page: sent empty while
+A tab can also be *never filled at load* (``follow(..., filled=False)``): the *Where it fails*
+tab, whose slice search and bootstrap are too slow to run for a page nobody looks at. Such a tab
+counts as shown only once the session has opened it, and its first opening fills it.
+
+The Charts tab stays outside this memory: its plots still come with every page. Sent empty while
 hidden, Gradio 6 left the loading marks of that answer's other outputs on screen (the answer came
-back too fast for its status bookkeeping; a 100 ms pause made them go). The *Where it fails* tab
-keeps its own older switch (``app._wire_failures``: computed only once opened, never at load),
-which this memory could take over once it knows a tab that was never filled.
+back too fast for its status bookkeeping; a 100 ms pause made them go).
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ class ShownTabs:
     def __init__(self) -> None:
         self._open: dict[str, str] = {}
         self._stale: set[tuple[str, str]] = set()
+        self._filled: set[tuple[str, str]] = set()
+        """(session, tab) of the tabs not filled at load that have been filled since."""
         self._lock = threading.Lock()
 
     @classmethod
@@ -86,6 +90,31 @@ class ShownTabs:
         with self._lock:
             self._open.pop(session, None)
             self._stale = {k for k in self._stale if k[0] != session}
+            self._filled = {k for k in self._filled if k[0] != session}
+
+    def on_change(self, request: gr.Request, label: str, *, filled: bool = True) -> bool:
+        """The benchmark changed: whether to compute ``label``'s content now (else it is left stale).
+
+        ``filled``: the tab was filled at load. One that was not counts as shown only once the
+        session has opened it (a session that opened no tab would otherwise compute it).
+        """
+        key = (_session(request), label)
+        with self._lock:
+            shown = self._open.get(key[0]) == label if not filled else self._open.get(key[0]) in (None, label)
+            if shown:
+                self._filled.add(key)
+            else:
+                self._stale.add(key)
+        return shown
+
+    def on_open(self, request: gr.Request, label: str, *, filled: bool = True) -> bool:
+        """The tab was opened: whether to compute its content (a change missed, or its first fill)."""
+        key = (_session(request), label)
+        stale = self.catch_up(request, label)
+        with self._lock:
+            first = not filled and key not in self._filled
+            self._filled.add(key)
+        return stale or first
 
     def follow(
         self,
@@ -96,11 +125,13 @@ class ShownTabs:
         outputs: list[Any],
         stale_on: list[Any] | None = None,
         inputs: list[Any] | None = None,
+        filled: bool = True,
     ) -> None:
         """Fill the tab ``label``'s ``outputs`` with ``compute(request, profile, benchmark, *inputs)``.
 
         On a benchmark change while the tab is shown, and on opening the tab after a change it
-        missed. A change of any of ``stale_on`` (a save) marks it stale as well.
+        missed. A change of any of ``stale_on`` (a save) marks it stale as well. ``filled=False``:
+        the tab is not filled at load; its first opening fills it (:meth:`on_change`).
         """
         free: dict[str, Any] = {"concurrency_limit": None, "api_visibility": "private"}
         skip_all = tuple(gr.skip() for _ in outputs)
@@ -108,15 +139,16 @@ class ShownTabs:
         def followed(
             request: gr.Request, profile: gr.OAuthProfile | None, bench: str | None, *more: Any
         ) -> tuple[Any, ...]:
-            if not self.shows(request, label):
-                self.skipped(request, label)
+            if not self.on_change(request, label, filled=filled):
                 return skip_all
             return compute(request, profile, bench, *more)
 
         def opened(
             request: gr.Request, profile: gr.OAuthProfile | None, bench: str | None, *more: Any
         ) -> tuple[Any, ...]:
-            return compute(request, profile, bench, *more) if self.catch_up(request, label) else skip_all
+            if not self.on_open(request, label, filled=filled):
+                return skip_all
+            return compute(request, profile, bench, *more)
 
         def moved(request: gr.Request) -> None:
             self.skipped(request, label)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import gradio as gr
@@ -90,7 +91,11 @@ def test_an_unknown_model_or_benchmark_falls_back_without_an_error(cat: Catalog)
 
 
 def test_a_benchmark_change_computes_nothing_while_the_tab_is_closed(cat: Catalog) -> None:
-    """The tab's figures cost a slice search and a bootstrap: none for a tab nobody opened."""
+    """The tab's figures cost a slice search and a bootstrap: none for a tab nobody opened.
+
+    Not for a session that has opened no tab either (the tab is not filled at load), unlike the
+    tabs filled at load, which follow for such a session.
+    """
     import warnings
 
     import gradio as gr
@@ -100,13 +105,29 @@ def test_a_benchmark_change_computes_nothing_while_the_tab_is_closed(cat: Catalo
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ResourceWarning)
         demo = app.build_app(cat)
-    follow = [f for f in demo.fns.values() if f.fn is not None and f.fn.__name__ == "if_open"]
-    assert len(follow) == 1
-    request = gr.Request(username=None)
-    closed = follow[0].fn(request, None, False, "vidhalluc")
+    follows = [
+        f.fn
+        for f in demo.fns.values()
+        if getattr(f.fn, "__qualname__", "") == "ShownTabs.follow.<locals>.followed"
+    ]
+    mine = [fn for fn in follows if _closure(fn)["label"] == failures.TAB]
+    assert len(mine) == 1
+    (follow,) = mine
+    memory = _closure(follow)["self"]
+    request = gr.Request(username=None, session_hash="s1")
+    closed = follow(request, None, "vidhalluc")
     assert all(isinstance(u, dict) and u.get("__type__") == "update" and len(u) == 1 for u in closed)
-    line = follow[0].fn(request, None, True, "cmm")[2]
+    memory.opened(request, failures.TAB)
+    line = follow(request, None, "cmm")[2]
     assert "on cmm" in line
+    memory.opened(request, "Items")
+    assert all(u.get("__type__") == "update" for u in follow(request, None, "vidhalluc"))
+
+
+def _closure(fn: Any) -> dict[str, Any]:
+    """The variables a nested handler closes over, by name (under Gradio's wrapper)."""
+    fn = inspect.unwrap(fn)
+    return dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__ or ()), strict=True))
 
 
 def test_the_slices_carry_the_benchmarks_own_metric_by_its_scorer(cat: Catalog) -> None:

@@ -35,3 +35,30 @@ def test_a_closed_page_is_forgotten() -> None:
     memory.forget(alice)
     assert memory.shows(alice, "Overview")
     assert not memory.catch_up(alice, "Data problems")
+
+
+def test_a_tab_not_filled_at_load_is_filled_on_its_first_opening_only() -> None:
+    """Where it fails: never computed for a session that has not opened it, even one that opened no tab."""
+    memory, alice, bob = ShownTabs(), _session("alice"), _session("bob")
+    label = "Where it fails"
+    assert not memory.on_change(bob, label, filled=False)  # bob opened no tab: not on his screen
+    assert memory.on_change(bob, "Overview")  # a tab filled at load still follows for him
+    memory.opened(alice, "Items")
+    assert not memory.on_change(alice, label, filled=False)
+    assert memory.on_open(alice, label, filled=False)  # first opening: filled
+    assert memory.on_change(alice, label, filled=False)  # shown: follows the benchmark
+    memory.opened(alice, "Items")
+    assert not memory.on_open(alice, "Items")
+    assert memory.on_open(alice, label, filled=False) is False  # nothing missed since: nothing sent
+    memory.opened(alice, "Items")
+    assert not memory.on_change(alice, label, filled=False)  # hidden: left stale
+    assert memory.on_open(alice, label, filled=False)  # caught up on opening
+    memory.forget(alice)
+    memory.opened(alice, "Items")
+    assert memory.on_open(alice, label, filled=False)  # a new page: filled again on first opening
+
+
+def test_a_tab_filled_at_load_is_not_recomputed_on_first_opening() -> None:
+    memory, alice = ShownTabs(), _session("alice")
+    memory.opened(alice, "Items")
+    assert not memory.on_open(alice, "Overview")
