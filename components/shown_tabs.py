@@ -8,10 +8,11 @@ a switch took 1.1-1.5 s at the browser, 0.75 s without them).
 So the server remembers, per browser session, which tab the reviewer last opened (the tabs'
 ``select`` event). A handler filling a hidden tab sends nothing for it and marks it stale; opening
 the tab brings it up to date. The Overview, the Data problems, the Review tab's queue and *Where
-it fails* follow the benchmark this way (:meth:`ShownTabs.follow`). The app only ever switches tabs by itself to the
-Items tab, so a tab this memory thinks hidden is never on screen; the reverse (the app moved to
-Items while the memory still names another tab) only costs the old, eager answer. A session that
-has opened no tab yet (the first page, the API) gets every tab's content, as before.
+it fails* follow the benchmark this way (:meth:`ShownTabs.follow`). The app only ever switches
+tabs by itself to the Items tab, so a tab this memory thinks hidden is never on screen; the
+reverse (the app moved to Items while the memory still names another tab) only costs the old,
+eager answer. A session that has opened no tab yet (the first page, the API) gets every tab's
+content, as before.
 
 A tab can also be *never filled at load* (``follow(..., filled=False)``): the *Where it fails*
 tab, whose slice search and bootstrap are too slow to run for a page nobody looks at. Such a tab

@@ -603,9 +603,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             from analysis.cli.pairs import serve_pair_options
             from analysis.load.cache import default_cache_dir
             from analysis.load.catalog import SAMPLE_MANIFEST, start_loading
+            from analysis.store.connect import check_early
 
             roots = media_roots(args.media_root)
             args.pairs = serve_pair_options(args)  # checked before any file loads: one line, exit 2
+            check_early(args.db, args.data_dir)  # a damaged database: one line before any file loads
             wait = start_loading(
                 args.files or [SAMPLE_MANIFEST],
                 gold=args.gold,

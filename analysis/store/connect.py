@@ -6,6 +6,7 @@ without the store module importing them back.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -80,3 +81,26 @@ def open_store(
             store.close()
             raise
     return store
+
+
+def check_early(target: str | None, data_dir: Path | None) -> None:
+    """Refuse a damaged SQLite label store now, in one line (:class:`StoreError`).
+
+    ``halluscope serve`` calls it before the files load: a million rows take a while, and a
+    database that cannot be served should be said at once, not after the load (and not after the
+    load's progress lines). Only a SQLite file is checked here (opened without migrating, then
+    closed); a database that cannot be written, a server's, or one the Hugging Face mirror keeps
+    are left to the store's opening when the app starts, which says what it does about them.
+    """
+    from analysis.store.db import default_data_dir
+
+    if target is None and os.environ.get("HALLUSCOPE_HF_DATASET"):
+        return
+    _, path = resolve_url(target, data_dir or default_data_dir())
+    if path is None or not path.exists():
+        return
+    try:
+        store = open_store(target, data_dir=data_dir or default_data_dir(), migrate=False)
+    except ReadOnlyStore:
+        return
+    store.close()
