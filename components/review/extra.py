@@ -202,7 +202,9 @@ def queue_update(ctx: ReviewContext, queue: str, benchmark: str | None, who: Ide
     frame = queue_frame(ctx, queue, benchmark, who)
     label = f"{queue}: {len(frame)} item(s) · click an item to open it"
     if QUEUE_IDS.get(queue) == "suspects" and benchmark:
-        label = f"{queue}: the {len(frame)} most suspect, ranked against the official gold · " + (
+        # a blind reviewer is not told which gold anything is measured against
+        against = ", ranked against the official gold" if ctx.access(who).sees_gold else ""
+        label = f"{queue}: the {len(frame)} most suspect{against} · " + (
             suspect_precision(ctx, str(benchmark), who) or "click an item to open it"
         )
     return gr.update(value=frame, label=label)

@@ -12,7 +12,13 @@ from analysis.review import suspects
 from analysis.store import Identity, events_frame, open_store
 from analysis.store.values import SUSPECT_FIELD
 from components.review.context import Refused, ReviewContext
-from components.review.extra import gold_change_html, queue_frame, suspect_precision, suspect_summary
+from components.review.extra import (
+    gold_change_html,
+    queue_frame,
+    queue_update,
+    suspect_precision,
+    suspect_summary,
+)
 from components.review.panel import confirm_gold, panel, save
 
 ALICE, BOB = Identity("alice"), Identity("bob")
@@ -55,6 +61,9 @@ def test_a_blind_reviewer_gets_the_queue_without_scores_gold_or_answers(ctx: Rev
     top = ctx.suspects("cmm")[0]
     assert "score" not in text and top.reasons[0] not in text
     assert suspect_precision(ctx, "cmm", BOB) == "" and suspect_summary(ctx, "cmm", BOB) == ""
+    # nor is the queue's label told which gold it is ranked against (a reviewer's is)
+    assert "official" not in queue_update(ctx, QUEUE, "cmm", BOB)["label"]
+    assert "against the official gold" in queue_update(ctx, QUEUE, "cmm", ALICE)["label"]
 
 
 def test_verdicts_measure_the_rankings_precision(ctx: ReviewContext) -> None:
