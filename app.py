@@ -196,8 +196,7 @@ def _wire(
 ) -> tuple[Any, list[Any], Any]:
     """Browse handlers; each builds the view of the request's reviewer (blind: no gold), API too.
 
-    Opening an item from the table and stepping answer outside the queue, in one HTTP round trip
-    (the queue's join and event stream cost about 80 ms of a 230 ms click on the samples). Such an
+    Opening an item from the table and stepping answer outside the queue (``fast``). Such an
     answer fires no change event of a ``gr.State`` (Gradio 6 sends the changed states with queued
     answers only), so a queued step after it bumps ``moved``, whose change stands for
     ``current``'s: whatever follows the open item listens to both
@@ -207,6 +206,12 @@ def _wire(
 
     table_out = [t.table, t.page, t.info]
     free: dict[str, Any] = {"concurrency_limit": None}  # read-only handlers: no queue serialising
+    # The clicks a reviewer makes most (a benchmark switch, a filter, opening an item, next and
+    # previous) answer outside the queue, in one HTTP round trip: the queue's join and event
+    # stream cost 80-400 ms of such a click on the samples (bench/clicks.py). Read-only handlers
+    # only. Their answers fire no gr.State change event (see the docstring): the open item's
+    # followers hear of it through ``moved``.
+    fast: dict[str, Any] = {"queue": False}
 
     def view(request: gr.Request | None, profile: gr.OAuthProfile | None) -> ReviewerView:
         return ReviewerView(ctx, identity_of(request, profile))
@@ -372,15 +377,10 @@ def _wire(
         [f.models, f.task, f.category, f.slice, f.flip, *refresh_out],
         trigger_mode="always_last",
         api_visibility="private",
-        queue=False,
+        **fast,
     )
-    # A filter and a benchmark switch answer in one HTTP round trip, outside the queue (read-only
-    # handlers; their outputs hold no gr.State, whose change events only a queued answer fires):
-    # the queue's join and event stream cost 150-400 ms of a switch on the samples (bench/clicks.py).
     for widget in (f.models, f.task, f.category, f.wrong_only, f.parser_dependent, f.flagged_only):
-        widget.input(
-            refresh, fin, refresh_out, trigger_mode="always_last", api_visibility="private", queue=False
-        )
+        widget.input(refresh, fin, refresh_out, trigger_mode="always_last", api_visibility="private", **fast)
     # the page and charts of a view: also the API's /view (the same handler whatever calls it)
     f.search.submit(refresh, fin, refresh_out, api_name="view", **free)
     f.slice.submit(refresh, fin, refresh_out, api_visibility="private", **free)
@@ -392,7 +392,6 @@ def _wire(
     def bump(n: int | None) -> int:
         return (n or 0) + 1
 
-    fast: dict[str, Any] = {"queue": False}
     t.table.select(on_select, fin, item_out, api_visibility="private", **fast).then(
         bump, moved, moved, api_visibility="private", **free
     )

@@ -65,11 +65,11 @@ class ShownTabs:
         with self._lock:
             self._open[_session(request)] = label
 
-    def shows(self, request: gr.Request, label: str) -> bool:
-        """Whether ``label`` is on screen (a session that opened no tab yet: every tab is)."""
+    def shows(self, request: gr.Request, label: str, *, filled: bool = True) -> bool:
+        """Whether ``label`` is on screen (a session that opened no tab yet: every tab filled at load)."""
         with self._lock:
             opened = self._open.get(_session(request))
-        return opened is None or opened == label
+        return opened == label or (filled and opened is None)
 
     def skipped(self, request: gr.Request, label: str) -> None:
         """A handler left ``label``'s content behind: opening the tab will catch up."""
@@ -99,13 +99,12 @@ class ShownTabs:
         ``filled``: the tab was filled at load. One that was not counts as shown only once the
         session has opened it (a session that opened no tab would otherwise compute it).
         """
-        key = (_session(request), label)
-        with self._lock:
-            shown = self._open.get(key[0]) == label if not filled else self._open.get(key[0]) in (None, label)
-            if shown:
-                self._filled.add(key)
-            else:
-                self._stale.add(key)
+        shown = self.shows(request, label, filled=filled)
+        if not shown:
+            self.skipped(request, label)
+        elif not filled:
+            with self._lock:
+                self._filled.add((_session(request), label))
         return shown
 
     def on_open(self, request: gr.Request, label: str, *, filled: bool = True) -> bool:

@@ -96,11 +96,12 @@ def check_early(target: str | None, data_dir: Path | None) -> None:
 
     if target is None and os.environ.get("HALLUSCOPE_HF_DATASET"):
         return
-    _, path = resolve_url(target, data_dir or default_data_dir())
+    folder = data_dir or default_data_dir()
+    _, path = resolve_url(target, folder)
     if path is None or not path.exists():
         return
     try:
-        store = open_store(target, data_dir=data_dir or default_data_dir(), migrate=False)
+        store = open_store(target, data_dir=folder, migrate=False)
     except ReadOnlyStore:
         return
     store.close()

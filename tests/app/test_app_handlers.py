@@ -389,3 +389,13 @@ def test_an_item_opened_outside_the_queue_still_moves_what_follows_the_open_item
     on_current = listeners(state)
     assert len(on_current) >= 3  # the address, the review panel, the adjudication target
     assert sorted(map(repr, on_current)) == sorted(map(repr, listeners(moved)))
+
+
+def test_a_switch_and_a_filter_answer_outside_the_queue_and_set_no_state(cat: Catalog) -> None:
+    """Safe outside the queue only while no output is a gr.State (its change event would be lost)."""
+    demo = app.build_app(cat)
+    names = {"_wire.<locals>.switch", "_wire.<locals>.refresh"}
+    fast = [d for d in demo.fns.values() if getattr(d.fn, "__qualname__", "") in names and d.queue is False]
+    assert {d.fn.__qualname__ for d in fast} == names
+    assert len(fast) == 7  # the benchmark switch and the six filter widgets
+    assert not [b for d in fast for b in d.outputs if isinstance(b, gr.State)]
