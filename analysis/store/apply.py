@@ -62,7 +62,10 @@ def apply_corrections(
     out = rescore_with_gold(table, new_gold, gold_labels=gold_map)
     out["official_gold"] = table["gold"]
     out["official_correct"] = table["correct"]
-    out["gold_corrected"] = (out["gold"] != table["gold"]).fillna(False).to_numpy(dtype=bool)
+    # from the label's value, not the table's: a label that only names a span's type (the table
+    # keeps official tags, the type goes to the label entries) still corrects the item's gold
+    changed = new_gold.astype("string") != table["gold"].astype("string")
+    out["gold_corrected"] = changed.fillna(False).to_numpy(dtype=bool)
     for field, column in (("flag", "flags"), ("note", "note")):
         found = _label_map(labels, field)
         values_col = pd.Series(pd.NA, index=table.index, dtype="string")

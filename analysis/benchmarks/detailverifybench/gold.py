@@ -13,6 +13,7 @@ import pandas as pd
 from analysis.benchmarks.base import Bools
 from analysis.benchmarks.detailverifybench.batch import tokenize_texts
 from analysis.benchmarks.detailverifybench.columns import may_hold_labels
+from analysis.benchmarks.detailverifybench.label_types import corrected_entries
 from analysis.benchmarks.detailverifybench.scoring import (
     compare,
     compare_prepared,
@@ -20,11 +21,18 @@ from analysis.benchmarks.detailverifybench.scoring import (
     token_f1_of_flags,
     usable_flags,
 )
+from analysis.benchmarks.detailverifybench.tags import split_types
 from analysis.benchmarks.shared.corrected import set_verdicts
 
 
 def rescore(out: pd.DataFrame, rows: Bools, _labels: Mapping[str, str], alt_parser: str) -> None:
-    """The token flags (``parsed`` / ``alt_parsed``) and exact-match verdicts of the new gold."""
+    """The token flags (``parsed`` / ``alt_parsed``) and exact-match verdicts of the new gold.
+
+    A new gold is a label store's spelling: its tags may name label types (:mod:`.tags`). The
+    table gets the official tags, and the row's ``hallucination_labels`` (where ``extra`` holds
+    them) become :func:`.label_types.corrected_entries`, the entries the export writes.
+    """
+    _official_tags(out, rows)
     sel = rows & out["scored"].to_numpy(dtype=bool)
     if not sel.any():
         return
@@ -40,6 +48,32 @@ def rescore(out: pd.DataFrame, rows: Bools, _labels: Mapping[str, str], alt_pars
         parsed[sel] = pd.array(list(result.flags), dtype="string")
         out[parsed_col] = parsed
         set_verdicts(out, correct_col, sel, [bool(x) for x in result.exact])
+
+
+def _official_tags(out: pd.DataFrame, rows: Bools) -> None:
+    """Rows ``rows``' gold with official tags only, and their label entries rebuilt from the types."""
+    at = np.flatnonzero(rows)
+    if not at.size:
+        return
+    values = out["gold"].iloc[at].tolist()
+    holds = may_hold_labels(out["extra"])
+    gold = out["gold"].array.copy()
+    extra = out["extra"].astype("string").array.copy() if holds else None
+    for k, value in zip(at.tolist(), values, strict=True):
+        if value is None or value is pd.NA:
+            continue
+        plain, _ = split_types(str(value))
+        if plain != value:
+            gold[k] = plain
+        if extra is not None and '"hallucination_labels"' in str(extra[k] or ""):
+            record = json.loads(str(extra[k]))
+            entries = record.get("hallucination_labels")
+            if isinstance(entries, list):
+                record["hallucination_labels"] = corrected_entries(str(value), entries)
+                extra[k] = json.dumps(record, ensure_ascii=False)
+    out["gold"] = gold
+    if extra is not None:
+        out["extra"] = extra
 
 
 def chart_columns(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:

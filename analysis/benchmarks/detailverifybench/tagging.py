@@ -14,7 +14,7 @@ from analysis.benchmarks.base import GoldKind, SpanView
 from analysis.benchmarks.detailverifybench.span_edit import selected_tokens, tag_tokens
 from analysis.benchmarks.detailverifybench.span_view import span_view
 from analysis.benchmarks.detailverifybench.spans import NO_HALLUCINATION, strip_tags, tokenize
-from analysis.benchmarks.detailverifybench.tags import spans_to_tagged, tagged_to_spans, untag
+from analysis.benchmarks.detailverifybench.tags import spans_to_tagged, typed_spans, untag
 from analysis.errors import InvalidLabel
 
 
@@ -49,17 +49,23 @@ TAGGING = HallucinationTags()
 
 
 def _tagged(value: str, original: str | None) -> str:
-    """A tagged caption whose text is the original's (only the tags may change), or character spans."""
+    """A tagged caption whose text is the original's (only the tags may change), or character spans.
+
+    A tag may name its label type (``<HALLUCINATION type="OCR Hallucination">``, a span
+    ``[start, end, type]``); the official tags are written, the type kept in the attribute.
+    """
     clean = untag(original) if original is not None else None
     if value.lstrip().startswith("{"):
         try:
             spans = json.loads(value)["spans"]
         except (ValueError, KeyError, TypeError):
-            raise InvalidLabel('spans must be given as {"spans": [[start, end], ...]}') from None
+            raise InvalidLabel(
+                'spans must be given as {"spans": [[start, end], ...]} (a label type third, if any)'
+            ) from None
         if clean is None:
             raise InvalidLabel("spans need the item's caption to apply to")
         return spans_to_tagged(clean, spans)
-    spans = tagged_to_spans(value)
+    spans = typed_spans(value)
     text = untag(value)
     if clean is not None and text != clean:
         raise InvalidLabel("the caption text differs from the original; only the tags may change")
