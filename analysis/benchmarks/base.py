@@ -138,6 +138,20 @@ class SpanView:
     predicted_tokens: int
 
 
+def token_runs(selected: Iterable[int]) -> list[tuple[int, int]]:
+    """Maximal runs of consecutive token indices as ``(first, last)`` pairs, in order.
+
+    Each run is one tag (:meth:`Tagging.tag_tokens`).
+    """
+    runs: list[tuple[int, int]] = []
+    for index in sorted(set(selected)):
+        if runs and runs[-1][1] == index - 1:
+            runs[-1] = (runs[-1][0], index)
+        else:
+            runs.append((index, index))
+    return runs
+
+
 class Tagging(Protocol):
     """How a ``tagged`` gold kind reads and writes its markup (a benchmark's own tag rules).
 
@@ -156,8 +170,23 @@ class Tagging(Protocol):
         """Indices of the tokens a tag covers."""
         ...
 
-    def tag_tokens(self, clean: str, selected: Iterable[int]) -> str:
-        """``clean`` with each run of consecutive ``selected`` tokens in one tag; ValueError past the end."""
+    def tag_tokens(self, clean: str, selected: Iterable[int], types: Mapping[int, str] | None = None) -> str:
+        """``clean`` with each run of consecutive ``selected`` tokens in one tag; ValueError past the end.
+
+        ``types``: a run's first token index -> the label type its tag names (where tags have types).
+        """
+        ...
+
+    def split(self, value: str) -> tuple[str, list[str | None]]:
+        """A stored gold's tagged text as the official files spell it, and the type each tag names."""
+        ...
+
+    def type_choices(self, extra: Mapping[str, Any]) -> list[str]:
+        """The label types a tag may name (an item's ``extra`` may add its own); [] if tags have none."""
+        ...
+
+    def tag_types(self, value: str, extra: Mapping[str, Any]) -> list[str]:
+        """The type each tag of ``value`` scores under, given the item's official labels in ``extra``."""
         ...
 
     def view(self, gold: str, answer: str | None, extra: Mapping[str, Any]) -> SpanView:

@@ -2,7 +2,8 @@
 
 The app runs over the samples with one password user and a fresh label store. Checks: the chips
 are pre-selected from the official tags, two clicks on adjacent tokens become one tag in the gold
-text field, saving stores that caption, and the re-rendered picker keeps the selection.
+text field, its label type picked from the list after it is named in the tag, saving stores that
+caption, the re-rendered picker keeps the selection and the type, and the inspector shows the type.
 """
 
 from __future__ import annotations
@@ -56,8 +57,16 @@ def test_clicking_two_tokens_tags_them_and_saving_stores_the_caption(
     picker.locator("[data-i='1']").click()  # "image"
     gold = page.locator("#rv-gold-text textarea")
     expect(gold).to_have_value(re.compile(f"^{H}The image{E} shows a vertical"), timeout=WAIT)
+    assert gold.input_value().count(H) == 3  # one tag for the run of two tokens, plus the two official ones
+    # the new tag gets a list of label types after its last chip; picking one names it in the tag
+    kind = picker.locator("select[data-run='0']")
+    expect(kind).to_have_value("Unknown", timeout=WAIT)  # a new span has no official type
+    expect(picker.locator("select[data-run='16']")).to_have_value("Object Color Hallucination")
+    kind.select_option("Image Style Hallucination")
+    typed = f'{H[:-1]} type="Image Style Hallucination">The image{E}'
+    expect(gold).to_have_value(re.compile("^" + re.escape(typed)), timeout=WAIT)
     expected = gold.input_value()
-    assert expected.count(H) == 3  # one tag for the run of two tokens, plus the two official ones
+    assert expected.count(H) == 2 and expected.count('type="') == 1  # only the changed type is named
     page.locator("#rv-reason textarea, #rv-reason input").first.fill("the caption says image, it is a chart")
     page.locator("#rv-save-only").click()
     expect(page.locator("#rv-message")).to_contain_text("Saved as alice: gold", timeout=WAIT)
@@ -66,6 +75,9 @@ def test_clicking_two_tokens_tags_them_and_saving_stores_the_caption(
     expect(page.locator("#rv-span-sel")).to_be_hidden()  # the selection field is plumbing only
     events = events_frame(store, "detailverifybench")
     assert events["new_value"].tolist() == [expected]
+    expect(picker.locator("select[data-run='0']")).to_have_value("Image Style Hallucination", timeout=WAIT)
+    # the inspector scores the new span under its type (hover title of the gold span)
+    expect(page.locator("#spans [title$='Image Style Hallucination']").first).to_be_attached(timeout=WAIT)
     picker.scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / "span_picker.png"), full_page=True)
     page.context.close()

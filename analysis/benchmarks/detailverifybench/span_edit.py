@@ -10,28 +10,24 @@ caption ``t`` (one without tag strings).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
+from analysis.benchmarks.base import token_runs as token_runs
 from analysis.benchmarks.detailverifybench.spans import CLOSE, OPEN, Span, token_flags, tokenize
+from analysis.benchmarks.detailverifybench.tags import label_type, split_types
+from analysis.errors import InvalidLabel
 
 
-def token_runs(selected: Iterable[int]) -> list[tuple[int, int]]:
-    """Maximal runs of consecutive indices as ``(first, last)`` pairs, in order."""
-    runs: list[tuple[int, int]] = []
-    for index in sorted(set(selected)):
-        if runs and runs[-1][1] == index - 1:
-            runs[-1] = (runs[-1][0], index)
-        else:
-            runs.append((index, index))
-    return runs
-
-
-def tag_tokens(clean_text: str, selected_token_indices: Iterable[int]) -> str:
+def tag_tokens(
+    clean_text: str, selected_token_indices: Iterable[int], types: Mapping[int, str] | None = None
+) -> str:
     """Wrap each run of consecutive selected tokens in one tag pair.
 
     A tag opens at the first token's start and closes at the last token's end; the text between
-    the tokens of a run (spaces, punctuation) stays inside the tag unchanged. Raises
-    :class:`ValueError` for an index that is not a token of ``clean_text``.
+    the tokens of a run (spaces, punctuation) stays inside the tag unchanged. ``types`` maps a
+    run's first token index to the label type its tag names (:mod:`.tags`); other keys are
+    ignored. Raises :class:`ValueError` for an index that is not a token of ``clean_text``, or
+    for a malformed type.
     """
     spans: list[Span] = tokenize(clean_text)
     runs = token_runs(selected_token_indices)
@@ -41,13 +37,21 @@ def tag_tokens(clean_text: str, selected_token_indices: Iterable[int]) -> str:
     pos = 0
     for first, last in runs:
         start, end = spans[first][0], spans[last][1]
-        pieces += [clean_text[pos:start], OPEN, clean_text[start:end], CLOSE]
+        try:
+            kind = label_type((types or {}).get(first))
+        except InvalidLabel as exc:
+            raise ValueError(str(exc)) from None
+        opening = OPEN if kind is None else f'{OPEN[:-1]} type="{kind}">'
+        pieces += [clean_text[pos:start], opening, clean_text[start:end], CLOSE]
         pos = end
     pieces.append(clean_text[pos:])
     return "".join(pieces)
 
 
 def selected_tokens(tagged_caption: str) -> set[int]:
-    """Indices of the tokens that overlap a tag pair, read as the official scorer reads tags."""
-    _, _, flags = token_flags(tagged_caption)
+    """Indices of the tokens that overlap a tag pair, read as the official scorer reads tags.
+
+    Types named in the tags (:mod:`.tags`) are set aside first: they do not move a tag.
+    """
+    _, _, flags = token_flags(split_types(tagged_caption)[0])
     return {i for i, flag in enumerate(flags) if flag}

@@ -11,10 +11,11 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from analysis.benchmarks.base import GoldKind, SpanView
+from analysis.benchmarks.detailverifybench.label_types import tag_types, type_choices
 from analysis.benchmarks.detailverifybench.span_edit import selected_tokens, tag_tokens
 from analysis.benchmarks.detailverifybench.span_view import span_view
 from analysis.benchmarks.detailverifybench.spans import NO_HALLUCINATION, strip_tags, tokenize
-from analysis.benchmarks.detailverifybench.tags import spans_to_tagged, typed_spans, untag
+from analysis.benchmarks.detailverifybench.tags import spans_to_tagged, split_types, typed_spans, untag
 from analysis.errors import InvalidLabel
 
 
@@ -22,8 +23,8 @@ class HallucinationTags:
     """The official tag rules (:mod:`.spans`) and the editor's (:mod:`.tags`, :mod:`.span_edit`)."""
 
     def strip(self, tagged: str) -> str:
-        """The caption without its tags, as the official scorer strips them."""
-        return strip_tags(tagged)
+        """The caption without its tags, as the official scorer strips them (named types set aside)."""
+        return strip_tags(split_types(tagged)[0])
 
     def tokens(self, clean: str) -> list[tuple[int, int]]:
         """Token spans by the official token rule."""
@@ -33,15 +34,32 @@ class HallucinationTags:
         """Tokens overlapping a tag pair (partly counts), as the official scorer reads them."""
         return selected_tokens(tagged)
 
-    def tag_tokens(self, clean: str, selected: Iterable[int]) -> str:
-        """One tag pair around each run of consecutive selected tokens."""
-        return tag_tokens(clean, selected)
+    def tag_tokens(self, clean: str, selected: Iterable[int], types: Mapping[int, str] | None = None) -> str:
+        """One tag pair around each run of consecutive selected tokens, naming the types given."""
+        return tag_tokens(clean, selected, types)
+
+    def split(self, value: str) -> tuple[str, list[str | None]]:
+        """Official tags, and the label type each tag names (:func:`.tags.split_types`)."""
+        return split_types(value)
+
+    def type_choices(self, extra: Mapping[str, Any]) -> list[str]:
+        """The benchmark's thirteen types, then any other the item's own labels use."""
+        return type_choices(kind for entry in _entries(extra) for kind in entry.get("labels") or [])
+
+    def tag_types(self, value: str, extra: Mapping[str, Any]) -> list[str]:
+        """Each tag's type as the corrected view scores it (:func:`.label_types.tag_types`)."""
+        return tag_types(value, _entries(extra))
 
     def view(self, gold: str, answer: str | None, extra: Mapping[str, Any]) -> SpanView:
         """Gold tags against the model's; a gold-only row is read as "nothing hallucinated"."""
-        labels = extra.get("hallucination_labels") or []
         predicted = NO_HALLUCINATION if answer is None else answer
-        return span_view(gold, predicted, labels if isinstance(labels, list) else [])
+        return span_view(gold, predicted, _entries(extra))
+
+
+def _entries(extra: Mapping[str, Any]) -> list[Any]:
+    """The item's ``hallucination_labels`` entries (a list of objects), else none."""
+    labels = extra.get("hallucination_labels") or []
+    return [e for e in labels if isinstance(e, Mapping)] if isinstance(labels, list) else []
 
 
 TAGGING = HallucinationTags()

@@ -21,7 +21,14 @@ from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.store import Identity, events_frame, open_store
 from components.review.context import ReviewContext
 from components.review.panel import panel, save
-from components.review.span_picker import NotTagged, parse_indices, picked, picker_html, render
+from components.review.span_picker import (
+    NotTagged,
+    parse_indices,
+    parse_selection,
+    picked,
+    picker_html,
+    render,
+)
 
 H, E = OPEN, CLOSE
 ALICE = Identity("alice")
@@ -181,3 +188,65 @@ def test_the_picker_stays_off_other_benchmarks_and_hand_edited_text(catalog: Cat
     assert 'aria-pressed="true"' not in render(ctx, row, f"{H}something else{E}")["value"]
     # read-only app (no store): no picker
     assert render(ReviewContext(catalog), row, "")["visible"] is False
+
+
+def test_each_tag_gets_a_type_list_and_a_changed_type_is_named(catalog: Catalog, tmp_path: Path) -> None:
+    """Sighted: lists start from the official types; only a type that differs is written into the tag."""
+    ctx = ReviewContext(
+        catalog, open_store(tmp_path / "labels.db"), ("alice", "bob"), blind=frozenset({"bob"})
+    )
+    row = _dvb_row(catalog)
+    official = str(catalog.table.iloc[row]["gold"])
+    shown = render(ctx, row, official, ALICE)["value"]
+    lists = re.findall(r'<select class="hs-type" data-run="(\d+)".*?</select>', shown)
+    assert lists == ["16", "43"]  # one list a tag, after its last chip
+    picked_types = re.findall(r'<option value="([^"]*)" selected>', shown)
+    assert picked_types == ["Object Color Hallucination", "OCR Hallucination"]  # the official labels ("130")
+    # the same types sent back name nothing: the caption is the official one
+    same = picked(ctx, row, '3|16,43|{"16": "Object Color Hallucination", "43": "OCR Hallucination"}', ALICE)
+    assert same == official
+    # "The image" joined as a new tag, typed; the official tag's type changed
+    text = picked(
+        ctx, row, '4|0,1,16,43|{"0": "Image Style Hallucination", "16": "Camera Hallucination"}', ALICE
+    )
+    assert text.startswith(f'{H[:-1]} type="Image Style Hallucination">The image{E} shows')
+    assert f'{H[:-1]} type="Camera Hallucination">green{E}' in text
+    assert text.count('type="') == 2
+    again = render(ctx, row, text, ALICE)["value"]
+    assert re.findall(r'<option value="([^"]*)" selected>', again) == [
+        "Image Style Hallucination",
+        "Camera Hallucination",
+        "OCR Hallucination",
+    ]
+    message = save(ctx, row, ALICE, None, text, [], "", "the title is a style claim")
+    assert message.startswith("Saved as alice: gold")
+    assert panel(ctx, row, ALICE)[2]["value"] == text
+
+
+def test_a_blind_reviewers_type_lists_never_show_the_official_labels(
+    catalog: Catalog, tmp_path: Path
+) -> None:
+    ctx = ReviewContext(
+        catalog, open_store(tmp_path / "labels.db"), ("alice", "bob"), blind=frozenset({"bob"})
+    )
+    bob = Identity("bob")
+    row = _dvb_row(catalog)
+    clean = strip_tags(str(catalog.table.iloc[row]["gold"]))
+    tagged = picked(ctx, row, "1|16,43|", bob)  # bob picks the tokens the official gold tags
+    assert tagged.count(H) == 2
+    shown = render(ctx, row, tagged, bob)["value"]
+    assert re.findall(r'<option value="([^"]*)" selected>', shown) == ["Unknown", "Unknown"]
+    assert "Object Color" in shown  # offered as a choice, like every type of the benchmark
+    # leaving Unknown names nothing; naming one is written as it is
+    assert picked(ctx, row, '2|16,43|{"16": "Unknown", "43": "Unknown"}', bob) == tagged
+    named = picked(ctx, row, '3|16|{"16": "Object Color Hallucination"}', bob)
+    assert (
+        named.count('type="Object Color Hallucination"') == 1
+        and strip_tags(named.replace(' type="Object Color Hallucination"', "")) == clean
+    )
+
+
+def test_a_malformed_type_from_the_browser_is_dropped() -> None:
+    assert parse_selection('9|1,2|{"1": "OCR", "x": "y", "2": 5}') == ([1, 2], {1: "OCR"})
+    assert parse_selection("9|1,2|not json") == ([1, 2], {})
+    assert parse_selection("1,2") == ([1, 2], {})
