@@ -3,7 +3,8 @@
 The event log (:mod:`analysis.store.export`) holds every write, undos and votes included; this file
 holds the outcome: for each item of a benchmark whose current corrected gold differs from the
 official one, the official and the corrected gold, who set it, when and why, every reviewer's
-current vote and the adjudication that settled them (if any).
+current vote and the adjudication that settled them (if any). Gold values are spelled like the
+item's official gold (:func:`analysis.store.values.as_shown`): ``No`` beside ``Yes``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pandas as pd
 
 from analysis.store.db import Store
 from analysis.store.labels import current_labels, events_frame
+from analysis.store.values import as_shown
 
 FINAL_COLUMNS: tuple[str, ...] = (
     "benchmark",
@@ -68,12 +70,16 @@ def final_labels(store: Store, benchmark: str, table: pd.DataFrame | None = None
                 benchmark,
                 key,
                 official.get(key),
-                label.value,
+                as_shown("gold", str(label.value), official.get(key)),
                 label.reviewer,
                 label.time,
                 label.reason,
                 orjson.dumps(
-                    dict(zip(mine["reviewer"], mine["value"], strict=True)), option=orjson.OPT_SORT_KEYS
+                    {
+                        r: as_shown("gold", v, official.get(key))
+                        for r, v in zip(mine["reviewer"], mine["value"], strict=True)
+                    },
+                    option=orjson.OPT_SORT_KEYS,
                 ).decode(),
                 None if adj is None else adj["reviewer"],
                 None if adj is None else adj["reason"],

@@ -22,6 +22,7 @@ from typing import Any
 
 from analysis import benchmarks
 from analysis.benchmarks.base import GoldKind
+from analysis.benchmarks.shared.corrected import table_spelling
 from analysis.benchmarks.shared.kinds import YES_NO_SPELLINGS
 from analysis.errors import InvalidLabel as InvalidLabel
 
@@ -54,6 +55,19 @@ def gold_kind(benchmark: str, task: str = "", original: str | None = None) -> Go
     except benchmarks.UnknownBenchmark as exc:
         raise InvalidLabel(str(exc)) from None
     return bench.gold_kind(task, original)
+
+
+def as_shown(field: str, value: str | None, official: str | None) -> str | None:
+    """A label value as the app and its exports show it: one spelling beside the item's own files.
+
+    The store keeps a gold in its canonical spelling (``no``); wherever a value is shown (messages,
+    the history, the adjudication view, the final labels) a yes/no gold is spelled like the item's
+    official gold (``No`` beside ``Yes``), as the table, the inspector and the corrected files spell
+    it. Other values, and the raw event log, stay as stored.
+    """
+    if field != "gold" or value is None:
+        return value
+    return table_spelling(str(value), official)
 
 
 def option_count(options: Any) -> int:

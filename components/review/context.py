@@ -78,3 +78,9 @@ class ReviewContext:
         if row is None or not 0 <= int(row) < len(self.catalog.table):
             raise Refused("Select an item first.")
         return self.catalog.table.iloc[int(row)]
+
+
+def official_of(item: pd.Series) -> str | None:
+    """The item's official gold as its files spell it (None when it has none)."""
+    gold = item.get("gold")
+    return None if gold is None or pd.isna(gold) else str(gold)

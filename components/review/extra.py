@@ -37,6 +37,7 @@ from analysis.store.events import as_item
 from analysis.store.export import corrections_frame, write_frame
 from analysis.store.final import final_labels
 from analysis.store.payload import submit
+from analysis.store.values import as_shown
 from analysis.store.visibility import (
     Viewer,
     current_final,
@@ -47,7 +48,7 @@ from analysis.store.visibility import (
 )
 from analysis.suspects.rank import MIN_MODELS
 from components.browse.render import md_code, md_text
-from components.review.context import Refused, ReviewContext
+from components.review.context import Refused, ReviewContext, official_of
 from components.scratch import fresh_dir
 
 QUEUES = ("Flagged by the audit", "Suspected wrong gold", "My unreviewed items", "Disagreements")
@@ -166,7 +167,8 @@ def queue_frame(ctx: ReviewContext, queue: str, benchmark: str | None, who: Iden
         plan = assign(rows["item_id"].astype(str).unique(), people, min(ctx.k, len(people)))
         ids = my_unreviewed(ctx.store, benchmark, plan, who)
         return _frame(rows, ids, [f"assigned to you (k={min(ctx.k, len(people))})"] * len(ids))
-    found = disagreements(ctx.store, benchmark, official=official_gold(table, str(benchmark)))
+    published = official_gold(table, str(benchmark))
+    found = disagreements(ctx.store, benchmark, official=published)
     ids, detail = [], []
     for item_id, votes, gold, by in zip(
         found["item_id"].astype(str), found["votes"], found["gold"], found["gold_by"], strict=True
@@ -178,9 +180,11 @@ def queue_frame(ctx: ReviewContext, queue: str, benchmark: str | None, who: Iden
             ids.append(item_id)
             detail.append(f"{len(votes)} vote(s) in dispute (hidden: you adjudicate blind)")
             continue
-        sides = [f"{r}: {v}" for r, v in votes.items()]
+        spelled = published.get(item_id)
+        sides = [f"{r}: {as_shown('gold', v, spelled)}" for r, v in votes.items()]
         if gold is not None and access.sees_gold:
-            sides.insert(0, f"gold: {gold} ({'official' if by == 'official' else f'set by {by}'})")
+            shown = as_shown("gold", gold, spelled)
+            sides.insert(0, f"gold: {shown} ({'official' if by == 'official' else f'set by {by}'})")
         text = ", ".join(sides)
         if access.adjudicator and mine:
             text += " (you took a side: another adjudicator settles it)"
@@ -290,7 +294,11 @@ def adjudication_target(ctx: ReviewContext, row: int | None, who: Identity | Non
     reasons = shown_reasons(events, access.viewer, item_id)
     # every text here comes from a reviewer or a data file: Markdown-escaped, never rendered;
     # each side with its author and reason (issue 20: the panel showed only the votes' values)
-    listed = ", ".join(f"{md_text(r)}: {md_text(v)}{_why(reasons.get(r, ''))}" for r, v in votes.items())
+    official = official_of(item)
+    listed = ", ".join(
+        f"{md_text(r)}: {md_text(as_shown('gold', v, official))}{_why(reasons.get(r, ''))}"
+        for r, v in votes.items()
+    )
     listed = listed or "no votes"
     if access.blind and not votes:  # a blind adjudicator settles from the item, unanchored by votes
         listed = "hidden: you adjudicate blind, decide from the item itself"
@@ -302,7 +310,8 @@ def adjudication_target(ctx: ReviewContext, row: int | None, who: Identity | Non
         else:
             value, by, why, kind = final
             verb = "adjudicated" if kind == "adjudicate" else "corrected"
-            gold = f" · gold: {md_text(value)} ({verb} by {md_text(by)}{_why(why)})"
+            shown = md_text(as_shown("gold", value, official))
+            gold = f" · gold: {shown} ({verb} by {md_text(by)}{_why(why)})"
     ref = {"benchmark": str(item["benchmark"]), "item_id": item_id, "task": str(item.get("task") or "")}
     side = took_a_side(ctx.store, as_item(ref), "gold", who.name)
     own = f" · **you {side} it: another adjudicator must settle it**" if side else ""
@@ -344,7 +353,9 @@ def adjudicate_item(
         )
     except InvalidLabel as exc:
         raise Refused(f"Not adjudicated: {exc}") from exc
-    return f"Adjudicated {md_code(item['item_id'])} by {md_text(who.name)}: gold = {md_text(event.new_value)}"
+    official = official_of(item)
+    shown = as_shown("gold", event.new_value, official)
+    return f"Adjudicated {md_code(item['item_id'])} by {md_text(who.name)}: gold = {md_text(shown)}"
 
 
 def agreement_markdown(ctx: ReviewContext, benchmark: str | None, who: Identity | None = None) -> str:

@@ -26,10 +26,10 @@ from analysis.store import FLAGS, Identity, InvalidLabel, NoChange, NothingToUnd
 from analysis.store.events import as_item, relabel
 from analysis.store.identity import IdentityMismatch
 from analysis.store.payload import submit
-from analysis.store.values import SUSPECT_FIELD, gold_kind, normalize_gold, option_count
+from analysis.store.values import SUSPECT_FIELD, as_shown, gold_kind, normalize_gold, option_count
 from analysis.store.visibility import visible_events
 from components.browse.render import md_text
-from components.review.context import Refused, ReviewContext
+from components.review.context import Refused, ReviewContext, official_of
 from components.review.span_picker import build_picker
 
 READ_ONLY = "**Read-only demo.** Sign in to relabel, flag or note items; every write is refused without one."
@@ -161,11 +161,6 @@ def read_only_note(ctx: ReviewContext, who: Identity | None = None) -> str:
     return f"{READ_ONLY} {SIGN_IN_SPACES if ctx.oauth else SIGN_IN_SERVE}"
 
 
-def _official(item: pd.Series) -> str | None:
-    gold = item.get("gold")
-    return None if gold is None or pd.isna(gold) else str(gold)
-
-
 def _kind(item: pd.Series) -> GoldKind:
     gold = item.get("gold")
     original = None if gold is None or pd.isna(gold) else str(gold)
@@ -202,15 +197,23 @@ def item_events(ctx: ReviewContext, item: pd.Series) -> pd.DataFrame:
     return events[events["item_key"] == str(item["item_id"])]
 
 
-def history_html(events: pd.DataFrame, access: Access) -> str:
-    """Who changed what, when and why, newest first: only what ``access`` may see (hidden votes left out)."""
+def history_html(events: pd.DataFrame, access: Access, official: str | None = None) -> str:
+    """Who changed what, when and why, newest first: only what ``access`` may see (hidden votes left out).
+
+    Gold values are spelled like the item's ``official`` gold (:func:`analysis.store.values.as_shown`).
+    """
     events = visible_events(events, access.viewer)
     if events.empty:
         return '<p class="hs-none">No labels on this item yet.</p>'
+
+    def shown(field: str, value: object) -> str:
+        text = None if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
+        return escape(_show(as_shown(field, text, official)))
+
     rows = "".join(
         f"<tr><td>{escape(str(e.created_at)[:19].replace('T', ' '))}</td><td>{escape(str(e.reviewer))}</td>"
         f"<td>{escape(str(e.field))}{' (vote)' if e.scope == 'vote' else ''}</td>"
-        f"<td>{escape(_show(e.old_value))} → {escape(_show(e.new_value))}</td>"
+        f"<td>{shown(str(e.field), e.old_value)} → {shown(str(e.field), e.new_value)}</td>"
         f"<td>{escape(str(e.kind))}</td><td>{escape(str(e.reason or ''))}</td></tr>"
         for e in events.iloc[::-1].itertuples()
     )
@@ -295,7 +298,7 @@ def panel(
         return (head, *keep, "", hidden, hidden)
     item = ctx.row(row)
     events = item_events(ctx, item)
-    shown = form_of(events, access, _official(item))
+    shown = form_of(events, access, official_of(item))
     if shown.settled and not blind:
         head += " · the gold was settled by an adjudication: a change is recorded as a vote"
     radio, text, letters, part_choice, part_text = _controls(item, shown.gold)
@@ -315,7 +318,7 @@ def panel(
         form = [{**update, "value": value} for update, value in zip(form, draft, strict=True)]
     # a blind reviewer does not see the gold, so cannot say it is right: they vote instead
     confirm = gr.update(visible=access.sees_gold)
-    return (head, *form, history_html(events, access), gr.update(visible=True), confirm)
+    return (head, *form, history_html(events, access, official_of(item)), gr.update(visible=True), confirm)
 
 
 def form_value(
@@ -355,7 +358,7 @@ def save(
     ctx.refuse(who, "review")
     assert who is not None and ctx.store is not None  # refuse() lets only a writer through
     item = ctx.row(row)
-    shown = form_of(item_events(ctx, item), access, _official(item))
+    shown = form_of(item_events(ctx, item), access, official_of(item))
     value = form_value(item, gold, gold_text, letters, part_choice, part_text)
 
     def act(name: str) -> str:
@@ -389,7 +392,7 @@ def save(
             continue
         except (InvalidLabel, IdentityMismatch) as exc:
             raise Refused(f"Not saved: {exc}") from exc
-        done.append(_change(name, event.old_value, event.new_value))
+        done.append(_change(name, event.old_value, event.new_value, official_of(item)))
     if not done:
         return "Nothing changed."
     return f"Saved as {md_text(who.name)}: " + "; ".join(done)
@@ -403,18 +406,23 @@ def confirm_gold(ctx: ReviewContext, row: int | None, who: Identity | None) -> s
     if not access.sees_gold:
         raise Refused("You review blind: vote on the gold instead (you cannot see the gold to confirm it).")
     item = ctx.row(row)
-    gold = form_of(item_events(ctx, item), access, _official(item)).gold
+    gold = form_of(item_events(ctx, item), access, official_of(item)).gold
     try:
         relabel(ctx.store, as_item(item), SUSPECT_FIELD, "right", who, "the gold is right (suspects queue)")
     except NoChange:
         return "Already confirmed: the gold was judged right before."
-    return f"Saved as {md_text(who.name)}: gold {md_text(_show(gold))} confirmed as right."
+    shown = as_shown("gold", gold, official_of(item))
+    return f"Saved as {md_text(who.name)}: gold {md_text(_show(shown))} confirmed as right."
 
 
-def _change(name: str, old: str | None, new: str | None) -> str:
-    """``gold no → yes`` for a message shown as Markdown: values escaped, notes not echoed."""
+def _change(name: str, old: str | None, new: str | None, official: str | None = None) -> str:
+    """``gold No → Yes`` for a message shown as Markdown: values escaped, notes not echoed.
+
+    A gold is spelled like the item's ``official`` one (:func:`analysis.store.values.as_shown`).
+    """
     if name == "note":
         return "note updated" if new else "note cleared"
+    old, new = as_shown(name, old, official), as_shown(name, new, official)
     return f"{name} {md_text(_show(old)) or '∅'} → {md_text(_show(new)) or '∅'}"
 
 
@@ -461,5 +469,5 @@ def undo_last(ctx: ReviewContext, row: int | None, who: Identity | None) -> str:
             raise Refused(f"Nothing to undo: {exc}") from exc
         except InvalidLabel as exc:  # a settled gold: only an adjudication changes it
             raise Refused(f"Not undone: {exc}") from exc
-        done.append(_change(name, event.old_value, event.new_value))
+        done.append(_change(name, event.old_value, event.new_value, official_of(item)))
     return f"Undone by {md_text(who.name)}: " + "; ".join(done)

@@ -298,3 +298,33 @@ def test_the_read_only_demo_says_how_to_sign_in(catalog: Catalog, tmp_path: Path
     assert "Read-only demo" in here and "halluscope serve --auth USER:PASS" in here and "--auth-file" in here
     space = panel(replace(_ctx(catalog, tmp_path), oauth=True), None, None)[0]
     assert "Sign in with Hugging Face" in space and "--auth" not in space
+
+
+def test_a_gold_is_spelled_alike_in_messages_history_table_queue_and_final_labels(
+    catalog: Catalog, tmp_path: Path
+) -> None:
+    """AVHBench spells its gold ``Yes``/``No``: every place that shows a corrected one spells it so."""
+    import re
+
+    import numpy as np
+
+    from analysis.store.final import final_labels
+    from components.review.extra import adjudicate_item, adjudication_target
+    from components.review.gold import ReviewerView
+
+    table = catalog.table
+    row = int(table.index[(table["benchmark"] == "avhbench") & (table["gold"] == "Yes")][0])
+    ctx = replace(_ctx(catalog, tmp_path), adjudicators=frozenset({"carol"}), blind=frozenset({"bob"}))
+    assert save(ctx, row, ALICE, "no", "", [], "", "nothing is heard") == "Saved as alice: gold Yes → No"
+    history = re.sub(r"<[^>]+>", " ", panel(ctx, row, ALICE)[9])
+    assert "Yes → No" in history and "→ no" not in history
+    assert ReviewerView(ctx, ALICE).frame(np.array([row]))["gold"].tolist() == ["✎ No (official Yes)"]
+    assert ReviewerView(ctx, ALICE).detail(row).fields["gold"] == "No"
+    final = final_labels(ctx.store, "avhbench", table[table["benchmark"] == "avhbench"])  # type: ignore[arg-type]
+    assert final[["official_gold", "corrected_gold"]].values.tolist() == [["Yes", "No"]]
+    save(ctx, row, BOB, "yes", "", [], "", "")  # bob's blind vote disagrees with alice's correction
+    queue = queue_frame(ctx, "Disagreements", "avhbench", CAROL)["detail"].tolist()
+    assert queue == ["gold: No (set by alice), bob: Yes"]
+    target = adjudication_target(ctx, row, CAROL)
+    assert "gold: No (corrected by alice" in target and "bob: Yes" in target
+    assert adjudicate_item(ctx, row, CAROL, "yes", "a voice answers").endswith("gold = Yes")

@@ -126,8 +126,9 @@ def test_final_labels_one_row_per_corrected_item_with_votes_and_adjudication(
     assert list(frame.columns) == list(FINAL_COLUMNS)
     assert frame["item_id"].tolist() == ["item0001", "item0003"]
     first = frame.iloc[0]
-    assert (first["official_gold"], first["corrected_gold"], first["reviewer"]) == ("Yes", "no", "carol")
-    assert orjson.loads(first["votes"]) == {"alice": "no", "bob": "yes"}
+    # gold values spelled like the official one, as the app and the corrected files spell them
+    assert (first["official_gold"], first["corrected_gold"], first["reviewer"]) == ("Yes", "No", "carol")
+    assert orjson.loads(first["votes"]) == {"alice": "No", "bob": "Yes"}
     assert (first["adjudicated_by"], first["adjudication_reason"]) == ("carol", "no river in the clip")
     third = frame.iloc[1]
     assert (third["reason"], third["votes"], third["adjudicated_by"]) == ("barking is off screen", "{}", None)
@@ -135,5 +136,5 @@ def test_final_labels_one_row_per_corrected_item_with_votes_and_adjudication(
         path = tmp_path / f"final.{fmt}"
         assert write_frame(final_labels(store, "cmm", table), path, fmt) == 2  # type: ignore[arg-type]
     back = pd.read_parquet(tmp_path / "final.parquet")
-    assert back["corrected_gold"].tolist() == ["no", "no"]
+    assert back["corrected_gold"].tolist() == ["No", "No"]
     assert (tmp_path / "final.csv").read_text(encoding="utf-8").splitlines()[0] == ",".join(FINAL_COLUMNS)
