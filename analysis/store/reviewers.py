@@ -58,6 +58,16 @@ def assign(item_ids: Iterable[str], reviewers: Iterable[str], k: int) -> pd.Data
     return pd.DataFrame(slots, columns=["item_id", "reviewer"])
 
 
+def round_team(configured: Iterable[str], voters: Iterable[str], me: str | None = None) -> list[str]:
+    """Who a round is dealt over: the configured reviewers, else everyone who voted; and ``me``.
+
+    One rule for the Review tab's queue and the pair validation: with configured reviewers the
+    team, and so the assignment, does not move when someone else votes.
+    """
+    names = {str(n) for n in configured} or {str(n) for n in voters}
+    return sorted(names | ({me} if me else set()))
+
+
 def vote(
     store: Store,
     item: ItemRef | Mapping[str, Any] | pd.Series,

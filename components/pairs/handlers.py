@@ -42,6 +42,7 @@ from analysis.review.pairs.validation import (
     save_validation,
 )
 from analysis.store import Identity, InvalidLabel, Store, StoreError
+from analysis.store.reviewers import round_team
 from analysis.store.visibility import Viewer
 from components.browse.render import md_code, md_text
 from components.pairs.sync_player import ClipPanel, player_html
@@ -149,9 +150,9 @@ class PairsContext:
         return self.access(me).viewer
 
     def assignments(self, me: Identity | None = None) -> pd.DataFrame:
-        """The round's assignment: ``k`` reviewers per pair over the known reviewers."""
-        voted = set(check_labels(self.store)["reviewer"].astype(str))
-        team = sorted(set(self.reviewers) | voted | ({me.name} if me else set()))
+        """The round's assignment: ``k`` reviewers per pair over the team (:func:`round_team`)."""
+        voted: Any = [] if self.reviewers else check_labels(self.store)["reviewer"].astype(str)
+        team = round_team(self.reviewers, voted, me.name if me else None)
         if not team:
             return pd.DataFrame({"pair_id": pd.Series(dtype=str), "reviewer": pd.Series(dtype=str)})
         return assign_pairs(self.pairs["pair_id"].astype(str), team, min(self.k, len(team)))

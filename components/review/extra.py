@@ -37,6 +37,7 @@ from analysis.store.events import as_item
 from analysis.store.export import corrections_frame, write_frame
 from analysis.store.final import final_labels
 from analysis.store.payload import submit
+from analysis.store.reviewers import round_team
 from analysis.store.values import as_shown
 from analysis.store.visibility import (
     Viewer,
@@ -102,11 +103,11 @@ def _num(value: Any) -> str:
 
 
 def reviewers_of(ctx: ReviewContext, benchmark: str, who: Identity) -> list[str]:
-    """Reviewers for assignment: the configured users, else everyone who voted, plus me."""
-    names = set(ctx.reviewers)
-    if not names and ctx.store is not None:
-        names = set(events_frame(ctx.store, benchmark, scope="vote")["reviewer"].astype(str))
-    return sorted(names | {who.name})
+    """Reviewers for assignment (:func:`analysis.store.reviewers.round_team`)."""
+    voters: Any = []
+    if not ctx.reviewers and ctx.store is not None:
+        voters = events_frame(ctx.store, benchmark, scope="vote")["reviewer"]
+    return round_team(ctx.reviewers, voters, who.name)
 
 
 QUEUE_COLUMNS = ("item_id", "question", "detail")

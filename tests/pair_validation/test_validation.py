@@ -275,3 +275,34 @@ def test_validations_travel_through_a_corrections_file(store: Store, tmp_path: P
             pd.testing.assert_frame_equal(decisions(other), decisions(store))
         finally:
             other.close()
+
+
+def test_progress_never_falls_back_when_the_team_grows(store: Store) -> None:
+    """alice validates three pairs alone; bob and carol join, the assignment is dealt again: her
+    three decisions still count, for the pairs and for her (they once dropped out of the count)."""
+    from analysis.store.reviewers import round_team
+
+    if not (SAMPLE / "ach_binaryqa.json").exists():
+        pytest.skip("samples/vidhalluc is absent (run samples/generate.py)")
+    pairs = catalogue(vidhalluc.load_gold([SAMPLE / "ach_binaryqa.json", SAMPLE / "ach_mcq.json"]))
+    members = dict(zip(pairs["pair_id"], pairs["clips"], strict=True))
+    alone = assign_pairs(members, round_team([], [], "alice"), k=1)
+    validated = my_queue(store, alone, ALICE)[:3]
+    for pair in validated:
+        clips = members[pair]
+        save_validation(
+            store, PairChecks(pair, clips, (True,) * len(clips), (True,) * len(clips), True), ALICE
+        )
+    before = progress(store, alone)
+    assert (before["done"], before["total"], before["pairs_done"]) == (3, 8, 3)
+    team = round_team([], ["alice", "bob"], "carol")  # bob voted elsewhere, carol opens the tab
+    grown = assign_pairs(members, team, k=1)
+    # the case that miscounted: some pair alice validated is dealt to someone else now
+    assert set(validated) - set(grown.loc[grown["reviewer"] == "alice", "pair_id"])
+    after = progress(store, grown)
+    assert (after["done"], after["total"], after["pairs_done"]) == (3, 8, 3)
+    assert after["reviewers"]["alice"]["done"] == 3
+    assert sum(r["done"] for r in after["reviewers"].values()) == 3
+    # with configured reviewers the team is theirs: a stranger's vote does not deal the round again
+    assert round_team(["alice", "bob"], ["alice", "zed"], "bob") == ["alice", "bob"]
+    assert round_team([], ["alice", "zed"], "bob") == ["alice", "bob", "zed"]

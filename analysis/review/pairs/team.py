@@ -48,21 +48,29 @@ def progress(store: Store, assignments: pd.DataFrame) -> dict[str, Any]:
     """Done / total validations, overall and per reviewer; pairs with every assigned review done.
 
     ``{"done", "total", "pairs_done", "pairs_total", "reviewers": {name: {"done", "total"}}}``.
-    A validation is done once the reviewer saved a decision for the pair.
+    A validation is done once a reviewer saved a decision for the pair. A pair wants as many
+    decisions as it has assigned reviewers, and each decision counts, whoever gave it, up to that
+    number; a reviewer's pairs are those assigned to them and those they validated anyway. So the
+    counts never fall back when the team grows and the assignment moves a validated pair to
+    someone else (the tab once counted only the assigned reviewers' decisions, issue 20).
     """
+    wanted = assignments.groupby("pair_id")["reviewer"].size()
     votes = _voted(store)
-    voted = set(zip(votes["pair_id"], votes["reviewer"], strict=True))
-    done = [(p, r) in voted for p, r in zip(assignments["pair_id"], assignments["reviewer"], strict=True)]
-    frame = assignments.assign(done=done)
-    per_pair = frame.groupby("pair_id")["done"].all()
-    per_reviewer = frame.groupby("reviewer")["done"].agg(["sum", "size"])
+    votes = votes[votes["pair_id"].isin(wanted.index)].drop_duplicates(["pair_id", "reviewer"])
+    given = votes.groupby("pair_id")["reviewer"].size().reindex(wanted.index, fill_value=0)
+    counted = given.clip(upper=wanted)
+    theirs = pd.concat([assignments[["pair_id", "reviewer"]], votes[["pair_id", "reviewer"]]])
+    theirs = theirs.drop_duplicates()
+    done_by = votes.groupby("reviewer")["pair_id"].size()
+    total_by = theirs.groupby("reviewer")["pair_id"].size()
     return {
-        "done": int(frame["done"].sum()),
-        "total": len(frame),
-        "pairs_done": int(per_pair.sum()),
-        "pairs_total": len(per_pair),
+        "done": int(counted.sum()),
+        "total": int(wanted.sum()),
+        "pairs_done": int((counted >= wanted).sum()),
+        "pairs_total": len(wanted),
         "reviewers": {
-            str(r): {"done": int(row["sum"]), "total": int(row["size"])} for r, row in per_reviewer.iterrows()
+            str(r): {"done": int(done_by.get(r, 0)), "total": int(n)}
+            for r, n in total_by.sort_index().items()
         },
     }
 
