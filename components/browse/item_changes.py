@@ -25,8 +25,8 @@ KEEP = 10_000
 """Sessions remembered (the least recently used are forgotten; a forgotten session counts from 0)."""
 
 
-class ItemChanges:
-    """A count per session of the inspected item being set (see the module docstring)."""
+class SessionCounts:
+    """A count per browser session, safe across handler threads (the oldest sessions forgotten)."""
 
     def __init__(self, keep: int = KEEP) -> None:
         self._counts: OrderedDict[str, int] = OrderedDict()
@@ -34,23 +34,33 @@ class ItemChanges:
         self._lock = threading.Lock()
 
     def count(self, request: gr.Request | None) -> int:
-        """How many times the item of ``request``'s session has been set so far."""
+        """The count of ``request``'s session so far."""
         key = _session(request)
         with self._lock:
             return self._counts.get(key, 0)
+
+    def bump(self, request: gr.Request | None) -> None:
+        """Add one to ``request``'s session's count."""
+        self.take(request)
+
+    def take(self, request: gr.Request | None) -> int:
+        """Add one to ``request``'s session's count and return it (a ticket: the newest is the highest)."""
+        key = _session(request)
+        with self._lock:
+            value = self._counts.pop(key, 0) + 1
+            self._counts[key] = value
+            while len(self._counts) > self._keep:
+                self._counts.popitem(last=False)
+            return value
+
+
+class ItemChanges(SessionCounts):
+    """A count per session of the inspected item being set (see the module docstring)."""
 
     def counted(self, request: gr.Request | None, answer: T) -> T:
         """``answer``, a handler's outputs that set the item, once counted for ``request``'s session."""
         self.bump(request)
         return answer
-
-    def bump(self, request: gr.Request | None) -> None:
-        """Record that a handler of ``request``'s session has just set its item."""
-        key = _session(request)
-        with self._lock:
-            self._counts[key] = self._counts.pop(key, 0) + 1
-            while len(self._counts) > self._keep:
-                self._counts.popitem(last=False)
 
 
 def _session(request: gr.Request | None) -> str:

@@ -15,7 +15,7 @@ from analysis.load.catalog import Catalog
 from analysis.review.access import Access, Roles
 from analysis.store import Identity, Store
 from analysis.suspects.rank import Suspect
-from components.browse.item_changes import ItemChanges
+from components.browse.item_changes import ItemChanges, SessionCounts
 
 
 class Refused(Exception):
@@ -41,6 +41,10 @@ class ReviewContext:
     item_changes: ItemChanges = field(default_factory=ItemChanges)
     """Per session, how often a handler set the inspected item (a filter's clearing stands down
     when an item was opened while it ran)."""
+    queue_fills: SessionCounts = field(default_factory=SessionCounts)
+    """Per session, the Review tab's queue fills started (*Show queue*, the tab's opening, a
+    benchmark change): a fill that finishes after a newer one has started stands down, so the
+    queue shown is the one asked for last."""
 
     read_only: str = ""
     """Why no store could be opened for writing (what opening it said); "" when none was refused."""

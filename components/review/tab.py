@@ -337,7 +337,16 @@ def _wire_tab(
 ) -> None:
     current = item[0]
     private: dict[str, Any] = {"api_visibility": "private"}
-    queue = with_identity(lambda who, q, b: review_extra.queue_update(ctx, q, b, who))
+    fills = ctx.queue_fills
+
+    def queue(request: gr.Request, profile: gr.OAuthProfile | None, kind: str, benchmark: str | None) -> Any:
+        ticket = fills.take(request)
+        items = with_identity(lambda who, q, b: review_extra.queue_update(ctx, q, b, who))(
+            request, profile, kind, benchmark
+        )
+        # the tab's catch-up fill (its default queue) once landed after this one (issue 20)
+        return items if fills.count(request) == ticket else gr.skip()
+
     agree = with_identity(lambda who, b: review_extra.agreement_markdown(ctx, b, who))
     rt.load.click(queue, [rt.queue, f.benchmark], rt.items, **private, **FREE).then(
         agree, [f.benchmark], rt.agreement, **private, **FREE
@@ -349,12 +358,15 @@ def _wire_tab(
             request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None, kind: str
         ) -> tuple[Any, ...]:
             who = identity_of(request, profile)
+            ticket = fills.take(request)
             try:
                 items = review_extra.queue_update(ctx, kind, benchmark, who)
             except Refused as exc:  # a queue this reviewer is not offered: said where the tab speaks
                 return gr.update(value=None), gr.skip(), f"⚠ {escape(str(exc), quote=False)}"
             except StoreError as exc:
                 return gr.skip(), gr.skip(), f"⚠ {escape(str(exc), quote=False)}"
+            if fills.count(request) != ticket:  # a newer fill started meanwhile: its queue stands
+                items = gr.skip()
             return items, review_extra.agreement_markdown(ctx, benchmark, who), ""
 
         memory.follow(

@@ -134,3 +134,52 @@ def test_the_three_gold_table_follows_each_correction_though_it_is_remembered(ct
     after = gold_change_html(ctx, "cdh-bench", ALICE)
     assert "<details class='hs-gold-changes' open>" in after and after != before
     assert gold_change_html(ctx, "cdh-bench", BOB) == ""  # blind: no metric, remembered or not
+
+
+def test_a_queue_fill_that_finishes_after_a_newer_one_stands_down(
+    ctx: ReviewContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Review tab's catch-up fill (its default queue) runs; meanwhile the reviewer asks for
+    Disagreements and gets them; the catch-up then finishes: the Disagreements stay (issue 20)."""
+    import inspect
+    import warnings
+    from typing import Any
+
+    import gradio as gr
+
+    import app
+    from components.review import extra
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        demo = app.build_app(ctx.catalog, ctx)
+
+    def closure(fn: Any) -> dict[str, Any]:
+        fn = inspect.unwrap(fn)
+        return dict(
+            zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__ or ()), strict=True)
+        )
+
+    named = [(getattr(inspect.unwrap(f.fn), "__qualname__", ""), f.fn) for f in demo.fns.values() if f.fn]
+    (load,) = [fn for name, fn in named if name == "_wire_tab.<locals>.queue"]
+    follows = [fn for name, fn in named if name == "ShownTabs.follow.<locals>.followed"]
+    (catch_up,) = [closure(fn)["compute"] for fn in follows if closure(fn)["label"] == "Review"]
+    request = gr.Request(username="alice", session_hash="alice-1")
+    real = extra.queue_update
+    asked: list[str] = []
+
+    def slow_then_newer(c: ReviewContext, kind: str, benchmark: Any, who: Any) -> Any:
+        asked.append(kind)
+        if len(asked) == 1:  # the catch-up is still computing when the reviewer's load comes
+            newer = load(request, None, "Disagreements", "cmm")
+            assert "Disagreements" in str(newer.get("label", ""))
+        return real(c, kind, benchmark, who)
+
+    monkeypatch.setattr(extra, "queue_update", slow_then_newer)
+    items, _, message = catch_up(request, None, "cmm", QUEUE)
+    assert asked == [QUEUE, "Disagreements"]
+    assert items == gr.skip() and message == ""  # it stands down: the newer queue stays shown
+    # alone, a fill answers as before
+    monkeypatch.setattr(extra, "queue_update", real)
+    alone = load(request, None, "Disagreements", "cmm")
+    assert "Disagreements" in str(alone.get("label", ""))
