@@ -5,7 +5,8 @@
 For the bundled samples (``--rows 0``) and the samples replicated to N rows (as ``bench/app.py``
 builds them), the app is served in this process and a signed-in reviewer, in Chromium:
 switches the benchmark, turns on *Wrong only* (the table and every chart follow), opens an item,
-steps with ``j``, saves a gold correction, and opens a shared link. Each figure is the median over
+steps with ``j``, saves a gold correction, adjudicates the next item from the Review tab, and
+opens a shared link. Each figure is the median over
 ``--repeat`` runs, beside the median time of the server handler behind it, called directly in
 the same process. Targets (issue 20, item 4, on 2 cores): open an item and a key step <= 300 ms,
 filter with charts <= 800 ms, benchmark switch <= 1 s, shared link to item <= 3 s after the
@@ -60,7 +61,8 @@ def _serve(cat: Catalog, store_dir: Path) -> tuple[Any, str]:
     import app
 
     os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
-    ctx = ReviewContext(cat, open_store(store_dir / "labels.db"), ("alice",))
+    store = open_store(store_dir / "labels.db")
+    ctx = ReviewContext(cat, store, ("alice",), adjudicators=frozenset({"alice"}))
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
@@ -105,6 +107,7 @@ def _content(elem_id: str) -> str:
 
 
 ITEM, INFO, HISTORY = _content("item"), _content("page-info"), _content("rv-history")
+TAB_MESSAGE = _content("rv-tab-message")
 
 SHOWN_JS = """([selector, text]) => {
   window.__hsShown = null;
@@ -164,8 +167,8 @@ def browser_figures(url: str, repeat: int) -> dict[str, list[float]]:
     from playwright.sync_api import expect, sync_playwright
 
     wait = 60_000
-    out: dict[str, list[float]] = {k: [] for k in ("switch", "filter", "open", "step", "save", "link")}
-    pressed: dict[str, list[float]] = {k: [] for k in ("switch", "filter", "open", "step", "save")}
+    out: dict[str, list[float]] = {k: [] for k in (*CLICKS, "link")}
+    pressed: dict[str, list[float]] = {k: [] for k in CLICKS}
 
     def timed(
         key: str, action: Callable[[], None], until: Callable[[], None], watch: tuple[str, str, bool]
@@ -231,6 +234,28 @@ def browser_figures(url: str, repeat: int) -> dict[str, list[float]]:
                 saved,
                 (HISTORY, f"bench run {run}", False),
             )
+            # the next item, which nobody labelled, adjudicated from the Review tab
+            page.locator("body").click(position={"x": 5, "y": 5})
+            shown = page.locator(ITEM).text_content() or ""
+            page.keyboard.press("j")
+            expect(page.locator(ITEM)).not_to_have_text(shown, timeout=wait)
+            page.wait_for_timeout(1000)
+            page.get_by_role("tab", name="Review").click()
+            target = page.locator("#rv-adj-target")
+            expect(target).to_contain_text("Adjudication acts on", timeout=wait)
+            value = "yes" if run % 2 else "no"
+            page.locator("#rv-adj-value textarea, #rv-adj-value input").first.fill(value)
+            reason = f"bench adjudication {run}"
+            page.locator("#rv-adj-reason textarea, #rv-adj-reason input").first.fill(reason)
+            message = page.locator(TAB_MESSAGE)
+            before_message = message.text_content() or ""
+            timed(
+                "adjudicate",
+                lambda: page.locator("#rv-adj").click(),
+                lambda m=message: expect(m).to_contain_text("Adjudicated", timeout=wait),
+                (TAB_MESSAGE, before_message, True),
+            )
+            page.get_by_role("tab", name="Items").click()
         item = page.locator("#items [data-row='5'][data-col='1']").inner_text().strip()
         pressed["link"] = []
         for _ in range(repeat):
@@ -249,26 +274,58 @@ def browser_figures(url: str, repeat: int) -> dict[str, list[float]]:
     return out
 
 
-def handler_figures(cat: Catalog) -> dict[str, float]:
-    """The median server time of the handler behind each click, called directly."""
+def handler_figures(cat: Catalog, store_dir: Path) -> dict[str, float]:
+    """The median server time of the handler behind each click, called directly.
+
+    Saving and adjudicating write to a label store of their own, alternating the gold of one item.
+    """
+    from itertools import count
+
+    from analysis.store import Identity
+    from components.review.extra import adjudicate_item
+    from components.review.panel import save
+
     values = filters(BENCH_A)
     frame, _, _ = browse.show_page(cat, browse.filters_from(*values), 1)
     row = frame.iloc[3].tolist()
+    ctx = ReviewContext(
+        cat, open_store(store_dir / "handlers.db"), ("alice", "carol"), adjudicators=frozenset({"carol"})
+    )
+    saves, settles = count(), count()
+    alice, carol = Identity("alice"), Identity("carol")
+    saved_row, settled_row = int(row[0]), int(frame.iloc[4].tolist()[0])
     return {
         "switch": median_ms(lambda: refresh(cat, filters(BENCH_B))),
         "filter": median_ms(lambda: refresh(cat, filters(BENCH_A, wrong=True))),
         "open": median_ms(lambda: navigate.select_row(cat, row, values)),
         "step": median_ms(lambda: navigate.step_item(cat, 1, int(row[0]), 1, values)),
+        "save": median_ms(
+            lambda: save(ctx, saved_row, alice, ("yes", "no")[next(saves) % 2], "", [], "", "bench")
+        ),
+        "adjudicate": median_ms(
+            lambda: adjudicate_item(ctx, settled_row, carol, ("yes", "no")[next(settles) % 2], "bench")
+        ),
     }
 
 
-TARGETS = {"switch": 1000, "filter": 800, "open": 300, "step": 300, "save": None, "link": 3000}
+CLICKS = ("switch", "filter", "open", "step", "save", "adjudicate")
+"""The clicks timed from the press; the shared link is timed from the page's first answer."""
+TARGETS = {
+    "switch": 1000,
+    "filter": 800,
+    "open": 300,
+    "step": 300,
+    "save": None,
+    "adjudicate": None,
+    "link": 3000,
+}
 LABELS = {
     "switch": "benchmark switch",
     "filter": "filter with charts",
     "open": "open an item",
     "step": "key step (j)",
     "save": "save a correction",
+    "adjudicate": "adjudicate",
     "link": "shared link to item",
 }
 
@@ -284,7 +341,7 @@ def main() -> None:
             demo, url = _serve(cat, Path(tmp))
             try:
                 clicks = browser_figures(url, args.repeat)
-                handlers = handler_figures(cat)
+                handlers = handler_figures(cat, Path(tmp))
             finally:
                 demo.close()
             print(f"\n{len(cat.table):,} rows, load average {os.getloadavg()[0]:.2f}, {args.repeat} runs")
