@@ -155,7 +155,7 @@ def test_item_table_charts_and_a_relabel_in_the_app(toy: str, files: dict[str, P
     message = save(ctx, row, alice, None, "5", [], "", "recounted")
     assert message == "Saved as alice: gold 4 → 5"
     page = ReviewerView(ctx, alice).frame(np.array([row]))
-    assert page["gold"].iloc[0] == "✎ 5 (official 4)" and page["verdict"].iloc[0] == "✓"
+    assert page["gold"].iloc[0] == "✎ 5 (was 4)" and page["verdict"].iloc[0] == "✓"
 
 
 @pytest.mark.usefixtures("close_gradio_loop")

@@ -31,16 +31,18 @@ from components.browse.view import ItemView, as_view
 
 # Fits the Items tab at a 1280 px window (about 955 px of table) so that model, question, answer,
 # parsed, gold and verdict show without scrolling; the item id is cut (it is in the inspector, whole).
+# The gold column holds a corrected yes/no with the official one, "✎ No (was Yes)" (issue 20: at
+# 64 px it showed "✎ No..." and the official gold never).
 _WIDTHS: list[str | int] = [
     "44px",  # row
-    "84px",  # item_id
-    "96px",  # model
+    "76px",  # item_id
+    "88px",  # model
     "60px",  # task
     "64px",  # category
-    "200px",  # question
-    "156px",  # answer
-    "72px",  # parsed
-    "64px",  # gold
+    "184px",  # question
+    "140px",  # answer
+    "64px",  # parsed
+    "128px",  # gold
     "64px",  # verdict
     "40px",  # flag
 ]

@@ -89,8 +89,7 @@ class ReviewerView(ItemView):
         if changed.any():
             official = fixed.loc[changed, "official_gold"].fillna("").astype(str).tolist()
             frame.loc[changed, "gold"] = [
-                f"{MARK} {g} (official {o})"
-                for g, o in zip(frame.loc[changed, "gold"], official, strict=True)
+                f"{MARK} {g} (was {o})" for g, o in zip(frame.loc[changed, "gold"], official, strict=True)
             ]
         return frame
 

@@ -163,7 +163,7 @@ def test_a_corrected_item_shows_one_gold_with_the_official_beside_it(
     assert f"{MARK} yes" in item and "official no" in item
     rows = alice.rows(Filters(benchmark="cdh-bench", search=PAIR_11_QA_CS))
     frame = alice.frame(rows)
-    assert set(frame["gold"]) == {f"{MARK} yes (official no)"}
+    assert set(frame["gold"]) == {f"{MARK} yes (was no)"}
     # the verdicts follow the corrected gold: a model that answered "no" is now wrong
     table = catalog.table.iloc[rows]
     said_no = table["parsed"].astype(str).str.lower().eq("no").to_numpy()

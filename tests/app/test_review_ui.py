@@ -318,7 +318,7 @@ def test_a_gold_is_spelled_alike_in_messages_history_table_queue_and_final_label
     assert save(ctx, row, ALICE, "no", "", [], "", "nothing is heard") == "Saved as alice: gold Yes → No"
     history = re.sub(r"<[^>]+>", " ", panel(ctx, row, ALICE)[9])
     assert "Yes → No" in history and "→ no" not in history
-    assert ReviewerView(ctx, ALICE).frame(np.array([row]))["gold"].tolist() == ["✎ No (official Yes)"]
+    assert ReviewerView(ctx, ALICE).frame(np.array([row]))["gold"].tolist() == ["✎ No (was Yes)"]
     assert ReviewerView(ctx, ALICE).detail(row).fields["gold"] == "No"
     final = final_labels(ctx.store, "avhbench", table[table["benchmark"] == "avhbench"])  # type: ignore[arg-type]
     assert final[["official_gold", "corrected_gold"]].values.tolist() == [["Yes", "No"]]

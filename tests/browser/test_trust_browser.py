@@ -170,7 +170,7 @@ def test_blind_votes_reveal_adjudication_and_one_gold(browser: Any, trust_url: s
     carol.locator("#f-search textarea, #f-search input").first.fill(CS)
     carol.keyboard.press("Enter")
     gold_cell = carol.locator(f"#items [data-row='0'][data-col='{GOLD_COL}']")
-    expect(gold_cell).to_have_text("✎ yes (official no)", timeout=T)
+    expect(gold_cell).to_have_text("✎ yes (was no)", timeout=T)
     _shoot(carol, "one-gold-1280-light")
 
     # blind reviewers still see no gold after the adjudication, and no other vote appears for alice
