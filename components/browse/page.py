@@ -35,14 +35,14 @@ from components.browse.view import ItemView, as_view
 # 64 px it showed "✎ No..." and the official gold never).
 _WIDTHS: list[str | int] = [
     "44px",  # row
-    "76px",  # item_id
-    "88px",  # model
+    "72px",  # item_id
+    "84px",  # model
     "60px",  # task
     "64px",  # category
-    "184px",  # question
-    "140px",  # answer
-    "64px",  # parsed
-    "128px",  # gold
+    "170px",  # question
+    "132px",  # answer
+    "72px",  # parsed
+    "150px",  # gold
     "64px",  # verdict
     "40px",  # flag
 ]

@@ -171,6 +171,8 @@ def test_blind_votes_reveal_adjudication_and_one_gold(browser: Any, trust_url: s
     carol.keyboard.press("Enter")
     gold_cell = carol.locator(f"#items [data-row='0'][data-col='{GOLD_COL}']")
     expect(gold_cell).to_have_text("✎ yes (was no)", timeout=T)
+    # at 1280 px the cell shows all of it, the official value too (it showed "✎ ye..." once)
+    assert gold_cell.locator("span.text").evaluate("e => e.scrollWidth <= e.clientWidth")
     _shoot(carol, "one-gold-1280-light")
 
     # blind reviewers still see no gold after the adjudication, and no other vote appears for alice
