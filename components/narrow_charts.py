@@ -7,6 +7,9 @@ three panels or more is laid out again in the browser: each panel gets the whole
 own band of the height, its title moves above it, and the legend goes below the panels. The
 figure and its numbers are the server's; only where the panels sit changes. Wider charts are
 left alone, and a chart is laid out once per drawing (a stacked one has every panel at full width).
+
+The same script fits a chart drawn while its tab was hidden to its box once shown: plotly drew it
+at its default 700 px, cut off on a phone (seen in issue 20's screenshots) and narrow at 1280 px.
 """
 
 from __future__ import annotations
@@ -23,7 +26,13 @@ HEAD = f"""
   const stack = (gd) => {{
     const layout = gd.layout;
     // a chart in a hidden tab has no width yet: judged when it is shown
-    if (!window.Plotly || !layout || !gd.clientWidth || gd.clientWidth >= {NARROW_PX}) return;
+    if (!window.Plotly || !layout || !gd.clientWidth) return;
+    // drawn while its tab was hidden, plotly took its default 700 px: fit it to its box now
+    const drawn = gd._fullLayout && gd._fullLayout.width;
+    if (layout.width === undefined && drawn && Math.abs(drawn - gd.clientWidth) > 1) {{
+      window.Plotly.Plots.resize(gd);
+    }}
+    if (gd.clientWidth >= {NARROW_PX}) return;
     const axes = Object.keys(layout).filter((k) => /^xaxis\\d*$/.test(k))
       .sort((a, b) => (parseInt(a.slice(5)) || 1) - (parseInt(b.slice(5)) || 1));
     const n = axes.length;

@@ -245,6 +245,32 @@ def test_a_chart_of_many_panels_stacks_them_on_a_phone(browser: Browser, app_url
     page.context.close()
 
 
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_chart_drawn_in_a_hidden_tab_fits_its_box_once_shown(
+    browser: Browser, app_url: str, width: int
+) -> None:
+    # Issue 20's screenshots: a reviewer who went to Items before the overview chart arrived came
+    # back to a chart drawn at plotly's default 700 px, cut off on a phone.
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    page.goto(app_url + "?benchmark=cmm")
+    page.wait_for_function("() => window.__hsViewRestored === true", timeout=TIMEOUT)
+    page.get_by_role("tab", name="Items").click()  # at once: the chart is drawn while hidden
+    expect(page.locator("#items [data-row='0']").first).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_timeout(1500)
+    page.get_by_role("tab", name="Overview").click()
+    chart = page.locator("#chart-official .js-plotly-plot")
+    expect(chart).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_function(
+        "() => { const g = document.querySelector('#chart-official .js-plotly-plot');"
+        " return g && g._fullLayout && Math.abs(g._fullLayout.width - g.clientWidth) <= 1; }",
+        timeout=TIMEOUT,
+    )
+    box = chart.evaluate("(g) => [g._fullLayout.width, g.clientWidth, g.parentElement.clientWidth]")
+    assert box[0] <= box[2] + 1, box
+    context.close()
+
+
 def test_a_hidden_tab_waits_for_its_opening_and_then_shows_the_benchmark(
     browser: Browser, app_url: str
 ) -> None:
