@@ -3,8 +3,9 @@
 The figures are built on the server, which does not know the reader's screen: a board chart with
 five panels side by side is readable at 1280 px and a smear at 390 px (issue 20). A script for
 ``launch(head=...)`` watches the page's plotly charts; one narrower than :data:`NARROW_PX` with
-three panels or more is laid out again in the browser: each panel gets the whole width and its
-own band of the height, its title moves above it, and the legend goes below the panels. The
+two panels or more is laid out again in the browser: each panel gets the whole width and its
+own band of the height, its title moves above it, and the legend goes below the panels. A
+one-panel chart keeps its panel and moves a legend from its side to below it. The
 figure and its numbers are the server's; only where the panels sit changes. Wider charts are
 left alone, and a chart is laid out once per drawing (a stacked one has every panel at full width).
 
@@ -20,6 +21,9 @@ NARROW_PX = 560
 PANEL_PX = 230
 """The height each stacked panel gets."""
 
+LEGEND_PX = 110
+"""The room a one-panel chart adds below itself for its legend, moved there from its side."""
+
 HEAD = f"""
 <script>
 (() => {{
@@ -30,24 +34,42 @@ HEAD = f"""
     // drawn while its tab was hidden, plotly took its default 700 px: fit it to its box now
     const drawn = gd._fullLayout && gd._fullLayout.width;
     if (layout.width === undefined && drawn && Math.abs(drawn - gd.clientWidth) > 1) {{
-      window.Plotly.Plots.resize(gd);
+      // judged again once resized: a relayout meanwhile would keep the old width
+      Promise.resolve(window.Plotly.Plots.resize(gd)).then(() => {{
+        if (Math.abs(gd._fullLayout.width - gd.clientWidth) <= 1) stack(gd);
+      }});
+      return;
     }}
     if (gd.clientWidth >= {NARROW_PX}) return;
     const axes = Object.keys(layout).filter((k) => /^xaxis\\d*$/.test(k))
       .sort((a, b) => (parseInt(a.slice(5)) || 1) - (parseInt(b.slice(5)) || 1));
     const n = axes.length;
     const domain = (k) => (layout[k] && layout[k].domain) || [0, 1];
-    if (n < 3 || axes.every((k) => domain(k)[0] === 0 && domain(k)[1] === 1)) return;
+    const legend = layout.legend || {{}};
+    if (axes.every((k) => domain(k)[0] === 0 && domain(k)[1] === 1)) {{
+      // one panel (or panels already stacked): a legend at the side takes half a phone's width
+      if (n === 1 && layout.showlegend !== false && legend.orientation !== 'h') {{
+        const height = (gd._fullLayout && gd._fullLayout.height) || 450;
+        window.Plotly.relayout(gd, {{height: height + {LEGEND_PX}, 'legend.orientation': 'h',
+          'legend.x': 0, 'legend.xanchor': 'left', 'legend.y': -{LEGEND_PX} / height,
+          'legend.yanchor': 'top', 'margin.b': ((layout.margin || {{}}).b || 80) + {LEGEND_PX}}});
+      }}
+      return;
+    }}
     const band = 1 / n;
-    const update = {{height: {PANEL_PX} * n + 140, 'legend.orientation': 'h', 'legend.x': 0,
-                    'legend.y': 0, 'legend.yanchor': 'top', 'margin.b': 90}};
+    // the legend below the panels gets a line for every two entries (a phone fits two a line)
+    const entries = (gd.data || []).filter((t) => t.showlegend !== false && t.name).length;
+    const below = 40 + 22 * Math.ceil(entries / 2);
+    const update = {{height: {PANEL_PX} * n + 60 + below, 'legend.orientation': 'h', 'legend.x': 0,
+                    'legend.y': -0.3 * band, 'legend.yanchor': 'top', 'margin.b': below}};
     const tops = [];
     axes.forEach((k, i) => {{
       const suffix = k.slice(5);
       const top = 1 - i * band;
       tops.push([domain(k), top]);
       update[k + '.domain'] = [0, 1];
-      update['yaxis' + suffix + '.domain'] = [top - band + 0.22 * band, top - 0.16 * band];
+      // below each panel room for its tick labels (three lines of a wrapped category name)
+      update['yaxis' + suffix + '.domain'] = [top - band + 0.32 * band, top - 0.16 * band];
     }});
     // panel titles sit above their panel: found by the column whose old domain held them
     update.annotations = (layout.annotations || []).map((a) => {{

@@ -271,6 +271,39 @@ def test_a_chart_drawn_in_a_hidden_tab_fits_its_box_once_shown(
     context.close()
 
 
+def test_on_a_phone_two_panels_stack_and_a_side_legend_goes_below(browser: Browser, app_url: str) -> None:
+    # The screenshots of issue 20 at 390 px: the Yes-bias chart's two panels and its legend shared
+    # the width (three columns of a hundred pixels), and the accuracy chart's legend took half.
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    page = context.new_page()
+    page.goto(app_url + "?benchmark=avhbench")
+    page.wait_for_function("() => window.__hsViewRestored === true", timeout=TIMEOUT)
+    page.get_by_role("button", name="More tabs").click()
+    page.locator(".overflow-dropdown button", has_text="Charts").click()
+    for name in ("yes-bias", "accuracy"):
+        expect(page.locator(f"#chart-{name} .js-plotly-plot")).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_function(
+        "() => { const l = document.querySelector('#chart-yes-bias .js-plotly-plot').layout;"
+        " return l.xaxis.domain[1] === 1 && l.legend && l.legend.orientation === 'h'; }",
+        timeout=TIMEOUT,
+    )
+    bias = page.locator("#chart-yes-bias .js-plotly-plot").evaluate(
+        "(g) => ['xaxis', 'xaxis2', 'yaxis', 'yaxis2'].map((k) => g.layout[k].domain)"
+    )
+    assert bias[0] == [0, 1] and bias[1] == [0, 1]  # each panel the whole width
+    assert bias[3][1] <= bias[2][0]  # the second below the first
+    page.wait_for_function(
+        "() => { const g = document.querySelector('#chart-accuracy .js-plotly-plot');"
+        " return (g.layout.legend || {}).orientation === 'h'; }",
+        timeout=TIMEOUT,
+    )
+    widths = page.locator("#chart-accuracy .js-plotly-plot").evaluate(
+        "(g) => [g._fullLayout.width, g.clientWidth]"
+    )
+    assert widths[0] <= widths[1] + 1  # the panel within its box, the legend below it
+    context.close()
+
+
 def test_a_hidden_tab_waits_for_its_opening_and_then_shows_the_benchmark(
     browser: Browser, app_url: str
 ) -> None:
