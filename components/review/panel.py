@@ -244,7 +244,12 @@ def _controls(item: pd.Series, gold: str | None) -> list[Any]:
     choices = _choices(item, kind)
     if choices:
         return [
-            gr.update(choices=choices, value=value if value in choices else None, visible=True),
+            # each choice labelled as the item's files spell it (Yes / No beside an official Yes)
+            gr.update(
+                choices=[(as_shown("gold", c, original) or c, c) for c in choices],
+                value=value if value in choices else None,
+                visible=True,
+            ),
             gr.update(value="", visible=False),
             hide,
             hide,

@@ -9,7 +9,7 @@ caption. The caption comes from the server's own row, never from the browser, an
 it is escaped (captions are untrusted). The text field stays as a fallback; typing in it re-renders
 the picker's selection.
 
-Where tags have label types (DetailVerifyBench), each tag gets a list after its last chip: the
+Where a benchmark's tags have label types, each tag gets a list after its last chip: the
 type it scores under, which the reviewer may change (a merged or new span is otherwise
 ``Unknown``). A tag names a type only where it differs from what the item's official labels give
 it; a blind reviewer's lists start from ``Unknown``, never from the official labels.
