@@ -112,7 +112,7 @@ def split_types(tagged: str) -> tuple[str, list[str | None]]:
 
     A caption that names no type comes back unchanged (its tags are not re-spelled).
     """
-    if not any(m.group(1) is not None for m in _ANY_CASE_TAG.finditer(tagged)):
+    if "=" not in tagged or not any(m.group(1) is not None for m in _ANY_CASE_TAG.finditer(tagged)):
         return tagged, []
     spans = typed_spans(tagged)
     return spans_to_tagged(untag(tagged), [(s, e) for s, e, _ in spans]), [k for _, _, k in spans]
