@@ -53,6 +53,10 @@ class SessionCounts:
                 self._counts.popitem(last=False)
             return value
 
+    def is_latest(self, request: gr.Request | None, ticket: int) -> bool:
+        """Whether ``ticket`` (from :meth:`take`) is still the newest of ``request``'s session."""
+        return self.count(request) == ticket
+
 
 class ItemChanges(SessionCounts):
     """A count per session of the inspected item being set (see the module docstring)."""

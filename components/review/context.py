@@ -6,6 +6,7 @@ without importing each other.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,3 +89,12 @@ def official_of(item: pd.Series) -> str | None:
     """The item's official gold as its files spell it (None when it has none)."""
     gold = item.get("gold")
     return None if gold is None or pd.isna(gold) else str(gold)
+
+
+def extra_of(item: pd.Series) -> dict[str, Any]:
+    """The item's ``extra`` fields as an object (``{}`` when it holds none or is not JSON)."""
+    try:
+        found = json.loads(str(item.get("extra") or "{}"))
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}

@@ -10,7 +10,6 @@ official gold are hidden.
 
 from __future__ import annotations
 
-import json
 import uuid
 from dataclasses import dataclass
 from html import escape
@@ -29,7 +28,7 @@ from analysis.store.payload import submit
 from analysis.store.values import SUSPECT_FIELD, as_shown, gold_kind, normalize_gold, option_count
 from analysis.store.visibility import visible_events
 from components.browse.render import md_text
-from components.review.context import Refused, ReviewContext, official_of
+from components.review.context import Refused, ReviewContext, extra_of, official_of
 from components.review.span_picker import build_picker
 
 READ_ONLY = "**Read-only demo.** Sign in to relabel, flag or note items; every write is refused without one."
@@ -226,14 +225,6 @@ def _show(value: object) -> str:
     return text if len(text) <= 120 else text[:119] + "…"
 
 
-def _extra(item: pd.Series) -> dict[str, Any]:
-    try:
-        found = json.loads(str(item.get("extra") or "{}"))
-    except ValueError:
-        return {}
-    return found if isinstance(found, dict) else {}
-
-
 def _controls(item: pd.Series, gold: str | None) -> list[Any]:
     """Updates of the gold controls (radio, text, letters, choice and text parts) for one kind of gold."""
     kind = _kind(item)
@@ -265,7 +256,7 @@ def _controls(item: pd.Series, gold: str | None) -> list[Any]:
             hide,
         ]
     if kind.form == "choice-and-text" and kind.split is not None:
-        choice, text = kind.split(value, _extra(item))
+        choice, text = kind.split(value, extra_of(item))
         return [
             gr.update(choices=[], value=None, visible=False),
             gr.update(value="", visible=False),

@@ -29,7 +29,7 @@ from analysis.benchmarks.base import Tagging, token_runs
 from analysis.store import Identity
 from analysis.store.values import gold_kind
 from components.identity import identity_of
-from components.review.context import ReviewContext
+from components.review.context import ReviewContext, extra_of
 
 
 class NotTagged(Exception):
@@ -194,13 +194,7 @@ def caption_of(ctx: ReviewContext, row: int | None) -> tuple[str, Tagging] | Non
 
 def _labels_seen(ctx: ReviewContext, row: int, who: Identity | None) -> dict[str, Any]:
     """The item's ``extra`` for type lists: its official labels, or nothing for a blind reviewer."""
-    if ctx.access(who).blind:
-        return {}
-    try:
-        found = json.loads(str(ctx.catalog.table.iloc[int(row)].get("extra") or "{}"))
-    except ValueError:
-        return {}
-    return found if isinstance(found, dict) else {}
+    return {} if ctx.access(who).blind else extra_of(ctx.catalog.table.iloc[int(row)])
 
 
 def render(ctx: ReviewContext, row: int | None, gold_text: str | None, who: Identity | None = None) -> Any:
@@ -211,7 +205,7 @@ def render(ctx: ReviewContext, row: int | None, gold_text: str | None, who: Iden
     assert row is not None
     clean, tagging = found
     text = gold_text or ""
-    plain, _ = tagging.split(text)
+    plain, named = tagging.split(text)
     # a hand-edited text that differs has no token selection the picker can show
     same = tagging.strip(plain) == clean
     chosen = tagging.selected_tokens(plain) if same else set()
@@ -220,7 +214,6 @@ def render(ctx: ReviewContext, row: int | None, gold_text: str | None, who: Iden
     types: list[str] = []
     if choices and chosen:
         # one tag per run, as the picker writes them: a typed text's types carry over in order
-        named = tagging.split(text)[1]
         runs = token_runs(chosen)
         keep = (
             {first: kind for (first, _), kind in zip(runs, named, strict=False) if kind}

@@ -338,14 +338,13 @@ def _wire_tab(
     current = item[0]
     private: dict[str, Any] = {"api_visibility": "private"}
     fills = ctx.queue_fills
+    shown_queue = with_identity(lambda who, q, b: review_extra.queue_update(ctx, q, b, who))
 
     def queue(request: gr.Request, profile: gr.OAuthProfile | None, kind: str, benchmark: str | None) -> Any:
         ticket = fills.take(request)
-        items = with_identity(lambda who, q, b: review_extra.queue_update(ctx, q, b, who))(
-            request, profile, kind, benchmark
-        )
+        items = shown_queue(request, profile, kind, benchmark)
         # the tab's catch-up fill (its default queue) once landed after this one (issue 20)
-        return items if fills.count(request) == ticket else gr.skip()
+        return items if fills.is_latest(request, ticket) else gr.skip()
 
     agree = with_identity(lambda who, b: review_extra.agreement_markdown(ctx, b, who))
     rt.load.click(queue, [rt.queue, f.benchmark], rt.items, **private, **FREE).then(
@@ -365,7 +364,7 @@ def _wire_tab(
                 return gr.update(value=None), gr.skip(), f"⚠ {escape(str(exc), quote=False)}"
             except StoreError as exc:
                 return gr.skip(), gr.skip(), f"⚠ {escape(str(exc), quote=False)}"
-            if fills.count(request) != ticket:  # a newer fill started meanwhile: its queue stands
+            if not fills.is_latest(request, ticket):  # a newer fill started meanwhile: its queue stands
                 items = gr.skip()
             return items, review_extra.agreement_markdown(ctx, benchmark, who), ""
 

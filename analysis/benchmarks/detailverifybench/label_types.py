@@ -32,7 +32,10 @@ LABEL_TYPES: tuple[str, ...] = (
     "Counterfactual Hallucination",
     "Other Hallucination",
 )
-"""The thirteen types the benchmark names, spelled as its released files spell them."""
+"""The thirteen types the benchmark's card names. Eleven are spelled as the released examples
+spell them; "Image Style" and "Counterfactual" do not occur there and follow the same pattern.
+The examples also use types outside the card (Attribute, Relationship, Object Hallucination): a
+type in an item's own labels is offered after these (:func:`type_choices`)."""
 
 _WORDS = re.compile(r"\W+")
 

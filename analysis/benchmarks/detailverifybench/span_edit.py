@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from analysis.benchmarks.base import token_runs as token_runs
-from analysis.benchmarks.detailverifybench.spans import CLOSE, OPEN, Span, token_flags, tokenize
-from analysis.benchmarks.detailverifybench.tags import label_type, split_types
+from analysis.benchmarks.detailverifybench.spans import CLOSE, Span, token_flags, tokenize
+from analysis.benchmarks.detailverifybench.tags import label_type, opening, split_types
 from analysis.errors import InvalidLabel
 
 
@@ -41,8 +41,7 @@ def tag_tokens(
             kind = label_type((types or {}).get(first))
         except InvalidLabel as exc:
             raise ValueError(str(exc)) from None
-        opening = OPEN if kind is None else f'{OPEN[:-1]} type="{kind}">'
-        pieces += [clean_text[pos:start], opening, clean_text[start:end], CLOSE]
+        pieces += [clean_text[pos:start], opening(kind), clean_text[start:end], CLOSE]
         pos = end
     pieces.append(clean_text[pos:])
     return "".join(pieces)

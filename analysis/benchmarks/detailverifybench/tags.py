@@ -81,16 +81,32 @@ def label_type(name: str | None) -> str | None:
     return name
 
 
+def opening(kind: str | None) -> str:
+    """The opening tag, naming ``kind`` (a :func:`label_type`) if it is not None."""
+    return OPEN if kind is None else f'{OPEN[:-1]} type="{kind}">'
+
+
+def _span_parts(k: int, span: Any) -> tuple[int, int, str | None]:
+    """``[start, end]`` or ``[start, end, type]`` as checked parts; :class:`InvalidLabel` otherwise."""
+    ok = isinstance(span, (list, tuple)) and len(span) in (2, 3)
+    ok = ok and all(isinstance(x, int) and not isinstance(x, bool) for x in span[:2])
+    kind = span[2] if ok and len(span) == 3 else None
+    if not ok or not (kind is None or isinstance(kind, str)):
+        raise InvalidLabel(f"span {k} must be [start, end] or [start, end, type] (whole numbers, type text)")
+    return int(span[0]), int(span[1]), label_type(kind)
+
+
 def spans_to_tagged(clean: str, spans: Sequence[Sequence[Any]]) -> str:
     """Tag ``clean`` at the given character spans (sorted; overlapping spans are merged).
 
     A span may carry a label type as a third element (see :func:`typed_spans`); merged spans keep
     the first type named.
     """
+    if not isinstance(spans, (list, tuple)):
+        raise InvalidLabel("spans must be a list of [start, end] or [start, end, type]")
+    parts = sorted((_span_parts(k, span) for k, span in enumerate(spans)), key=lambda p: p[:2])
     merged: list[list[Any]] = []
-    for span in sorted(spans, key=lambda s: (int(s[0]), int(s[1]))):
-        start, end = int(span[0]), int(span[1])
-        kind = label_type(str(span[2])) if len(span) > 2 and span[2] is not None else None
+    for start, end, kind in parts:
         if not 0 <= start < end <= len(clean):
             raise InvalidLabel(f"span [{start}, {end}) is outside the caption (length {len(clean)})")
         if merged and start < merged[-1][1]:
@@ -100,8 +116,7 @@ def spans_to_tagged(clean: str, spans: Sequence[Sequence[Any]]) -> str:
             merged.append([start, end, kind])
     out, pos = [], 0
     for start, end, kind in merged:
-        opening = OPEN if kind is None else f'{OPEN[:-1]} type="{kind}">'
-        out += [clean[pos:start], opening, clean[start:end], CLOSE]
+        out += [clean[pos:start], opening(kind), clean[start:end], CLOSE]
         pos = end
     out.append(clean[pos:])
     return "".join(out)

@@ -76,6 +76,45 @@ def test_a_malformed_type_is_refused(value: str, why: str) -> None:
         TAGGED.normalize(value, ORIGINAL)
 
 
+@pytest.mark.parametrize(
+    "spans",
+    [
+        '"x"',
+        "[[2]]",
+        '[["a", 5]]',
+        "[2, 5]",
+        "[[2, 5, 7]]",
+        "[[2, 5, true]]",
+        "[[true, 5]]",
+        "[[2, 5, 1, 2]]",
+    ],
+)
+def test_malformed_spans_are_refused_by_name(spans: str) -> None:
+    """Not a crash (an IndexError reached ``import`` as an internal error): a refusal that says why."""
+    with pytest.raises(InvalidLabel, match=r"spans? .*(start, end|list)"):
+        TAGGED.normalize('{"spans": ' + spans + "}", ORIGINAL)
+
+
+def test_import_names_the_file_line_and_field_of_a_malformed_span(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from corrections_support import SAMPLES
+
+    from analysis.cli.main import main
+    from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
+
+    table = load_manifest(SAMPLE_MANIFEST).table
+    item = str(table.loc[table["benchmark"] == "detailverifybench", "item_id"].iloc[0])
+    fixes = tmp_path / "fixes.jsonl"
+    row = {"item_id": item, "field": "gold", "value": json.dumps({"spans": [[2]]}), "reason": "r"}
+    fixes.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    gold = SAMPLES / "detailverifybench" / "real_test.jsonl"
+    code = main(["import", "detailverifybench", str(fixes), "--db", str(tmp_path / "l.db"), "--reviewer", "a",
+                 "--gold", str(gold)])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and "fixes.jsonl: line 1: field 'value': span 0 must be" in err
+
+
 def test_the_text_still_may_not_change_under_a_typed_tag() -> None:
     with pytest.raises(InvalidLabel, match="only the tags may change"):
         TAGGED.normalize('A <HALLUCINATION type="OCR Hallucination">blue</HALLUCINATION> car.', ORIGINAL)
