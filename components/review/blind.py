@@ -9,7 +9,8 @@ from __future__ import annotations
 from html import escape
 
 from analysis.store import Identity, blind_view
-from components.review.context import ReviewContext
+from analysis.store.values import as_shown
+from components.review.context import ReviewContext, official_of
 
 
 def blind_html(ctx: ReviewContext, row: int, who: Identity | None) -> str:
@@ -23,7 +24,11 @@ def blind_html(ctx: ReviewContext, row: int, who: Identity | None) -> str:
     listed = ""
     if isinstance(options, str) and options:
         listed = f'<div class="hs-options">{escape(options)}</div>'
-    mine = " · ".join(f"{escape(str(k))}: {escape(str(v))}" for k, v in view["my_labels"].items())
+    official = official_of(item)  # only its spelling is used: Yes / No beside an official Yes
+    mine = " · ".join(
+        f"{escape(str(k))}: {escape(str(as_shown(str(k), v, official)))}"
+        for k, v in view["my_labels"].items()
+    )
     return (
         f'<div class="hs-meta">{meta} · blind mode<br><code>{escape(str(view["item_id"]))}</code></div>'
         f'<div class="hs-question">{escape(str(view.get("question") or ""))}</div>{listed}'

@@ -323,6 +323,7 @@ def test_a_gold_is_spelled_alike_in_messages_history_table_queue_and_final_label
     final = final_labels(ctx.store, "avhbench", table[table["benchmark"] == "avhbench"])  # type: ignore[arg-type]
     assert final[["official_gold", "corrected_gold"]].values.tolist() == [["Yes", "No"]]
     save(ctx, row, BOB, "yes", "", [], "", "")  # bob's blind vote disagrees with alice's correction
+    assert "My votes: gold: Yes" in ReviewerView(ctx, BOB).inspect(row)[2]  # his own vote, spelled alike
     queue = queue_frame(ctx, "Disagreements", "avhbench", CAROL)["detail"].tolist()
     assert queue == ["gold: No (set by alice), bob: Yes"]
     target = adjudication_target(ctx, row, CAROL)
