@@ -253,17 +253,24 @@ def wire_picker(ctx: ReviewContext, picker: SpanPicker, current: gr.State, gold_
 
     def from_chips(
         request: gr.Request, profile: gr.OAuthProfile | None, row: int | None, selection: str | None
-    ) -> Any:
+    ) -> tuple[str, Any]:
+        who = identity_of(request, profile)
         try:
-            return picked(ctx, row, selection, identity_of(request, profile))
+            text = picked(ctx, row, selection, who)
         except NotTagged as exc:
             raise gr.Error(escape(str(exc), quote=False), print_exception=False) from exc  # toasts show HTML
+        # the chips drawn again in the same answer (a new run needs its type list): drawn by a
+        # step after it, an older click's drawing could land after a newer type was picked and
+        # show the list back at Unknown, which the next click would then have sent
+        return text, render(ctx, row, text, who)
 
-    chosen = picker.selection.change(
-        from_chips, [current, picker.selection], gold_text, trigger_mode="always_last", **PRIVATE
+    picker.selection.change(
+        from_chips,
+        [current, picker.selection],
+        [gold_text, picker.chips],
+        trigger_mode="always_last",
+        **PRIVATE,
     )
-    # a new run needs its type list: the chips are drawn again from the text just written
-    chosen.then(refresh(ctx), [current, gold_text], picker.chips, **PRIVATE)
     gold_text.input(refresh(ctx), [current, gold_text], picker.chips, trigger_mode="always_last", **PRIVATE)
 
 
