@@ -314,6 +314,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run_score(args: argparse.Namespace) -> dict[str, Any]:
     """Load, validate options and score (the work behind ``halluscope score``)."""
+    from concurrent.futures import Future, ThreadPoolExecutor
+
     from analysis.files.readers import without_gc_pauses
     from analysis.load.detect import expect
 
@@ -323,19 +325,23 @@ def run_score(args: argparse.Namespace) -> dict[str, Any]:
     if parser not in bench.PARSERS:
         raise UsageError(f"unknown parser {parser!r} for {bench.NAME} (known: {', '.join(bench.PARSERS)})")
     n_boot, seed = _check_ci(args)
-    expect(args.predictions, bench, "predictions", task)
-    if args.gold is not None and bench.TAKES_GOLD:  # the others refuse --gold itself
-        expect(args.gold, bench, "gold", task)
     mapping = parse_map(args.map)
     # A benchmark may score its own native file without building the item table (same report,
     # faster); files of other pipelines, and corrected scores (they need the table), go through
-    # the loader.
+    # the loader. The fast read runs beside the check of the files' kinds (it waits on the disk
+    # and DuckDB's threads, the check on imports): its report is used only once the check passes.
     fast = getattr(bench, "score_file", None)
     plain = not (args.ci or args.corrected or args.db)  # --ci and --corrected need the item table
-    if fast is not None and args.format is None and not mapping and plain:
-        quick: ScoreReport | None = fast(args.predictions, gold=args.gold, task=task, parser=parser)
-        if quick is not None:
-            return dict(quick)
+    quick: Future[ScoreReport | None] | None = None
+    with ThreadPoolExecutor(max_workers=1) as beside:
+        if fast is not None and args.format is None and not mapping and plain:
+            quick = beside.submit(fast, args.predictions, gold=args.gold, task=task, parser=parser)
+        expect(args.predictions, bench, "predictions", task)
+        if args.gold is not None and bench.TAKES_GOLD:  # the others refuse --gold itself
+            expect(args.gold, bench, "gold", task)
+        done = quick.result() if quick is not None else None
+    if done is not None:
+        return dict(done)
     table = without_gc_pauses(bench.load)(
         args.predictions, gold=args.gold, task=task, fmt=args.format, mapping=mapping
     )

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 _GROUPED = {"sub_category": "sub", "granularity": "gran", "answer": "gold", "pred": "pred"}
 """The fields the official rule needs, and their names in :func:`counts`."""
 _READ = (
-    "read_json($path, format = 'newline_delimited', maximum_depth = 1, "
+    "read_json($path, format = 'newline_delimited', maximum_depth = 1, sample_size = 2048, "
     f"maximum_object_size = {readers.MAX_TEXT_CHARS})"
 )
 """Every record of the file, each top-level field as JSON text (a column per key DuckDB saw)."""
