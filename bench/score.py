@@ -243,6 +243,11 @@ def end_to_end(label: str, cmd: list[str], repeat: int = 3) -> float:
 def score_end_to_end(path: Path) -> dict[str, float]:
     """``halluscope score cmm`` beside the per-record script and the DuckDB floor, each a fresh process."""
     py = sys.executable
+    cached = any((ROOT / "analysis").glob("__pycache__/*.pyc"))
+    print(
+        "  halluscope's bytecode: "
+        + ("cached" if cached else "not cached, compiled in every run (PYTHONDONTWRITEBYTECODE?)")
+    )
     naive = end_to_end(
         "  per-record script (json.loads + rule + counts)", [py, "-c", NAIVE_SCRIPT, str(path)]
     )

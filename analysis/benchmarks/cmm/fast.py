@@ -19,7 +19,7 @@ way, which also names the line and field of any error:
   text), or an object or a list in any other field (a key repeated inside it would go unseen);
 - a key twice in a record, plainly or through ``\\u`` escapes, known or not (Python keeps the
   last one): DuckDB's JSON reader refuses such a record, and one with a key its sample of the
-  file did not show;
+  file (the first 2,048 records) did not show;
 - a required field missing or null, a record over the text limit (DuckDB's object size limit),
   two records on one line or one over several, malformed JSON, bytes that are not UTF-8, a file
   that is not JSON Lines.
