@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from app_data import close_gradio_loop
 
 from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.review import suspects
@@ -23,6 +24,8 @@ from components.review.panel import confirm_gold, panel, save
 
 ALICE, BOB = Identity("alice"), Identity("bob")
 QUEUE = "Suspected wrong gold"
+
+__all__ = ["close_gradio_loop"]  # a fixture: pytest finds it by name
 
 
 @pytest.fixture(scope="module")
@@ -136,6 +139,10 @@ def test_the_three_gold_table_follows_each_correction_though_it_is_remembered(ct
     assert gold_change_html(ctx, "cdh-bench", BOB) == ""  # blind: no metric, remembered or not
 
 
+@pytest.mark.usefixtures("close_gradio_loop")  # it builds the app: Gradio's loops are freed here
+@pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning")  # as GRADIO_LOOP_WARNINGS
+@pytest.mark.filterwarnings("ignore:unclosed event loop:ResourceWarning")
+@pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning")
 def test_a_queue_fill_that_finishes_after_a_newer_one_stands_down(
     ctx: ReviewContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
