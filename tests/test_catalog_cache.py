@@ -243,3 +243,22 @@ def test_workers_start_ahead_only_for_files_never_detected(
     # one prediction file loads in this process: no worker is started for it
     load_paths([paths[2], tmp_path / "missing.json"], cache_dir=tmp_path / "other")
     assert len(started) == 1
+
+
+def test_a_worker_keys_its_entry_with_the_digests_the_loader_took(tmp_path: Path) -> None:
+    # Detection hashed every file already: a worker takes those digests instead of reading each
+    # file again for its entry's key (0.5 s of 18 files at a million rows). A digest handed in is
+    # the one used; none handed in, the worker hashes the file and finds the same entry.
+    from analysis.load.read import _load_to_file
+    from analysis.load.sources import Source
+
+    path = tmp_path / "model.jsonl"
+    path.write_text(_rows(4, "Yes"))
+    source = Source(path, "cmm", "predictions")
+    cache = tmp_path / "cache"
+    entry, problem, rows, _ = _load_to_file(source, {}, cache, {})
+    assert problem is None and rows == 4 and isinstance(entry, Path)
+    assert entry == catalog_cache.file_entry(cache, source, [], catalog_cache.Digests())
+    told = catalog_cache.Digests({path: "taken-by-detection"})
+    handed, _, _, _ = _load_to_file(source, {}, cache, told.taken([path, None]))
+    assert handed == catalog_cache.file_entry(cache, source, [], told) and handed != entry

@@ -349,7 +349,9 @@ def _sources(
         say(f"{len(table):,} rows from the cache of {len(sources)} files ({took:.1f} s)")
     saving = None
     if restored is None:
-        stacked, errors, unreadable = read_tables(sources, gold_by_bench, say, cache_dir, pool, apart=apart)
+        stacked, errors, unreadable = read_tables(
+            sources, gold_by_bench, say, cache_dir, pool, apart=apart, digests=digests
+        )
         table = _index(stacked)
         say(f"{len(table):,} rows from {len(sources)} files in {time.perf_counter() - start:.1f} s")
         if entry is not None:  # written behind the load (I/O, mostly without the GIL)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,8 +50,12 @@ def _object_columns() -> list[str]:
 class Digests:
     """Content digests of files, each file hashed once per load (detection and key share them)."""
 
-    def __init__(self) -> None:
-        self._known: dict[Path, str] = {}
+    def __init__(self, known: Mapping[Path, str] | None = None) -> None:
+        self._known: dict[Path, str] = dict(known or {})
+
+    def taken(self, paths: Iterable[Path | None]) -> dict[Path, str]:
+        """The digests already taken of ``paths`` (for a worker process, which then hashes none again)."""
+        return {p: self._known[p] for p in paths if p is not None and p in self._known}
 
     def of(self, path: Path) -> str:
         """XXH3-128 of the file's bytes; ``missing:<path>`` when it is not a file."""

@@ -65,6 +65,7 @@ def read_tables(
     pool: ProcessPoolExecutor | None = None,
     *,
     apart: bool = False,
+    digests: catalog_cache.Digests | None = None,
 ) -> tuple[pd.DataFrame, list[str], set[Path]]:
     """Every prediction file, then the gold-only rows: one prepared table, errors, unread gold files.
 
@@ -74,12 +75,14 @@ def read_tables(
     of files) is not parsed again. The entries are then stacked a column at a time
     (:func:`_stack`), so the loading process never holds them all beside the stacked table.
     ``apart``: a single prediction file goes to a worker too (this process has other work).
+    ``digests``: the files' digests taken already (by detection): the workers do not hash the
+    files again for their entries' keys.
     """
     errors: list[str] = []
     predictions = [s for s in sources if s.role == "predictions"]
     parts: list[Part | None]
     if cache_dir is not None and (len(predictions) > 1 or (apart and predictions)):
-        parts = _load_in_workers(predictions, gold_by_bench, cache_dir, errors, say, pool)
+        parts = _load_in_workers(predictions, gold_by_bench, cache_dir, errors, say, pool, digests)
     else:
         parts = []
         for index, source in enumerate(predictions, 1):
@@ -137,6 +140,7 @@ def _load_in_workers(
     errors: list[str],
     say: Progress,
     started: ProcessPoolExecutor | None = None,
+    digests: catalog_cache.Digests | None = None,
 ) -> list[Part | None]:
     """Prediction tables loaded by worker processes, in the order of ``predictions``.
 
@@ -154,8 +158,16 @@ def _load_in_workers(
     try:
         # largest first: the last file to finish is then a small one, not one worker's long tail
         order = sorted(range(len(predictions)), key=lambda i: -_size(predictions[i].path))
+        digests = digests or catalog_cache.Digests()
+        gold_paths = [g.path for gold in gold_by_bench.values() for g in gold]
         futures = {
-            pool.submit(_load_to_file, predictions[index], dict(gold_by_bench), cache_dir): index
+            pool.submit(
+                _load_to_file,
+                predictions[index],
+                dict(gold_by_bench),
+                cache_dir,
+                digests.taken([predictions[index].path, predictions[index].gold, *gold_paths]),
+            ): index
             for index in order
         }
         for done, future in enumerate(as_completed(futures), 1):
@@ -187,15 +199,16 @@ def _size(path: Path) -> int:
 
 
 def _load_to_file(
-    source: Source, gold_by_bench: dict[str, list[Source]], cache_dir: Path
+    source: Source, gold_by_bench: dict[str, list[Source]], cache_dir: Path, known: dict[Path, str]
 ) -> tuple[Path | pd.DataFrame | None, str | None, int, float]:
     """In a worker: load one prediction file into its per-file cache entry (reused if there).
 
     Returns the entry (or the table itself when the cache cannot be written), the one-line
-    error instead when the file cannot be loaded, the rows and the seconds it took.
+    error instead when the file cannot be loaded, the rows and the seconds it took. ``known``:
+    digests the loading process took already.
     """
     start = time.perf_counter()
-    digests = catalog_cache.Digests()
+    digests = catalog_cache.Digests(known)
     candidates = [g for gold in gold_by_bench.values() for g in gold if g.benchmark == source.benchmark]
     entry = catalog_cache.file_entry(cache_dir, source, candidates, digests)
     cached = entry_rows(entry)
