@@ -10,7 +10,7 @@ import asyncio
 import gc
 import json
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -231,6 +231,14 @@ GRADIO_LOOP_WARNINGS = (
     pytest.mark.filterwarnings("ignore:unclosed event loop:ResourceWarning"),
     pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning"),
 )
+
+
+def builds_the_app(test: Callable[..., None]) -> Callable[..., None]:
+    """Mark one test that builds the app as a module of them is: :data:`GRADIO_LOOP_WARNINGS` and
+    ``close_gradio_loop`` (which the test's module imports, so pytest finds it by name)."""
+    for mark in (*GRADIO_LOOP_WARNINGS, pytest.mark.usefixtures("close_gradio_loop")):
+        test = mark(test)
+    return test
 
 
 def release_gradio_loops() -> None:

@@ -158,16 +158,11 @@ def _load_in_workers(
     try:
         # largest first: the last file to finish is then a small one, not one worker's long tail
         order = sorted(range(len(predictions)), key=lambda i: -_size(predictions[i].path))
-        digests = digests or catalog_cache.Digests()
-        gold_paths = [g.path for gold in gold_by_bench.values() for g in gold]
+        files = [p for s in predictions for p in (s.path, s.gold)]
+        gold_files = [g.path for gold in gold_by_bench.values() for g in gold]
+        known = (digests or catalog_cache.Digests()).taken([*files, *gold_files])  # one for all
         futures = {
-            pool.submit(
-                _load_to_file,
-                predictions[index],
-                dict(gold_by_bench),
-                cache_dir,
-                digests.taken([predictions[index].path, predictions[index].gold, *gold_paths]),
-            ): index
+            pool.submit(_load_to_file, predictions[index], dict(gold_by_bench), cache_dir, known): index
             for index in order
         }
         for done, future in enumerate(as_completed(futures), 1):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from app_data import close_gradio_loop
+from app_data import builds_the_app, close_gradio_loop
 
 from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.review import suspects
@@ -139,10 +139,7 @@ def test_the_three_gold_table_follows_each_correction_though_it_is_remembered(ct
     assert gold_change_html(ctx, "cdh-bench", BOB) == ""  # blind: no metric, remembered or not
 
 
-@pytest.mark.usefixtures("close_gradio_loop")  # it builds the app: Gradio's loops are freed here
-@pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning")  # as GRADIO_LOOP_WARNINGS
-@pytest.mark.filterwarnings("ignore:unclosed event loop:ResourceWarning")
-@pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning")
+@builds_the_app
 def test_a_queue_fill_that_finishes_after_a_newer_one_stands_down(
     ctx: ReviewContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
