@@ -86,10 +86,10 @@ def test_a_reviewer_computes_filters_sorts_and_sees_saliency(
     # the scored list, still in file order: the pair the visual sort (lowest first, ties in file
     # order) will put on top is known before the sort is asked for
     scored = page.evaluate(
-        """() => [...document.querySelectorAll('#pairs-list [data-row][data-col="0"]')].map(c => [
-            c.innerText.trim(),
-            parseFloat(document.querySelector(`#pairs-list [data-row="${c.dataset.row}"][data-col="3"]`).innerText),
-        ])"""
+        """() => [...document.querySelectorAll('#pairs-list [data-row][data-col="0"]')].map(c => {
+            const visual = `#pairs-list [data-row="${c.dataset.row}"][data-col="3"]`;
+            return [c.innerText.trim(), parseFloat(document.querySelector(visual).innerText)];
+        })"""
     )
     assert len(scored) == 8, scored
     lowest = min(scored, key=lambda row: row[1])[0]

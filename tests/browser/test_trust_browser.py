@@ -27,6 +27,8 @@ GOLD_COL, VERDICT_COL, ANSWER_COL = 8, 9, 6
 VIDHALLUC: dict[str, str] = {}
 """A VidHalluc item id per task (mcq, tsh, sth), filled by the app fixture."""
 SIZES = {"1280": {"width": 1280, "height": 1000}, "390": {"width": 390, "height": 900}}
+STATE: dict[str, Any] = {}
+"""The module's label store and catalog, for a test that needs state another test makes."""
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +47,7 @@ def trust_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         adjudicators=frozenset({"bob", "carol"}),
         blind=frozenset({"alice", "bob"}),
     )
+    STATE.update(store=store, catalog=catalog)
     table = catalog.table
     for task in ("mcq", "tsh", "sth"):
         first = table[(table["benchmark"] == "vidhalluc") & (table["task"] == task)]["item_id"].iloc[0]
@@ -288,8 +291,28 @@ def _reopen(page: Any, url: str, size: str, theme: str) -> None:
     expect(page.locator("#item")).to_contain_text(CS, timeout=T)
 
 
+def _settled_as_the_first_test_leaves_it() -> None:
+    """alice votes yes, bob no, carol settles yes: written through the store when the test that
+    does it in the browser has not run in this process (one test alone, or the tests split
+    between pytest-xdist workers, each with a store of its own)."""
+    from analysis.store import Identity
+    from analysis.store.agreement import adjudicate
+    from analysis.store.labels import current_labels
+    from analysis.store.reviewers import vote
+
+    store, table = STATE["store"], STATE["catalog"].table
+    final = current_labels(store, "cdh-bench")
+    if ((final["item_id"] == CS) & (final["field"] == "gold")).any():
+        return
+    row = table[table["item_id"] == CS].iloc[0]
+    vote(store, row, "gold", "yes", Identity("alice"))
+    vote(store, row, "gold", "no", Identity("bob"))
+    adjudicate(store, row, "gold", "yes", Identity("carol"), "the candle is lit")
+
+
 @pytest.mark.slow
 def test_screens_of_the_blind_and_the_corrected_views(browser: Any, trust_url: str) -> None:
+    _settled_as_the_first_test_leaves_it()
     bob = _sign_in(browser, trust_url, *USERS[1])
     _open(bob, CS)
     # audit findings quote gold: none reach a blind reviewer
