@@ -346,6 +346,9 @@ class PairSpec:
     ``<prefix>-pair:<pair id>`` of task ``<prefix>-pair``, a clip's on ``<prefix>-clip:<pair>|<clip>``."""
     catalogue: Callable[[pd.DataFrame], pd.DataFrame]
     """Item table -> one row per pair (``pair_id``, ``clips``, ``n_clips``, ``media``, ``actions``...)."""
+    ids: Callable[[pd.DataFrame], list[str]]
+    """Item table -> the catalogue's ``pair_id`` column alone, in its order, at a fraction of its cost
+    (the tab lists the ids when it is built; the catalogue is made on first use)."""
     view: Callable[[str, pd.DataFrame], PairView]
     """(pair id, item table) -> the pair as shown; KeyError for an unknown pair."""
     answer_grid: Callable[[PairView], pd.DataFrame]

@@ -10,6 +10,7 @@ Items tab's vote-visibility rule (:mod:`analysis.store.visibility`), applied her
 from __future__ import annotations
 
 import json
+import threading
 import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -79,22 +80,43 @@ class PairsContext:
     """A local CLIP checkpoint (``serve --pair-clip``): scores can be computed in the app."""
     dino_dir: Path | None = None
     """A local DINOv2 checkpoint (``serve --pair-dino``): scores and saliency in the app."""
-    pairs: pd.DataFrame = field(init=False)
+    ids: list[str] = field(init=False)
+    """The pairs' ids in the catalogue's order: all the tab needs when it is built."""
     _probes: dict[Path, MediaInfo] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
-        self.pairs = pair_spec().catalogue(self.catalog.table)
-        self.set_scores(self.scores)
+        self.ids = pair_spec().ids(self.catalog.table)
+        self.scores = {str(k): dict(v) for k, v in self.scores.items()}
+        self._catalogue: pd.DataFrame | None = None
+        self._catalogue_lock = threading.Lock()
         self._encoders: dict[str, Any] = {}
+
+    @property
+    def pairs(self) -> pd.DataFrame:
+        """One row per pair (:attr:`PairSpec.catalogue`, with the scores taken), made on first use.
+
+        Made when a page first asks for a pair, not while the app is built: about half the build
+        at a million rows, before the first page could be served.
+        """
+        with self._catalogue_lock:
+            if self._catalogue is None:
+                self._catalogue = pair_spec().catalogue(self.catalog.table)
+                self._merge_scores(self._catalogue)
+            return self._catalogue
 
     def set_scores(self, scores: dict[str, dict[str, Any]]) -> None:
         """Take pair scores: shown in the list and the player, carried by the exports."""
-        self.scores = {str(k): dict(v) for k, v in scores.items()}
+        pairs = self.pairs
+        with self._catalogue_lock:
+            self.scores = {str(k): dict(v) for k, v in scores.items()}
+            self._merge_scores(pairs)
+
+    def _merge_scores(self, pairs: pd.DataFrame) -> None:
         merged = [
             {**dict(old or {}), **_numbers(self.scores.get(str(p), {}))}
-            for p, old in zip(self.pairs["pair_id"], self.pairs["similarity"], strict=True)
+            for p, old in zip(pairs["pair_id"], pairs["similarity"], strict=True)
         ]
-        self.pairs["similarity"] = pd.Series(merged, index=self.pairs.index, dtype=object)
+        pairs["similarity"] = pd.Series(merged, index=pairs.index, dtype=object)
 
     def encoder(self, kind: str) -> Any:
         """The configured checkpoint of ``kind`` (``clip`` / ``dino``), loaded once; Refused when none."""

@@ -176,7 +176,7 @@ def _build_saliency(ctx: ph.PairsContext, w: dict[str, Any]) -> None:
 
 def _build_list(ctx: ph.PairsContext, w: dict[str, Any]) -> None:
     """The pair picker and list, the current pair's thumbnails, and the preview job."""
-    ids = ctx.pairs["pair_id"].astype(str).tolist()
+    ids = ctx.ids
     w["pick"] = gr.Dropdown(ids, value=ids[0] if ids else None, label="Pair", elem_id="pairs-pick")
     scored = bool(ctx.scores) or (ctx.clip_dir is not None and ctx.dino_dir is not None)
     with gr.Row(equal_height=True, visible=scored, elem_id="pairs-score-controls") as w["score_controls"]:

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from analysis.benchmarks import vidhalluc
-from analysis.benchmarks.vidhalluc.pairs import CATALOGUE_COLUMNS, answer_grid, catalogue, pair_view
+from analysis.benchmarks.vidhalluc.pairs import CATALOGUE_COLUMNS, answer_grid, catalogue, pair_ids, pair_view
 from analysis.table.columns import concat_tables
 
 SAMPLE = Path(__file__).parents[2] / "samples" / "vidhalluc"
@@ -138,6 +138,18 @@ def test_similarity_scores_and_captions_when_the_data_has_them(tmp_path: Path) -
 def test_no_ach_rows_give_an_empty_catalogue(sample: pd.DataFrame) -> None:
     empty = catalogue(sample[sample["task"].astype(str) == "tsh"])
     assert empty.empty and list(empty.columns) == list(CATALOGUE_COLUMNS)
+    assert pair_ids(sample[sample["task"].astype(str) == "tsh"]) == []
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_ids_alone_come_in_the_catalogue_s_order(sample: pd.DataFrame, seed: int) -> None:
+    # the Pairs tab lists pair_ids() when it is built and opens catalogue() rows later: the same
+    # ids in the same order, whatever order the rows come in (shuffled: models before gold,
+    # mcq before bqa, tsh rows between)
+    shuffled = sample.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+    for table in (sample, shuffled):
+        assert pair_ids(table) == catalogue(table)["pair_id"].tolist()
+    assert pair_ids(shuffled) != pair_ids(sample)  # the order really changed: the check has teeth
 
 
 @pytest.mark.parametrize(

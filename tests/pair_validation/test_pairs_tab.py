@@ -282,3 +282,21 @@ def test_the_pair_screen_shows_the_corrected_gold_and_verdicts(ctx: ph.PairsCont
     assert changed.sum() >= 1 and {g.lower() for g in after.loc[changed, "gold"]} == {new.lower()}
     # the verdict marks follow the corrected gold too
     assert any((before.loc[changed, m] != after.loc[changed, m]).any() for m in ("balanced", "yes-biased"))
+
+
+def test_the_catalogue_is_made_on_first_use_once_for_every_thread(catalog: Catalog, tmp_path: Path) -> None:
+    # building the tab needs the ids only (half of a million-row build went to the catalogue);
+    # the first handler to ask makes it, and handlers asking at once all get that one catalogue
+    from concurrent.futures import ThreadPoolExecutor
+
+    store = open_store(tmp_path / "labels.db")
+    ctx = ph.PairsContext(catalog, store, k=2, reviewers=("alice", "bob"), scores={PAIR: {"semantic": 0.5}})
+    assert ctx._catalogue is None and PAIR in ctx.ids
+    with ThreadPoolExecutor(8) as pool:
+        seen = list(pool.map(lambda _: ctx.pairs, range(8)))
+    assert all(pairs is seen[0] for pairs in seen)
+    assert seen[0]["pair_id"].tolist() == ctx.ids
+    assert seen[0].set_index("pair_id").loc[PAIR, "similarity"]["semantic"] == 0.5  # the scores given
+    ctx.set_scores({PAIR: {"semantic": 0.25}})
+    assert ctx.pairs.set_index("pair_id").loc[PAIR, "similarity"]["semantic"] == 0.25
+    store.engine.dispose()

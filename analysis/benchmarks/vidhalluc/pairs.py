@@ -75,6 +75,15 @@ _CATALOGUE_READS = ("item_id", "benchmark", "task", "pair_id", "side", "gold", "
 """The columns :func:`catalogue` reads (taking the rows of every column copied a million-row table)."""
 
 
+def pair_ids(table: pd.DataFrame) -> list[str]:
+    """The ACH pairs' ids in :func:`catalogue`'s order (the first row of each), without the rest.
+
+    What the Pairs tab lists when it is built: a tenth of the catalogue's time at a million rows.
+    """
+    rows = ach_rows(table, ("task", "pair_id", "side"))
+    return _texts(rows["pair_id"].drop_duplicates())
+
+
 def catalogue(
     table: pd.DataFrame, *, similarity: Mapping[str, Mapping[str, float]] | None = None
 ) -> pd.DataFrame:
@@ -295,6 +304,7 @@ PAIRS = PairSpec(
     title="VidHalluc pairs",
     key_prefix="ach",
     catalogue=catalogue,
+    ids=pair_ids,
     view=pair_view,
     answer_grid=answer_grid,
     gold_names=GOLD_NAMES,
