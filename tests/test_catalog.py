@@ -215,3 +215,27 @@ def test_the_samples_load_without_errors() -> None:
         detail = cat.detail(int(rows[0]))
         assert detail.media, bench
         assert all(cat.resolver(bench).resolve(m.reference) is not None for m in detail.media), bench
+
+
+def test_the_item_and_pair_indexes_are_made_once_on_first_use_and_answer_like_a_scan() -> None:
+    # made when an item is first opened (not before the first page), once for threads asking at
+    # once; an item's rows and a pair's rows are what a plain scan of the table finds
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+
+    if not SAMPLES.exists():
+        pytest.skip("samples/manifest.json not generated (python samples/generate.py)")
+    cat = load_manifest(SAMPLES)
+    assert cat._items is None and cat._pairs is None
+    ids = cat.table["item_id"].astype(str).unique().tolist()[::7]
+    with ThreadPoolExecutor(8) as pool:
+        found = list(pool.map(cat.rows_of, ids))
+    for item_id, rows in zip(ids, found, strict=True):
+        assert rows.tolist() == np.flatnonzero(cat.table["item_id"].astype(str) == item_id).tolist()
+    assert cat.rows_of("no-such-item").size == 0
+    paired = cat.table[cat.table["pair_id"].fillna("") != ""].iloc[0]
+    bench, pair = str(paired["benchmark"]), str(paired["pair_id"])
+    scan = (cat.table["benchmark"] == bench) & (cat.table["pair_id"] == pair)
+    assert cat.pair_rows(bench, pair).tolist() == np.flatnonzero(scan.fillna(False)).tolist()
+    assert cat.pair_rows(bench, None).size == 0

@@ -103,16 +103,11 @@ class Catalog(Loaded):
         )
 
     def __post_init__(self) -> None:
-        # One sort instead of 100,000 small arrays: an item's rows are a slice of ``_item_order``.
-        codes, uniques = pd.factorize(self.table["item_id"])
-        # An Index finds an id through its hash table (built on first use), not a Python dict.
-        self._item_code = pd.Index(uniques, dtype="string")
-        self._item_order = np.argsort(codes, kind="stable").astype(np.intp)
-        self._item_bounds = np.searchsorted(codes[self._item_order], np.arange(len(uniques) + 1))
-        paired = np.flatnonzero((self.table["pair_id"].fillna("") != "").to_numpy(dtype=bool))
-        keys = self.table[["benchmark", "pair_id"]].iloc[paired]  # two columns, not the whole table
-        by_pair = group_indices(keys, list(keys.columns))
-        self._rows_by_pair = {(k[0], k[1]): paired[v] for k, v in by_pair.items()}
+        # The item and pair indexes are made when an item is first opened, not before the first
+        # page (a fifth of a second at a million rows): the lock makes them once for every thread.
+        self._index_lock = threading.Lock()
+        self._items: tuple[pd.Index, npt.NDArray[np.intp], npt.NDArray[np.intp]] | None = None
+        self._pairs: dict[tuple[str, str], npt.NDArray[np.intp]] | None = None
         self._resolvers = {
             b: MediaResolver(r, benchmarks.get(b).MEDIA_ALIASES) for b, r in self.media_roots.items()
         }
@@ -155,15 +150,38 @@ class Catalog(Loaded):
 
     def rows_of(self, item_id: str) -> npt.NDArray[np.intp]:
         """Positions of every row (every model) answering ``item_id``."""
-        found = self._item_code.get_indexer([item_id])[0]
+        ids, order, bounds = self._item_index()
+        found = ids.get_indexer(pd.Index([item_id], dtype="string"))[0]
         if found < 0:
             return np.empty(0, dtype=np.intp)
         code = int(found)
-        return self._item_order[self._item_bounds[code] : self._item_bounds[code + 1]]
+        return order[bounds[code] : bounds[code + 1]]
 
     def pair_rows(self, benchmark: str, pair_id: str | None) -> npt.NDArray[np.intp]:
         """Positions of every row of one pair (all models and sides); empty without a pair."""
-        return self._rows_by_pair.get((benchmark, pair_id or ""), np.empty(0, dtype=np.intp))
+        return self._pair_index().get((benchmark, pair_id or ""), np.empty(0, dtype=np.intp))
+
+    def _item_index(self) -> tuple[pd.Index, npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+        """The item ids, the rows in item order, and where each item's rows start in it."""
+        with self._index_lock:
+            if self._items is None:
+                # One sort instead of 100,000 small arrays: an item's rows are a slice of the order.
+                codes, uniques = pd.factorize(self.table["item_id"])
+                order = np.argsort(codes, kind="stable").astype(np.intp)
+                bounds = np.searchsorted(codes[order], np.arange(len(uniques) + 1)).astype(np.intp)
+                # An Index finds an id through its hash table (built on first use), not a Python dict.
+                self._items = (pd.Index(uniques, dtype="string"), order, bounds)
+            return self._items
+
+    def _pair_index(self) -> dict[tuple[str, str], npt.NDArray[np.intp]]:
+        """(benchmark, pair id) -> the pair's rows."""
+        with self._index_lock:
+            if self._pairs is None:
+                paired = np.flatnonzero((self.table["pair_id"].fillna("") != "").to_numpy(dtype=bool))
+                keys = self.table[["benchmark", "pair_id"]].iloc[paired]  # two columns, not the whole table
+                by_pair = group_indices(keys, list(keys.columns))
+                self._pairs = {(k[0], k[1]): paired[v] for k, v in by_pair.items()}
+            return self._pairs
 
     def detail(self, row: int) -> ItemDetail:
         """The inspector's view of one row."""
