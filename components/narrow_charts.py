@@ -5,7 +5,9 @@ five panels side by side is readable at 1280 px and a smear at 390 px (issue 20)
 ``launch(head=...)`` watches the page's plotly charts; one narrower than :data:`NARROW_PX` with
 two panels or more is laid out again in the browser: each panel gets the whole width and its
 own band of the height, its title moves above it, and the legend goes below the panels. A
-one-panel chart keeps its panel and moves a legend from its side to below it. The
+one-panel chart keeps its panel and moves a legend from its side to below it. On a narrow chart a
+title longer than the width is broken into lines, and category names too many for a panel's
+width (they overlapped: DetailVerifyBench's nine label types at 390 px) are turned upright. The
 figure and its numbers are the server's; only where the panels sit changes. Wider charts are
 left alone, and a chart is laid out once per drawing (a stacked one has every panel at full width).
 
@@ -24,9 +26,45 @@ PANEL_PX = 230
 LEGEND_PX = 110
 """The room a one-panel chart adds below itself for its legend, moved there from its side."""
 
+CHAR_EM = 0.6
+"""The width of a character of the charts' sans-serif font, in ems (generous: a title or a tick
+label judged to fit must fit)."""
+
 HEAD = f"""
 <script>
 (() => {{
+  // a title wider than a phone is cut at its right edge: it is broken into lines between words
+  const fitTitle = (gd) => {{
+    const title = gd.layout.title;
+    const text = typeof title === 'string' ? title : (title && title.text) || '';
+    const full = gd._fullLayout && gd._fullLayout.title;
+    const size = (full && full.font && full.font.size) || 17;
+    const room = Math.max(8, Math.floor((gd.clientWidth - 30) / ({CHAR_EM} * size)));
+    if (!text || text.includes('<br>') || text.length <= room) return {{}};
+    const lines = [''];
+    text.split(' ').forEach((word) => {{
+      const last = lines[lines.length - 1];
+      if (last && (last + ' ' + word).length > room) lines.push(word);
+      else lines[lines.length - 1] = last ? last + ' ' + word : word;
+    }});
+    const top = (gd.layout.margin || {{}}).t || 70;
+    const added = Math.round(1.3 * size) * (lines.length - 1);
+    return {{'title.text': lines.join('<br>'), 'margin.t': top + added}};
+  }};
+  // category names too many for a phone's width overlap: they are turned upright
+  const upright = (gd, axes) => {{
+    const turned = {{}};
+    axes.forEach((k) => {{
+      const full = gd._fullLayout && gd._fullLayout[k];
+      if (!full || full.type !== 'category' || (gd.layout[k] || {{}}).tickangle === -90) return;
+      const names = full._categories || [];
+      const widest = (c) => Math.max(...String(c).split('<br>').map((l) => l.length));
+      const longest = Math.max(0, ...names.map(widest));
+      const each = gd.clientWidth * (full.domain[1] - full.domain[0]) / Math.max(names.length, 1);
+      if (longest * {CHAR_EM} * 12 > each) turned[k + '.tickangle'] = -90;
+    }});
+    return turned;
+  }};
   const stack = (gd) => {{
     const layout = gd.layout;
     // a chart in a hidden tab has no width yet: judged when it is shown
@@ -46,21 +84,25 @@ HEAD = f"""
     const n = axes.length;
     const domain = (k) => (layout[k] && layout[k].domain) || [0, 1];
     const legend = layout.legend || {{}};
+    const fitted = fitTitle(gd);
     if (axes.every((k) => domain(k)[0] === 0 && domain(k)[1] === 1)) {{
       // one panel (or panels already stacked): a legend at the side takes half a phone's width
       if (n === 1 && layout.showlegend !== false && legend.orientation !== 'h') {{
         const height = (gd._fullLayout && gd._fullLayout.height) || 450;
-        window.Plotly.relayout(gd, {{height: height + {LEGEND_PX}, 'legend.orientation': 'h',
+        window.Plotly.relayout(gd, {{...fitted, height: height + {LEGEND_PX}, 'legend.orientation': 'h',
           'legend.x': 0, 'legend.xanchor': 'left', 'legend.y': -{LEGEND_PX} / height,
           'legend.yanchor': 'top', 'margin.b': ((layout.margin || {{}}).b || 80) + {LEGEND_PX}}});
+        return;
       }}
+      const ticks = {{...fitted, ...upright(gd, axes)}};
+      if (Object.keys(ticks).length) window.Plotly.relayout(gd, ticks);
       return;
     }}
     const band = 1 / n;
     // the legend below the panels gets a line for every two entries (a phone fits two a line)
     const entries = (gd.data || []).filter((t) => t.showlegend !== false && t.name).length;
     const below = 40 + 22 * Math.ceil(entries / 2);
-    const update = {{height: {PANEL_PX} * n + 60 + below, 'legend.orientation': 'h', 'legend.x': 0,
+    const update = {{...fitted, height: {PANEL_PX} * n + 60 + below, 'legend.orientation': 'h', 'legend.x': 0,
                     'legend.y': -0.3 * band, 'legend.yanchor': 'top', 'margin.b': below}};
     const tops = [];
     axes.forEach((k, i) => {{

@@ -304,6 +304,38 @@ def test_on_a_phone_two_panels_stack_and_a_side_legend_goes_below(browser: Brows
     context.close()
 
 
+@pytest.mark.parametrize(("benchmark", "chart"), [("cdh-bench", "cf-cs"), ("detailverifybench", "spans")])
+def test_on_a_phone_a_long_title_wraps_and_crowded_names_stand_upright(
+    browser: Browser, app_url: str, benchmark: str, chart: str
+) -> None:
+    # The screenshots at 390 px: CDH-Bench's chart title ran off the right edge ("...(CDH-Be"),
+    # DetailVerifyBench's nine label types overlapped each other under their bars.
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    page = context.new_page()
+    page.goto(app_url + f"?benchmark={benchmark}")
+    page.wait_for_function("() => window.__hsViewRestored === true", timeout=TIMEOUT)
+    page.get_by_role("button", name="More tabs").click()
+    page.locator(".overflow-dropdown button", has_text="Charts").click()
+    plot = page.locator(f"#chart-{chart} .js-plotly-plot")
+    expect(plot).to_be_visible(timeout=TIMEOUT)
+    layout = f"document.querySelector('#chart-{chart} .js-plotly-plot').layout"
+    if chart == "cf-cs":
+        page.wait_for_function(f"() => {layout}.title.text.includes('<br>')", timeout=TIMEOUT)
+    else:  # the label types (the second panel), not the five domains, which fit
+        page.wait_for_function(f"() => {layout}.xaxis2.tickangle === -90", timeout=TIMEOUT)
+        assert plot.evaluate("(g) => g.layout.xaxis.tickangle") != -90
+    # every title and tick label inside the chart's box (the cut title ran past its right edge)
+    boxes = plot.evaluate(
+        """(g) => { const box = g.getBoundingClientRect();
+        const out = [...g.querySelectorAll('.gtitle, .xtick text')].map((e) => {
+          const r = e.getBoundingClientRect(); return [r.left - box.left, r.right - box.left]; });
+        return {width: box.width, spans: out}; }"""
+    )
+    assert all(left >= -1 and right <= boxes["width"] + 1 for left, right in boxes["spans"]), boxes
+    page.screenshot(path=str(SHOTS / f"charts-{benchmark}-390.png"), full_page=True)
+    context.close()
+
+
 def test_a_hidden_tab_waits_for_its_opening_and_then_shows_the_benchmark(
     browser: Browser, app_url: str
 ) -> None:
