@@ -7,7 +7,7 @@ two panels or more is laid out again in the browser: each panel gets the whole w
 own band of the height, its title moves above it, and the legend goes below the panels. A
 one-panel chart keeps its panel and moves a legend from its side to below it. On a narrow chart a
 title longer than the width is broken into lines, and category names too many for a panel's
-width (they overlapped: DetailVerifyBench's nine label types at 390 px) are turned upright. The
+width (nine label types overlapped at 390 px) are turned upright. The
 figure and its numbers are the server's; only where the panels sit changes. Wider charts are
 left alone, and a chart is laid out once per drawing (a stacked one has every panel at full width).
 
