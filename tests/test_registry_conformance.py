@@ -305,3 +305,19 @@ def test_rescore_of_no_changed_row_changes_no_verdict(name: str) -> None:
     out = table.copy()
     bench.rescore(out, np.zeros(len(out), dtype=bool), {})
     pd.testing.assert_frame_equal(out[["correct", "alt_correct"]], table[["correct", "alt_correct"]])
+
+
+@pytest.mark.parametrize("name", [n for n, b in REGISTRY.items() if b.PAIRS is not None])
+def test_a_pair_spec_s_ids_are_its_catalogue_s_in_order(name: str) -> None:
+    # the Pairs tab lists ids() when it is built and opens catalogue() rows later: any benchmark
+    # that declares pairs gives the same ids in the same order, on the samples and shuffled
+    from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
+
+    if not SAMPLE_MANIFEST.exists():
+        pytest.skip("samples/manifest.json not generated (python samples/generate.py)")
+    spec = REGISTRY[name].PAIRS
+    assert spec is not None
+    table = load_manifest(SAMPLE_MANIFEST).table
+    for rows in (table, table.sample(frac=1.0, random_state=1).reset_index(drop=True)):
+        ids = spec.ids(rows)
+        assert ids and ids == spec.catalogue(rows)["pair_id"].astype(str).tolist()
