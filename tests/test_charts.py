@@ -76,14 +76,14 @@ def test_panels_with_narrow_gaps_stay_inside_the_figure() -> None:
     assert all(0 < end <= 1 for end in ends) and ends[-1] == 1.0
 
 
-@pytest.mark.parametrize("benchmark", list(REGISTRY))
-def test_view_data_holds_the_numbers_of_every_chart_of_the_view(benchmark: str) -> None:
+@pytest.mark.parametrize("key", list(REGISTRY))
+def test_view_data_holds_the_numbers_of_every_chart_of_the_view(key: str) -> None:
     from analysis.charts.common import chart_list, rows_of, view_data
     from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
     from analysis.query import Filters, filter_rows
 
     catalog = load_manifest(SAMPLE_MANIFEST)
-    view = catalog.chart_rows(filter_rows(catalog.table, Filters(benchmark=benchmark)))
+    view = catalog.chart_rows(filter_rows(catalog.table, Filters(benchmark=key)))
     data = view_data(view)
     assert data.columns[0] == "chart"
     for owner, chart in chart_list():

@@ -304,15 +304,15 @@ def test_on_a_phone_two_panels_stack_and_a_side_legend_goes_below(browser: Brows
     context.close()
 
 
-@pytest.mark.parametrize(("benchmark", "chart"), [("cdh-bench", "cf-cs"), ("detailverifybench", "spans")])
+@pytest.mark.parametrize(("name", "chart"), [("cdh-bench", "cf-cs"), ("detailverifybench", "spans")])
 def test_on_a_phone_a_long_title_wraps_and_crowded_names_stand_upright(
-    browser: Browser, app_url: str, benchmark: str, chart: str
+    browser: Browser, app_url: str, name: str, chart: str
 ) -> None:
     # The screenshots at 390 px: CDH-Bench's chart title ran off the right edge ("...(CDH-Be"),
     # DetailVerifyBench's nine label types overlapped each other under their bars.
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
     page = context.new_page()
-    page.goto(app_url + f"?benchmark={benchmark}")
+    page.goto(app_url + f"?benchmark={name}")
     page.wait_for_function("() => window.__hsViewRestored === true", timeout=TIMEOUT)
     page.get_by_role("button", name="More tabs").click()
     page.locator(".overflow-dropdown button", has_text="Charts").click()
@@ -332,7 +332,7 @@ def test_on_a_phone_a_long_title_wraps_and_crowded_names_stand_upright(
         return {width: box.width, spans: out}; }"""
     )
     assert all(left >= -1 and right <= boxes["width"] + 1 for left, right in boxes["spans"]), boxes
-    page.screenshot(path=str(SHOTS / f"charts-{benchmark}-390.png"), full_page=True)
+    page.screenshot(path=str(SHOTS / f"charts-{name}-390.png"), full_page=True)
     context.close()
 
 

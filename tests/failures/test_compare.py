@@ -17,9 +17,9 @@ def table():  # type: ignore[no-untyped-def]
     return load_manifest(SAMPLE_MANIFEST).table
 
 
-@pytest.mark.parametrize("benchmark", REGISTRY)
-def test_the_flip_table_equals_a_hand_count_on_the_samples(table, benchmark: str) -> None:  # type: ignore[no-untyped-def]
-    rows = table[table["benchmark"] == benchmark]
+@pytest.mark.parametrize("key", REGISTRY)
+def test_the_flip_table_equals_a_hand_count_on_the_samples(table, key: str) -> None:  # type: ignore[no-untyped-def]
+    rows = table[table["benchmark"] == key]
     verdicts: dict[str, dict[tuple[str, str], bool]] = {"yes-biased": {}, "balanced": {}}
     for row in rows.itertuples():
         if row.model in verdicts and row.scored and row.correct is not None and str(row.correct) != "<NA>":
