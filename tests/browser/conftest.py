@@ -160,15 +160,49 @@ def open_items(page: Any) -> None:
     page.get_by_role("tab", name="Items").click(timeout=WAIT)
 
 
-def sign_in(browser: Any, url: str, user: str, password: str, width: int = 1440) -> Any:
-    """A new browser session signed in through Gradio's login page; waits for the review panel."""
+def signed_in_page(
+    browser: Any,
+    url: str,
+    user: str,
+    password: str,
+    *,
+    viewport: dict[str, int] | None = None,
+    dark: bool | None = None,
+    form: bool = False,
+) -> Any:
+    """A page in a new browser session, signed in as ``user``, on the app (not waited for).
+
+    ``dark``: the session prefers that scheme and the page asks for that theme (None: neither).
+    ``form``: signed in through Gradio's login page, as a person does (each multi-reviewer story
+    keeps one such sign-in). Else the same request is sent from the session itself, so its cookie
+    lands in the session and the login page is not loaded: about a second a reviewer on two
+    loaded cores, the suite's largest repeated cost after the app's own start.
+    """
+    scheme = {} if dark is None else {"color_scheme": "dark" if dark else "light"}
+    context = browser.new_context(viewport=viewport or {"width": 1440, "height": 1100}, **scheme)
+    page = context.new_page()
+    address = url + ("" if dark is None else "?__theme=dark" if dark else "?__theme=light")
+    if form:
+        page.goto(address)
+        page.get_by_label("username").fill(user)
+        page.get_by_label("password").fill(password)
+        page.get_by_role("button", name=re.compile("login", re.I)).click()
+    else:
+        answer = context.request.post(
+            url.rstrip("/") + "/login", form={"username": user, "password": password}
+        )
+        assert answer.ok, f"the sign-in of {user} was refused: {answer.status} {answer.text()[:200]}"
+        page.goto(address)
+    return page
+
+
+def sign_in(
+    browser: Any, url: str, user: str, password: str, width: int = 1440, *, form: bool = False
+) -> Any:
+    """:func:`signed_in_page` on the Items tab, once the review panel names ``user``."""
     from playwright.sync_api import expect
 
-    page = browser.new_context(viewport={"width": width, "height": 1100}).new_page()
-    page.goto(url)
-    page.get_by_label("username").fill(user)
-    page.get_by_label("password").fill(password)
-    page.get_by_role("button", name=re.compile("login", re.I)).click()
+    page = signed_in_page(browser, url, user, password, viewport={"width": width, "height": 1100}, form=form)
     open_items(page)
     expect(page.locator("#rv-who")).to_contain_text(f"Signed in as {user}", timeout=WAIT)
     return page

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import SHOTS, WAIT
+from conftest import SHOTS, WAIT, signed_in_page
 from playwright.sync_api import Browser, Page, expect
 
 pytestmark = [
@@ -74,12 +74,10 @@ def pairs_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     release_gradio_loops()
 
 
-def _sign_in(browser: Browser, url: str, user: str) -> Page:
-    page = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
-    page.goto(url)
-    page.get_by_label("username").fill(user)
-    page.get_by_label("password").fill(USERS[user])
-    page.get_by_role("button", name="Login").click()
+def _sign_in(browser: Browser, url: str, user: str, *, form: bool = False) -> Page:
+    page = signed_in_page(
+        browser, url, user, USERS[user], viewport={"width": 1440, "height": 1000}, form=form
+    )
     expect(page.locator("#pairs-who")).to_contain_text(f"Signed in as {user}", timeout=TIMEOUT)
     expect(page.locator("#pairs-player video")).to_have_count(2, timeout=TIMEOUT)
     page.wait_for_function(
@@ -141,7 +139,7 @@ def _validate(page: Page, keys: str, decision: str) -> None:
 
 
 def test_two_reviewers_validate_a_pair_with_the_keyboard_alone(browser: Browser, pairs_url: str) -> None:
-    alice = _sign_in(browser, pairs_url, "alice")
+    alice = _sign_in(browser, pairs_url, "alice", form=True)  # as a person does
     _validate(alice, "12345", "keep")
     alice.screenshot(path=str(SHOTS / "pairs_keyboard.png"), full_page=True)
     bob = _sign_in(browser, pairs_url, "bob")

@@ -51,7 +51,7 @@ def _open(page: Any, item_id: str) -> None:
 
 @pytest.mark.slow
 def test_two_reviewers_relabel_pair_11_and_see_the_metric_change(browser: Any, review_url: str) -> None:
-    alice = sign_in(browser, review_url, *USERS[0])
+    alice = sign_in(browser, review_url, *USERS[0], form=True)  # as a person does
     bob = sign_in(browser, review_url, *USERS[1])
     _open(alice, CS)
     alice.locator("body").click(position={"x": 5, "y": 5})

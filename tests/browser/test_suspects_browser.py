@@ -4,12 +4,11 @@ The Overview shows the suspect count and the three-gold table. Light and dark at
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import SAMPLES, SHOTS, WAIT, running_app
+from conftest import SAMPLES, SHOTS, WAIT, running_app, signed_in_page
 
 pw = pytest.importorskip("playwright.sync_api")
 expect = pw.expect
@@ -32,16 +31,18 @@ def suspects_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def _sign_in(
-    browser: Any, url: str, user: str, password: str, *, width: int = 1280, dark: bool = False
+    browser: Any,
+    url: str,
+    user: str,
+    password: str,
+    *,
+    width: int = 1280,
+    dark: bool = False,
+    form: bool = False,
 ) -> Any:
-    context = browser.new_context(
-        viewport={"width": width, "height": 1000}, color_scheme="dark" if dark else "light"
+    page = signed_in_page(
+        browser, url, user, password, viewport={"width": width, "height": 1000}, dark=dark, form=form
     )
-    page = context.new_page()
-    page.goto(url + ("?__theme=dark" if dark else "?__theme=light"))
-    page.get_by_label("username").fill(user)
-    page.get_by_label("password").fill(password)
-    page.get_by_role("button", name=re.compile("login", re.I)).click()
     expect(page.get_by_role("tab", name="Overview")).to_have_attribute("aria-selected", "true", timeout=WAIT)
     return page
 
@@ -61,7 +62,7 @@ def _queue(page: Any) -> None:
 def test_alice_confirms_the_top_suspect_with_one_key_and_bob_sees_ranks_only(
     browser: Any, suspects_url: str
 ) -> None:
-    alice = _sign_in(browser, suspects_url, *USERS[0])
+    alice = _sign_in(browser, suspects_url, *USERS[0], form=True)
     bob = _sign_in(browser, suspects_url, *USERS[1])
     expect(alice.locator("#suspects-summary")).to_contain_text("Suspected wrong gold", timeout=WAIT)
     expect(alice.locator("#gold-changes")).to_contain_text("What the corrections change", timeout=WAIT)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import SAMPLES, SHOTS, WAIT, open_items, running_app
+from conftest import SAMPLES, SHOTS, WAIT, open_items, running_app, signed_in_page
 
 pw = pytest.importorskip("playwright.sync_api")
 expect = pw.expect
@@ -57,14 +57,16 @@ def trust_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def _sign_in(
-    browser: Any, url: str, user: str, password: str, *, size: str = "1280", dark: bool = False
+    browser: Any,
+    url: str,
+    user: str,
+    password: str,
+    *,
+    size: str = "1280",
+    dark: bool = False,
+    form: bool = False,
 ) -> Any:
-    context = browser.new_context(viewport=SIZES[size], color_scheme="dark" if dark else "light")
-    page = context.new_page()
-    page.goto(url + ("?__theme=dark" if dark else "?__theme=light"))
-    page.get_by_label("username").fill(user)
-    page.get_by_label("password").fill(password)
-    page.get_by_role("button", name=re.compile("login", re.I)).click()
+    page = signed_in_page(browser, url, user, password, viewport=SIZES[size], dark=dark, form=form)
     open_items(page)  # the app opens on the overview; the review panel is on the Items tab
     expect(page.locator("#rv-who")).to_contain_text(f"Signed in as {user}", timeout=WAIT)
     return page
@@ -110,7 +112,7 @@ def _assert_blind_dom(page: Any) -> None:
 
 @pytest.mark.slow
 def test_blind_votes_reveal_adjudication_and_one_gold(browser: Any, trust_url: str) -> None:
-    alice = _sign_in(browser, trust_url, *USERS[0])
+    alice = _sign_in(browser, trust_url, *USERS[0], form=True)  # as a person does
     bob = _sign_in(browser, trust_url, *USERS[1])
     carol = _sign_in(browser, trust_url, *USERS[2])
 
