@@ -224,3 +224,47 @@ def test_the_name_check_finds_a_planted_mention(tmp_path: Path, monkeypatch: pyt
     )
     line = original.count("\n") + 2
     assert [m.split(" ")[0] for m in _mentions(words)] == [f"analysis/stats/metrics.py:{line}"]
+
+
+CLAIMED_ARGUMENTS = ("benchmark",)
+"""Test arguments a common third-party pytest plugin takes for its own fixture: pytest-benchmark
+claims ``benchmark``, and a test's parameter of that name stopped CI's whole browser run with an
+INTERNALERROR (CI's Python had the plugin; our lock does not). ``pyproject.toml`` turns the plugin
+off; this keeps the name out of the tests too, for a run that turns it back on."""
+
+
+def _claimed_arguments(folder: Path) -> list[str]:
+    """``path:line name(argument)`` for every test or fixture in ``folder`` taking a claimed argument."""
+    found = []
+    for path in sorted(folder.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            fixture = any("fixture" in ast.unparse(d) for d in node.decorator_list)
+            if not (node.name.startswith("test") or fixture):
+                continue
+            args = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+            found += [
+                f"{path.name}:{node.lineno} {node.name}({a.arg})" for a in args if a.arg in CLAIMED_ARGUMENTS
+            ]
+    return found
+
+
+def test_no_test_takes_an_argument_a_common_plugin_claims() -> None:
+    assert _claimed_arguments(ROOT / "tests") == []
+
+
+def test_the_argument_check_finds_a_planted_test(tmp_path: Path) -> None:
+    (tmp_path / "test_planted.py").write_text(
+        "import pytest\n\n\n"
+        "@pytest.mark.parametrize('benchmark', ['cmm'])\n"
+        "def test_x(benchmark):\n    pass\n\n\n"
+        "@pytest.fixture\ndef made(benchmark):\n    return benchmark\n\n\n"
+        "def helper(benchmark):\n    return benchmark\n",
+        encoding="utf-8",
+    )
+    assert _claimed_arguments(tmp_path) == [
+        "test_planted.py:5 test_x(benchmark)",
+        "test_planted.py:10 made(benchmark)",
+    ]
