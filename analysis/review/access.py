@@ -119,7 +119,14 @@ class Access:
         return SEARCHED_BLIND if self.blind else None
 
     def queues(self) -> tuple[Queue, ...]:
-        """The review queues offered."""
+        """The review queues offered.
+
+        A visitor reads the two made from the public data (the audit's findings and the suspected
+        wrong gold, both on the overview already); a reviewer's own queue and the disagreements
+        need a signed-in reviewer.
+        """
+        if not self.signed_in:
+            return ("flagged", "suspects")
         if self.blind:  # the suspects without their scores and reasons (:attr:`sees_gold`)
             return ("suspects", "unreviewed", "disagreements")
         return ("flagged", "suspects", "unreviewed", "disagreements")

@@ -152,6 +152,8 @@ def queue_frame(ctx: ReviewContext, queue: str, benchmark: str | None, who: Iden
     rows = table[table["benchmark"] == benchmark]
     access = ctx.access(who)
     if QUEUE_IDS.get(queue) not in access.queues():
+        if not access.signed_in:
+            raise Refused(f"Sign in to see the queue {queue!r}.")
         raise Refused(f"The queue {queue!r} is not offered to you (audit findings quote gold).")
     if queue == QUEUES[0]:
         ids = rows.loc[rows["_flagged"].astype(bool), "item_id"].astype(str).unique().tolist()

@@ -52,6 +52,13 @@ class ReviewTab:
     """Which item an adjudication acts on (the item open in the Items tab), with its visible votes."""
 
 
+VISITOR_QUEUES = (
+    "Read-only demo: the audit's findings and the suspected wrong gold. Sign in to vote, and to "
+    "see your own queue and the disagreements."
+)
+"""What the queue picker tells a visitor (who is offered only the public queues)."""
+
+
 def build_review_tab() -> ReviewTab:
     """Queues on top, then adjudication, agreement and exports."""
     with gr.Row(equal_height=True):
@@ -147,16 +154,18 @@ def wire_review(
         access = ctx.access(identity_of(request, profile))
         labels = review_extra.offered_queues(access)
         # only the buttons this viewer may use are shown (a read-only demo showed every one and
-        # refused each on click; issue 20): the line above the form still says who adjudicates
-        may_read = ctx.store is not None and access.signed_in
+        # refused each on click; issue 20): the line above the form still says who adjudicates.
+        # A visitor reads the public queues (the audit's, the suspects) and is told what signing in adds.
+        may_export = ctx.store is not None and access.signed_in
         settle = gr.update(visible=access.may_adjudicate)
+        info = None if access.signed_in else VISITOR_QUEUES
         return (
-            gr.update(choices=labels, value=labels[0]),
+            gr.update(choices=labels, value=labels[0], info=info),
             settle,
             settle,
             settle,
-            gr.update(visible=may_read),
-            gr.update(visible=may_read),
+            gr.update(visible=bool(labels)),
+            gr.update(visible=may_export),
         )
 
     # a blind reviewer is not offered the audit's queue; a reviewer gets no Adjudicate button

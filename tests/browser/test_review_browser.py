@@ -128,5 +128,24 @@ def test_without_a_reviewer_the_review_panel_is_hidden(page: Any, app_url: str) 
     # nor the Review tab's buttons a visitor could only be refused by (issue 20)
     page.get_by_role("tab", name="Review").click()
     expect(page.locator("#rv-adj-target")).to_be_visible(timeout=WAIT)
-    for hidden in ("#rv-adj", "#rv-queue-load", "#rv-export"):
+    for hidden in ("#rv-adj", "#rv-export"):
         expect(page.locator(hidden)).to_be_hidden()
+    # but the public queues, which answer a visitor: the audit's findings and the suspects
+    queue = page.locator("#rv-queue")
+    expect(queue).to_contain_text("Sign in to vote", timeout=WAIT)
+    options = [t.strip() for t in queue.locator("label").all_inner_texts() if t.strip()]
+    assert options == ["Flagged by the audit", "Suspected wrong gold"], options
+    rows = page.locator("#rv-queue-items [data-row='0'][data-col='0']")
+    for option, detail in (("Flagged by the audit", "audit finding"), ("Suspected wrong gold", "")):
+        queue.locator("label").filter(has_text=option).click()
+        page.locator("#rv-queue-load").click()
+        expect(page.locator("#rv-queue-items")).to_contain_text(f"{option}: ", timeout=WAIT)
+        expect(rows).to_have_text(re.compile(r"\S"), timeout=WAIT)
+        if detail:
+            expect(page.locator("#rv-queue-items")).to_contain_text(detail)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "review-visitor-queues.png"), full_page=True)
+    # an item of the queue opens in the Items tab, read-only
+    rows.click()
+    expect(page.locator("#item-status")).to_contain_text("item 1 of", timeout=WAIT)
+    expect(page.locator("#rv-panel").first).to_be_hidden()

@@ -57,6 +57,8 @@ def test_a_blind_reviewers_filters_cannot_sort_rows_by_verdict_or_audit() -> Non
     # the suspects without scores or reasons (docs/suspects.md); never the audit's queue
     assert Access.of("bob", ROLES, writable=True).queues() == ("suspects", "unreviewed", "disagreements")
     assert "flagged" in Access.of("alice", ROLES, writable=True).queues()
+    # a visitor: the queues made from the public data only (one's own queue needs a reviewer)
+    assert Access.of(None, ROLES, writable=True).queues() == ("flagged", "suspects")
 
 
 def _role_decisions(path: Path) -> list[str]:
