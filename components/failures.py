@@ -91,9 +91,13 @@ def build() -> FailureWidgets:
             pd.DataFrame(columns=DIFF_COLUMNS),
             interactive=False,
             wrap=True,
-            column_widths=["18%", "12%", "12%", "12%", "11%", "22%", "13%"],
+            column_widths=["17%", "11%", "14%", "14%", "9%", "22%", "13%"],
             elem_id="fail-diffs",
             scale=3,
+            # narrower (684 px beside the flip table at 1280), its metric and model names broke
+            # inside words ("accurac y", "balance d"): below 1,060 px of room it goes under the flip
+            # table, and the model columns are wide enough to break a name only at its hyphen
+            min_width=800,
         )
     losses = gr.Markdown("", elem_id="fail-losses")
     with gr.Row(equal_height=True):
