@@ -167,6 +167,10 @@ class PairsContext:
         roles = Roles(self.adjudicators or frozenset(), self.blind)
         return Access.of(me.name if me is not None else None, roles, writable=True)
 
+    def may_adjudicate(self, me: Identity | None) -> bool:
+        """Whether ``me`` may settle a pair: anyone signed in when no adjudicators are named."""
+        return me is not None and (self.adjudicators is None or self.access(me).adjudicator)
+
     def viewer(self, me: Identity | None) -> Viewer:
         """Who reads the team's validations: a visitor sees none, an adjudicator every vote."""
         return self.access(me).viewer
@@ -335,7 +339,7 @@ def adjudicate(ctx: PairsContext, checks: PairChecks, reason: str, me: Identity 
     """Settle a pair with the form's checks as the final decision (a reason is required)."""
     if me is None:
         raise Refused("Sign in to adjudicate.")
-    if ctx.adjudicators is not None and not ctx.access(me).adjudicator:
+    if not ctx.may_adjudicate(me):
         raise Refused(f"{me.name} is not an adjudicator (halluscope serve --adjudicator NAME).")
     if not (reason or "").strip():
         raise Refused("An adjudication needs a reason.")

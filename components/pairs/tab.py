@@ -149,13 +149,14 @@ def build_pairs_tab(
                 _build_saliency(ctx, w)
                 gr.HTML(_legend(), js_on_load=KEYS_JS, elem_id="pairs-keys")
                 _build_form(w)
-                w["grid"] = gr.Dataframe(
-                    interactive=False,
-                    wrap=True,
-                    max_height=420,
-                    elem_id="pairs-answers",
-                    label="Questions and every model's answer per clip",
-                )
+        # the whole width: in the player's column (640 px at 1280) answers broke a word a line
+        w["grid"] = gr.Dataframe(
+            interactive=False,
+            wrap=True,
+            max_height=420,
+            elem_id="pairs-answers",
+            label="Questions and every model's answer per clip",
+        )
         _build_team(w)
         _build_exports(ctx, identity_of)
         w["timer"] = gr.Timer(1.0, active=False)
@@ -253,6 +254,19 @@ def _build_team(w: dict[str, Any]) -> None:
         )
 
 
+_WIDTHS = {"task": "52px", "clip": "56px", "question": "200px", "options": "180px", "gold": "64px"}
+"""The answer grid's columns, in pixels: as shares of a 640 px table, 5 % broke "bqa" and "Yes"
+one letter a line and a model's answer one word a line. A grid wider than its box scrolls (three
+models fit at 1280 px)."""
+_ANSWER = "140px"
+"""Each model's answer column."""
+
+
+def grid_widths(columns: list[str]) -> list[str]:
+    """The answer grid's column widths (a blind reviewer's grid has no gold nor models)."""
+    return [_WIDTHS.get(c, _ANSWER) for c in columns]
+
+
 def _build_exports(ctx: ph.PairsContext, identity_of: IdentityOf) -> None:
     """A button that builds the files from the store as it is now, then one download button each.
 
@@ -323,9 +337,7 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
         except ph.Refused as exc:  # an id the list does not hold: one line, no traceback
             raise gr.Error(md_text(exc), print_exception=False) from exc
         started = pm.start_thumbnails(ctx, pair_id)
-        models = len(shown.grid.columns) - 5
-        widths = ["5%", "4%", "24%", "22%", "5%", *[f"{40 / max(models, 1):.1f}%"] * models]
-        grid = gr.update(value=shown.grid, column_widths=widths)
+        grid = gr.update(value=shown.grid, column_widths=grid_widths(list(shown.grid.columns)))
         return [
             gr.update(value=pair_id),
             shown.player,
@@ -384,9 +396,12 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
         except ph.Refused as exc:
             return f"<p>⚠ {escape(str(exc))}</p>"
 
-    def whoami(request: gr.Request) -> str:
+    def whoami(request: gr.Request) -> list[Any]:
+        """Who is signed in, and only the buttons they may use (a visitor's were refused on click)."""
         me = identity_of(request)
-        return f"Signed in as **{md_text(me.name)}**." if me else "**Read-only**: sign in to validate pairs."
+        line = f"Signed in as **{md_text(me.name)}**." if me else "**Read-only**: sign in to validate pairs."
+        settle = gr.update(visible=ctx.may_adjudicate(me))
+        return [line, gr.update(visible=me is not None), settle, settle]
 
     def toggled(state: PairChecks | None, *values: str | None) -> tuple[PairChecks | None, str]:
         if state is None:  # no pair shown (the store could not be read): nothing to check
@@ -449,7 +464,7 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
 
     root = gr.context.Context.root_block
     assert root is not None, "build_pairs_tab must run inside a gr.Blocks"
-    root.load(whoami, None, w["who"], **free)
+    root.load(whoami, None, [w["who"], w["save"], w["reason"], w["settle"]], **free)
     root.load(open_pair, w["pick"], screen_out, **free)
     view_in = [w["breaking"], w["sort"]]
     root.load(teams, view_in, team_out, **free)

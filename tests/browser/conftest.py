@@ -36,6 +36,25 @@ runs the suite on two loaded cores, where 15 s was once too short for a step tha
 alone. A broken step still fails, only later. Also Playwright's default for every ``expect``."""
 
 
+BROKEN_WORDS = """(sel) => {
+    // each word of each cell (a name may break after its hyphen): on one line, or listed
+    const broken = [];
+    for (const cell of document.querySelectorAll(`${sel} th, ${sel} td`)) {
+        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (const m of node.data.matchAll(/[^\\s-]+-?/g)) {
+                const range = document.createRange();
+                range.setStart(node, m.index);
+                range.setEnd(node, m.index + m[0].length);
+                const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+                if (lines.size > 1) broken.push(m[0]);
+            }
+        }
+    }
+    return broken; }"""
+"""The words of a table's cells that the browser broke across two lines ("accurac|y")."""
+
+
 def _wait_longer_by_default() -> None:
     try:
         from playwright.sync_api import expect

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import SHOTS, WAIT, open_items
+from conftest import BROKEN_WORDS, SHOTS, WAIT, open_items
 from playwright.sync_api import expect
 
 pytestmark = [
@@ -19,25 +19,6 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning"),
 ]
 T = WAIT
-
-
-_BROKEN_WORDS = """(sel) => {
-    // each word of each cell (a name may break after its hyphen): on one line, or listed
-    const broken = [];
-    for (const cell of document.querySelectorAll(`${sel} th, ${sel} td`)) {
-        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
-        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-            for (const m of node.data.matchAll(/[^\\s-]+-?/g)) {
-                const range = document.createRange();
-                range.setStart(node, m.index);
-                range.setEnd(node, m.index + m[0].length);
-                const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
-                if (lines.size > 1) broken.push(m[0]);
-            }
-        }
-    }
-    return broken; }"""
-"""The words of a table's cells that the browser broke across two lines ("accurac|y")."""
 
 
 def _choose(page: Any, elem: str, name: str) -> None:
@@ -68,7 +49,7 @@ def test_slices_and_two_runs_compared(browser: Any, app_url: str, scheme: str, w
     expect(page.locator("#fail-diffs")).to_contain_text("CDH-Bench QA", timeout=T)
     # the comparison reads whole words: its metric and model names once broke inside them at 1280 px
     for table in ("#fail-diffs", "#fail-flips"):
-        assert page.evaluate(_BROKEN_WORDS, table) == [], table
+        assert page.evaluate(BROKEN_WORDS, table) == [], table
     expect(page.locator("#fail-losses")).to_contain_text("loses to yes-biased", timeout=T)
     expect(page.locator("#fail-slices .progress-text")).to_have_count(0, timeout=T)
     page.screenshot(path=str(SHOTS / f"failures-{scheme}-{width}.png"), full_page=True)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import SHOTS, WAIT, signed_in_page
+from conftest import BROKEN_WORDS, SHOTS, WAIT, signed_in_page
 from playwright.sync_api import Browser, Page, expect
 
 pytestmark = [
@@ -201,4 +201,46 @@ def test_the_preview_is_made_in_the_background_then_offered(browser: Browser, pa
         page.locator("#pairs-preview-file").click()
     assert download.value.suggested_filename.endswith(".mp4")
     page.screenshot(path=str(SHOTS / "pairs_preview.png"), full_page=True)
+    page.context.close()
+
+
+@pytest.fixture(scope="module")
+def visitor_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The pair tab of a read-only demo: a label store, nobody signed in."""
+    import gradio as gr
+    from conftest import running_app
+
+    from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
+    from analysis.store import open_store
+    from components.pairs.tab import build_pairs_tab
+
+    catalog = load_manifest(SAMPLE_MANIFEST)
+    store = open_store(tmp_path_factory.mktemp("pairs-visitor") / "labels.db")
+
+    def build() -> gr.Blocks:
+        with gr.Blocks(title="pairs") as demo:
+            build_pairs_tab(catalog, store, lambda request: None, k=2, reviewers=tuple(USERS))
+        return demo
+
+    with running_app(catalog, build) as url:
+        yield url
+    store.engine.dispose()
+
+
+def test_a_visitor_reads_the_pair_and_its_answers_and_is_offered_no_save(
+    browser: Browser, visitor_url: str
+) -> None:
+    page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+    page.goto(visitor_url)
+    expect(page.locator("#pairs-who")).to_contain_text("Read-only", timeout=TIMEOUT)
+    expect(page.locator("#pairs-player video")).to_have_count(2, timeout=TIMEOUT)
+    grid = page.locator("#pairs-answers")
+    expect(grid).to_contain_text("Is the person", timeout=TIMEOUT)
+    # the answers take the tab's whole width and read whole words ("bqa" once broke a letter a line)
+    assert grid.bounding_box()["width"] > page.locator("#pairs-player").bounding_box()["width"]
+    assert page.evaluate(BROKEN_WORDS, "#pairs-answers") == []
+    # no button the server would only refuse (issue 20: the read-only demo offered them)
+    for hidden in ("#pairs-save", "#pairs-reason", "#pairs-adjudicate"):
+        expect(page.locator(hidden)).to_be_hidden()
+    page.screenshot(path=str(SHOTS / "pairs-visitor-1280.png"), full_page=True)
     page.context.close()

@@ -194,6 +194,10 @@ def test_roles_in_the_pair_tab_adjudicators_settle_blind_reviewers_see_no_gold(
     with pytest.raises(ph.Refused, match="bob is not an adjudicator"):
         ph.adjudicate(ctx, _all(blank, True), "both differ", BOB)
     ph.adjudicate(ctx, _all(blank, True), "both differ", CAROL)
+    # the tab shows the Adjudicate button to exactly those it does not refuse
+    assert [ctx.may_adjudicate(me) for me in (None, ALICE, BOB, CAROL)] == [False, False, False, True]
+    anyone = ph.PairsContext(catalog, store, k=2, reviewers=("alice", "bob"))
+    assert [anyone.may_adjudicate(me) for me in (None, ALICE, BOB)] == [False, True, True]
     store.engine.dispose()
 
 
