@@ -101,7 +101,7 @@ def test_a_large_random_file_takes_the_fast_path(tmp_path: Path) -> None:
     assert fast is not None and fast == slow and fast["n_scored"] == 5000
 
 
-@pytest.mark.parametrize("late_at", [3, 10_020], ids=["in the first records", "past them"])
+@pytest.mark.parametrize("late_at", [3, fast._PREFIX_ROWS + 20], ids=["in the first records", "past them"])
 @pytest.mark.parametrize("direction", ["ASC", "DESC"])
 def test_sub_categories_keep_the_order_of_their_first_record(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, late_at: int, direction: str
@@ -114,7 +114,8 @@ def test_sub_categories_keep_the_order_of_their_first_record(
         fast, "_query", lambda keys: f"SELECT * FROM ({grouped(keys)}) ORDER BY sub {direction}"
     )
     subs = ["visual-language", "audio-language", "overrely_visual_ignore_audio", "a"]
-    rows = [_row(i, "yes" if i % 2 else "no", "yes", sub_category=subs[i % 2]) for i in range(10_040)]
+    n = fast._PREFIX_ROWS + 40
+    rows = [_row(i, "yes" if i % 2 else "no", "yes", sub_category=subs[i % 2]) for i in range(n)]
     rows[late_at]["sub_category"] = subs[2]
     rows[late_at + 5]["sub_category"] = subs[3]
     path = _write(tmp_path / "late.jsonl", rows)
