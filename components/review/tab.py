@@ -61,7 +61,7 @@ VISITOR_QUEUES = (
 
 def build_review_tab() -> ReviewTab:
     """Queues on top, then adjudication, agreement and exports."""
-    with gr.Row(equal_height=True):
+    with gr.Row(equal_height=False):  # the button its own height, not the picker's (a tall slab)
         queue = gr.Radio(
             list(review_extra.QUEUES),
             value=review_extra.QUEUES[0],
