@@ -285,3 +285,22 @@ def test_the_adjudication_view_shows_every_side_with_its_author_and_reason(
     assert "bob: no — “I see no flame”" in target
     found = queue_frame(ctx, "Disagreements", "cdh-bench", CAROL)
     assert found["item_id"].tolist() == [PAIR_11_QA_CS]  # a blind vote against a correction disagrees
+
+
+def test_a_visitor_reads_the_public_queues_and_is_told_to_sign_in_for_the_others(
+    catalog: Catalog, tmp_path: Path
+) -> None:
+    ctx = _ctx(catalog, tmp_path)
+    row = _row(catalog, PAIR_11_QA_CS)
+    save(ctx, row, BOB, "yes", "", [], "", "")  # a vote a visitor must not read through a queue
+    # the two queues made from public data answer a visitor (the audit flags AVHBench items)
+    assert not queue_frame(ctx, "Flagged by the audit", "avhbench", None).empty
+    assert not queue_frame(ctx, "Suspected wrong gold", "cdh-bench", None).empty
+    # the others refuse, saying to sign in (not a blind reviewer's reason)
+    for queue in ("My unreviewed items", "Disagreements"):
+        with pytest.raises(Refused, match="Sign in to see the queue") as refused:
+            queue_frame(ctx, queue, "cdh-bench", None)
+        assert "gold" not in str(refused.value)
+    # a blind reviewer is still refused the audit's queue with the reason
+    with pytest.raises(Refused, match="audit findings quote gold"):
+        queue_frame(ctx, "Flagged by the audit", "avhbench", BOB)
