@@ -61,13 +61,15 @@ if (!window.hsPairKeys) {
 )
 
 
-def _legend() -> str:
+def _legend(saves: bool = True) -> str:
+    """The keys of the checks, and of Save & next for one who may save (a visitor is told to sign in)."""
     keys = " · ".join(
         f"<kbd>{k}</kbd> {c.replace('_', ' ')}{'' if i is None else ' ' + ph.LETTERS[i]}"
         for k, c, i in check_keys(2)
     )
+    save = f"<kbd>{SAVE_KEY}</kbd> save &amp; next" if saves else "sign in to save"
     return (
-        f'<div class="hs-pair-keys"><b>Keys</b> {keys} · <kbd>{SAVE_KEY}</kbd> save &amp; next '
+        f'<div class="hs-pair-keys"><b>Keys</b> {keys} · {save} '
         "(toggles: open → yes ↔ no; a group of three clips takes 1-3, 4-6, 7)</div>"
     )
 
@@ -147,7 +149,7 @@ def build_pairs_tab(
                 w["info"] = gr.Markdown(elem_id="pairs-info")
                 w["player"] = gr.HTML(js_on_load=PLAYER_JS, elem_id=PLAYER_ID)
                 _build_saliency(ctx, w)
-                gr.HTML(_legend(), js_on_load=KEYS_JS, elem_id="pairs-keys")
+                w["keys"] = gr.HTML(_legend(), js_on_load=KEYS_JS, elem_id="pairs-keys")
                 _build_form(w)
         # the whole width: in the player's column (640 px at 1280) answers broke a word a line
         w["grid"] = gr.Dataframe(
@@ -401,7 +403,7 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
         me = identity_of(request)
         line = f"Signed in as **{md_text(me.name)}**." if me else "**Read-only**: sign in to validate pairs."
         settle = gr.update(visible=ctx.may_adjudicate(me))
-        return [line, gr.update(visible=me is not None), settle, settle]
+        return [line, gr.update(visible=me is not None), settle, settle, _legend(saves=me is not None)]
 
     def toggled(state: PairChecks | None, *values: str | None) -> tuple[PairChecks | None, str]:
         if state is None:  # no pair shown (the store could not be read): nothing to check
@@ -464,7 +466,7 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
 
     root = gr.context.Context.root_block
     assert root is not None, "build_pairs_tab must run inside a gr.Blocks"
-    root.load(whoami, None, [w["who"], w["save"], w["reason"], w["settle"]], **free)
+    root.load(whoami, None, [w["who"], w["save"], w["reason"], w["settle"], w["keys"]], **free)
     root.load(open_pair, w["pick"], screen_out, **free)
     view_in = [w["breaking"], w["sort"]]
     root.load(teams, view_in, team_out, **free)

@@ -140,7 +140,8 @@ def _validate(page: Page, keys: str, decision: str) -> None:
 
 def test_two_reviewers_validate_a_pair_with_the_keyboard_alone(browser: Browser, pairs_url: str) -> None:
     alice = _sign_in(browser, pairs_url, "alice", form=True)  # as a person does
-    _validate(alice, "12345", "keep")
+    expect(alice.locator("#pairs-keys")).to_contain_text("Enter save & next", timeout=TIMEOUT)
+    _validate(alice, "12345", "keep")  # the legend's answer on load left its keys working
     alice.screenshot(path=str(SHOTS / "pairs_keyboard.png"), full_page=True)
     bob = _sign_in(browser, pairs_url, "bob")
     _validate(bob, "123455", "drop")  # bob: both clips show the same action
@@ -242,5 +243,8 @@ def test_a_visitor_reads_the_pair_and_its_answers_and_is_offered_no_save(
     # no button the server would only refuse (issue 20: the read-only demo offered them)
     for hidden in ("#pairs-save", "#pairs-reason", "#pairs-adjudicate"):
         expect(page.locator(hidden)).to_be_hidden()
+    # nor a key that saves: the legend tells a visitor to sign in instead
+    expect(page.locator("#pairs-keys")).to_contain_text("sign in to save", timeout=TIMEOUT)
+    assert "save & next" not in page.locator("#pairs-keys").inner_text()
     page.screenshot(path=str(SHOTS / "pairs-visitor-1280.png"), full_page=True)
     page.context.close()
