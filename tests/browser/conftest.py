@@ -13,7 +13,7 @@ import re
 import socket
 import sys
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -219,12 +219,40 @@ def sign_in(
     browser: Any, url: str, user: str, password: str, width: int = 1440, *, form: bool = False
 ) -> Any:
     """:func:`signed_in_page` on the Items tab, once the review panel names ``user``."""
+    return sign_in_all(browser, url, [(user, password)], width, form=form)[0]
+
+
+def sign_in_all(
+    browser: Any,
+    url: str,
+    users: Sequence[tuple[str, str]],
+    width: int = 1440,
+    *,
+    height: int = 1100,
+    form: bool = False,
+) -> list[Any]:
+    """:func:`sign_in` of each (user, password), their apps starting up side by side.
+
+    Every page is opened first, then each waited for: a story's reviewers are not signed in one
+    after another's start-up (seconds each on two loaded cores). ``form``: the first signs in
+    through the login page.
+    """
+    viewport = {"width": width, "height": height}
+    pages = [
+        signed_in_page(browser, url, user, password, viewport=viewport, form=form and i == 0)
+        for i, (user, password) in enumerate(users)
+    ]
+    for page, (user, _) in zip(pages, users, strict=True):
+        signed_in_items(page, user)
+    return pages
+
+
+def signed_in_items(page: Any, user: str) -> None:
+    """Wait until ``page`` shows the Items tab and its review panel names ``user``."""
     from playwright.sync_api import expect
 
-    page = signed_in_page(browser, url, user, password, viewport={"width": width, "height": 1100}, form=form)
     open_items(page)
     expect(page.locator("#rv-who")).to_contain_text(f"Signed in as {user}", timeout=WAIT)
-    return page
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import SAMPLES, SHOTS, WAIT, open_items, running_app, sign_in
+from conftest import SAMPLES, SHOTS, WAIT, open_items, running_app, sign_in_all
 
 pw = pytest.importorskip("playwright.sync_api")
 expect = pw.expect
@@ -51,8 +51,7 @@ def _open(page: Any, item_id: str) -> None:
 
 @pytest.mark.slow
 def test_two_reviewers_relabel_pair_11_and_see_the_metric_change(browser: Any, review_url: str) -> None:
-    alice = sign_in(browser, review_url, *USERS[0], form=True)  # as a person does
-    bob = sign_in(browser, review_url, *USERS[1])
+    alice, bob = sign_in_all(browser, review_url, USERS, form=True)  # alice as a person does
     _open(alice, CS)
     alice.locator("body").click(position={"x": 5, "y": 5})
     alice.keyboard.press("y")  # keyboard: y sets the gold to yes

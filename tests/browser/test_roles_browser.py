@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import SAMPLES, SHOTS, WAIT, open_items, running_app, sign_in
+from conftest import SAMPLES, SHOTS, WAIT, open_items, running_app, sign_in_all
 
 pw = pytest.importorskip("playwright.sync_api")
 expect = pw.expect
@@ -107,9 +107,7 @@ def _disagreements(page: Any) -> Any:
 @pytest.mark.slow
 def test_four_roles_at_once(browser: Any, roles_url: str) -> None:
     # alice through the login page, as a person does; the others by the same request, sent directly
-    alice, bob, carol, frank = (
-        sign_in(browser, roles_url, *user, width=1280, form=user[0] == "alice") for user in USERS
-    )
+    alice, bob, carol, frank = sign_in_all(browser, roles_url, USERS, width=1280, form=True)
     requested: list[str] = []
     carol.on("request", lambda r: requested.append(r.url))
 

@@ -43,8 +43,12 @@ def _sign_in(
     page = signed_in_page(
         browser, url, user, password, viewport={"width": width, "height": 1000}, dark=dark, form=form
     )
-    expect(page.get_by_role("tab", name="Overview")).to_have_attribute("aria-selected", "true", timeout=WAIT)
+    _on_overview(page)
     return page
+
+
+def _on_overview(page: Any) -> None:
+    expect(page.get_by_role("tab", name="Overview")).to_have_attribute("aria-selected", "true", timeout=WAIT)
 
 
 def _queue(page: Any) -> None:
@@ -62,8 +66,12 @@ def _queue(page: Any) -> None:
 def test_alice_confirms_the_top_suspect_with_one_key_and_bob_sees_ranks_only(
     browser: Any, suspects_url: str
 ) -> None:
-    alice = _sign_in(browser, suspects_url, *USERS[0], form=True)
-    bob = _sign_in(browser, suspects_url, *USERS[1])
+    # both start up side by side: each page is opened, then each waited for
+    viewport = {"width": 1280, "height": 1000}
+    alice = signed_in_page(browser, suspects_url, *USERS[0], viewport=viewport, form=True)
+    bob = signed_in_page(browser, suspects_url, *USERS[1], viewport=viewport)
+    _on_overview(alice)
+    _on_overview(bob)
     expect(alice.locator("#suspects-summary")).to_contain_text("Suspected wrong gold", timeout=WAIT)
     expect(alice.locator("#gold-changes")).to_contain_text("What the corrections change", timeout=WAIT)
     alice.locator("#gold-changes summary").click()  # folded while nothing is corrected

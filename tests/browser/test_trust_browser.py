@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import SAMPLES, SHOTS, WAIT, open_items, running_app, signed_in_page
+from conftest import SAMPLES, SHOTS, WAIT, open_items, running_app, sign_in_all, signed_in_page
 
 pw = pytest.importorskip("playwright.sync_api")
 expect = pw.expect
@@ -112,9 +112,7 @@ def _assert_blind_dom(page: Any) -> None:
 
 @pytest.mark.slow
 def test_blind_votes_reveal_adjudication_and_one_gold(browser: Any, trust_url: str) -> None:
-    alice = _sign_in(browser, trust_url, *USERS[0], form=True)  # as a person does
-    bob = _sign_in(browser, trust_url, *USERS[1])
-    carol = _sign_in(browser, trust_url, *USERS[2])
+    alice, bob, carol = sign_in_all(browser, trust_url, USERS, 1280, height=1000, form=True)  # SIZES["1280"]
 
     _open(alice, CS)
     _assert_blind_dom(alice)
