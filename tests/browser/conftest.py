@@ -30,10 +30,11 @@ from app_data import PAYLOAD, release_gradio_loops  # noqa: E402 - the tests fol
 
 PAYLOAD_MODEL = "payload-model"
 
-WAIT = 30_000
+WAIT = 45_000
 """How long (ms) a browser test waits for the app to show something. Generous on purpose: CI
 runs the suite on two loaded cores, where 15 s was once too short for a step that takes 3 s
-alone. A broken step still fails, only later. Also Playwright's default for every ``expect``."""
+alone, and two test files run side by side (each step then takes about 1.7x as long). A broken
+step still fails, only later. Also Playwright's default for every ``expect``."""
 
 
 BROKEN_WORDS = """(sel) => {
