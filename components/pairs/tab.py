@@ -256,11 +256,12 @@ def _build_team(w: dict[str, Any]) -> None:
         )
 
 
-_WIDTHS = {"task": "52px", "clip": "56px", "question": "200px", "options": "180px", "gold": "64px"}
+_WIDTHS = {"task": "52px", "clip": "56px", "question": "260px", "options": "200px", "gold": "64px"}
 """The answer grid's columns, in pixels: as shares of a 640 px table, 5 % broke "bqa" and "Yes"
 one letter a line and a model's answer one word a line. A grid wider than its box scrolls (three
-models fit at 1280 px)."""
-_ANSWER = "140px"
+models fill the tab's 1,240 px at a 1280 px window: 1,142 px; at 140 px an answer took three
+lines and 40 % of the width stayed empty)."""
+_ANSWER = "170px"
 """Each model's answer column."""
 
 
