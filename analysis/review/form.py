@@ -8,11 +8,15 @@ a changed field becomes; the rules (``docs/review.md``):
 - anyone else's form starts from the item's current labels (the corrected gold, or the official
   one); a save corrects the gold (a ``final`` event), except on a gold an adjudication settled:
   there it is recorded as a vote, which reopens the disagreement for an adjudicator, since only an
-  adjudication changes settled gold (:class:`analysis.store.events.Settled`).
+  adjudication changes settled gold (:class:`analysis.store.events.Settled`);
+- a save writes only the fields the reviewer changed on the form since it opened (:func:`edit`): a
+  form opened before another reviewer's save never undoes it unseen. A changed field that someone
+  else changed meanwhile is not written; the reviewer is shown the new value first.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -70,4 +74,49 @@ def write_scope(access: Access, field: str, form: Form) -> Scope:
     return "final"
 
 
-__all__ = ["Form", "Scope", "form_of", "latest", "settled", "write_scope"]
+def changed_by(events: pd.DataFrame, access: Access, field: str) -> str | None:
+    """Who wrote the value of ``field`` the viewer's form shows now (None: nobody, the official gold).
+
+    Only events the viewer may see count; a blind reviewer's form shows their own votes only.
+    """
+    seen = visible_events(events, access.viewer)
+    rows = seen[(seen["field"] == field) & (seen["scope"] == ("vote" if access.blind else "final"))]
+    if access.blind:
+        rows = rows[rows["reviewer"] == access.name]
+    return str(rows.iloc[-1]["reviewer"]) if len(rows) else None
+
+
+@dataclass(frozen=True)
+class Edit:
+    """What a save writes, given the form as it was opened (``base``) and the item as it is now."""
+
+    writes: tuple[str, ...]
+    """The fields the reviewer changed on the form and nobody changed meanwhile."""
+    conflicts: tuple[str, ...]
+    """The fields the reviewer changed that someone else (or another tab) changed since the form
+    opened: never written over without the reviewer seeing the new value first."""
+
+
+def edit(base: Form, now: Form, typed: Form, same: Callable[[str, str | None, str | None], bool]) -> Edit:
+    """Which of the fields ``gold``, ``flag``, ``note`` a save writes, and which it must refuse.
+
+    ``typed``: what the form holds at the save (a gold of None: none given, so none written).
+    ``same(field, a, b)``: whether two values of ``field`` are one (a gold may be spelled two ways).
+    A field the reviewer left as it was opened is not written, so a form opened before someone
+    else's save does not undo it; one they changed is written unless its value moved meanwhile (to
+    anything but the reviewer's own value, which needs no write).
+    """
+    writes: list[str] = []
+    conflicts: list[str] = []
+    for field, was, is_now, mine in (
+        ("gold", base.gold, now.gold, typed.gold),
+        ("flag", ",".join(base.flags), ",".join(now.flags), ",".join(typed.flags)),
+        ("note", base.note, now.note, typed.note),
+    ):
+        if (field == "gold" and not mine) or same(field, mine, was) or same(field, mine, is_now):
+            continue  # untouched, or already what the reviewer wants: nothing to write
+        (writes if same(field, is_now, was) else conflicts).append(field)
+    return Edit(tuple(writes), tuple(conflicts))
+
+
+__all__ = ["Edit", "Form", "Scope", "changed_by", "edit", "form_of", "latest", "settled", "write_scope"]

@@ -20,7 +20,7 @@ import pandas as pd
 
 from analysis.benchmarks.base import GoldKind
 from analysis.review.access import Access
-from analysis.review.form import form_of, write_scope
+from analysis.review.form import Form, changed_by, edit, form_of, write_scope
 from analysis.store import FLAGS, Identity, InvalidLabel, NoChange, NothingToUndo, events_frame
 from analysis.store.events import as_item, relabel
 from analysis.store.identity import IdentityMismatch
@@ -70,12 +70,15 @@ class ReviewWidgets:
     """*Confirm gold (r)*: a reviewer's verdict that a suspect's gold stands (hidden when blind)."""
     drafts: gr.State
     """Unsaved form values per row (this browser session only), restored when the item is reopened."""
+    opened: gr.State
+    """The item's labels as the form was filled (:func:`panel`): what :func:`save` tells the
+    reviewer's changes by, and someone else's changes since."""
     picker: Any = None
     """The token picker of a tagged gold (:class:`components.review.span_picker.SpanPicker`)."""
 
     def outputs(self) -> list[Any]:
         """Widgets :func:`panel` fills."""
-        return [self.who, *self.inputs(), self.history, self.group, self.confirm]
+        return [self.who, *self.inputs(), self.history, self.group, self.confirm, self.opened]
 
     def inputs(self) -> list[Any]:
         """The form values :func:`save` takes after the row."""
@@ -129,6 +132,7 @@ def build_review() -> ReviewWidgets:
     with gr.Accordion("Label history of this item", open=True):
         history = gr.HTML("", elem_id="rv-history", js_on_load=None, padding=False)
     drafts = gr.State({})
+    opened = gr.State(None)
     return ReviewWidgets(
         who,
         gold,
@@ -147,6 +151,7 @@ def build_review() -> ReviewWidgets:
         group,
         confirm,
         drafts,
+        opened,
         picker,
     )
 
@@ -287,11 +292,11 @@ def panel(
     keep = [gr.update()] * 8
     if ctx.store is None or who is None:
         note = read_only_note(ctx, who)
-        return (note, *keep, "", hidden, hidden)
+        return (note, *keep, "", hidden, hidden, None)
     role = "adjudicator" if access.adjudicator else "reviewer"
     head = f"Signed in as **{md_text(who.name)}** ({role}{', blind' if blind else ''})"
     if row is None:
-        return (head, *keep, "", hidden, hidden)
+        return (head, *keep, "", hidden, hidden, None)
     item = ctx.row(row)
     events = item_events(ctx, item)
     shown = form_of(events, access, official_of(item))
@@ -308,13 +313,30 @@ def panel(
         part_choice,
         part_text,
     ]
+    opened = Opened(str(item["item_id"]), shown)
     draft = (drafts or {}).get(int(row))
     if draft is not None:
         head += " · **unsaved draft restored**: save it, or change it back"
-        form = [{**update, "value": value} for update, value in zip(form, draft, strict=True)]
+        values, rest = draft[: len(form)], draft[len(form) :]  # then where the draft began, if kept
+        form = [{**update, "value": value} for update, value in zip(form, values, strict=True)]
+        began = rest[0] if rest else None  # what the draft's typing changed is told from its start
+        opened = began if isinstance(began, Opened) and began.item_id == opened.item_id else opened
     # a blind reviewer does not see the gold, so cannot say it is right: they vote instead
     confirm = gr.update(visible=access.sees_gold)
-    return (head, *form, history_html(events, access, official_of(item)), gr.update(visible=True), confirm)
+    history = history_html(events, access, official_of(item))
+    return (head, *form, history, gr.update(visible=True), confirm, opened)
+
+
+@dataclass(frozen=True)
+class Opened:
+    """An item's labels as one reviewer's form was filled with them."""
+
+    item_id: str
+    form: Form
+
+
+class Conflict(Refused):
+    """A save that left a field unwritten: someone else changed it since the form was opened."""
 
 
 def form_value(
@@ -348,25 +370,38 @@ def save(
     letters: list[str] | None = None,
     part_choice: str | None = None,
     part_text: str | None = None,
+    opened: Opened | None = None,
 ) -> str:
-    """Write what changed on the form (gold, flags, note) as ``who``, as one undoable save."""
+    """Write what the reviewer changed on the form (gold, flags, note) as ``who``, as one undoable save.
+
+    ``opened``: the item's labels as the form was filled. A field left as it was is not written;
+    a changed one that someone else changed meanwhile is not either, and :class:`Conflict` says
+    so once the rest is saved (the panel then shows the new values). Without ``opened`` (an old
+    page), the form is compared with the item as it is now.
+    """
     access = ctx.access(who)
     ctx.refuse(who, "review")
     assert who is not None and ctx.store is not None  # refuse() lets only a writer through
     item = ctx.row(row)
-    shown = form_of(item_events(ctx, item), access, official_of(item))
+    events = item_events(ctx, item)
+    shown = form_of(events, access, official_of(item))
     value = form_value(item, gold, gold_text, letters, part_choice, part_text)
+    base = opened.form if opened is not None and opened.item_id == str(item["item_id"]) else shown
+    typed = Form(value, tuple(sorted(flags or [])), (note or "").strip(), shown.settled)
+    kind, original = _kind(item), official_of(item)
+
+    def same(field: str, a: str | None, b: str | None) -> bool:
+        if field == "gold":
+            return canonical(a or None, kind, original) == canonical(b or None, kind, original)
+        return (a or "") == (b or "")
+
+    plan = edit(base, shown, typed, same)
 
     def act(name: str) -> str:
         return "vote" if write_scope(access, name, shown) == "vote" else "relabel"
 
-    writes: list[tuple[str, str, Any]] = []
-    if value:
-        writes.append((act("gold"), "gold", value))
-    if ",".join(sorted(flags or [])) != ",".join(shown.flags):
-        writes.append((act("flag"), "flag", flags or None))
-    if (note or "").strip() != shown.note:
-        writes.append((act("note"), "note", (note or "").strip() or None))
+    new_values = {"gold": value, "flag": list(typed.flags) or None, "note": typed.note or None}
+    writes = [(act(name), name, new_values[name]) for name in plan.writes]
     batch = f"{SAVE_PREFIX}{uuid.uuid4().hex[:24]}"
     done = []
     for action, name, new in writes:
@@ -389,9 +424,46 @@ def save(
         except (InvalidLabel, IdentityMismatch) as exc:
             raise Refused(f"Not saved: {exc}") from exc
         done.append(_change(name, event.old_value, event.new_value, official_of(item)))
-    if not done:
-        return "Nothing changed."
-    return f"Saved as {md_text(who.name)}: " + "; ".join(done)
+    line = f"Saved as {md_text(who.name)}: " + "; ".join(done) + "." if done else ""
+    if plan.conflicts:
+        raise Conflict(
+            " ".join(
+                filter(
+                    None, [line, _conflicts(plan.conflicts, events, access, typed, shown, official_of(item))]
+                )
+            )
+        )
+    return line[:-1] if line else "Nothing changed."
+
+
+def _conflicts(
+    fields: tuple[str, ...],
+    events: pd.DataFrame,
+    access: Access,
+    typed: Form,
+    now: Form,
+    official: str | None,
+) -> str:
+    """Why ``fields`` were not written: who set what meanwhile, and what the reviewer had typed."""
+    parts = []
+    for field in fields:
+        mine, theirs = {
+            "gold": (typed.gold, now.gold),
+            "flag": (",".join(typed.flags), ",".join(now.flags)),
+            "note": (typed.note, now.note),
+        }[field]
+        by = changed_by(events, access, field)
+        who = "you, in another window" if by == access.name else md_text(by or "someone")
+
+        def said(value: str | None, field: str = field) -> str:
+            return md_text(_show(as_shown(field, value or None, official)) or "nothing")
+
+        parts.append(f"{field}: {who} set it to “{said(theirs)}” (yours: “{said(mine)}”)")
+    return (
+        "Not saved, changed since you opened the item: "
+        + "; ".join(parts)
+        + ". The form now shows the item as it is: to replace theirs, set yours again and save."
+    )
 
 
 def confirm_gold(ctx: ReviewContext, row: int | None, who: Identity | None) -> str:

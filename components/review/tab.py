@@ -24,7 +24,7 @@ from components.review import extra as review_extra
 from components.review import span_picker
 from components.review.context import Refused, ReviewContext
 from components.review.gold import ReviewerView
-from components.review.panel import ReviewWidgets, confirm_gold, panel, save, undo_last
+from components.review.panel import Conflict, ReviewWidgets, confirm_gold, panel, save, undo_last
 from components.shown_tabs import ShownTabs
 
 FREE: dict[str, Any] = {"concurrency_limit": None}
@@ -183,6 +183,7 @@ def wire_review(
         )
 
     def keep_draft(row: int | None, drafts: dict[int, list[Any]] | None, *form: Any) -> dict[int, list[Any]]:
+        """The form's values, and the labels it was opened with (last), kept for the row."""
         kept = dict(drafts or {})
         if row is not None:
             kept[int(row)] = list(form)
@@ -190,7 +191,7 @@ def wire_review(
 
     for widget in rv.inputs():
         event = widget.blur if isinstance(widget, gr.Textbox) else widget.input
-        event(keep_draft, [current, rv.drafts, *rv.inputs()], rv.drafts, **private, **FREE)
+        event(keep_draft, [current, rv.drafts, *rv.inputs(), rv.opened], rv.drafts, **private, **FREE)
 
     def metrics(
         request: gr.Request, profile: gr.OAuthProfile | None, mode: str, *values: Any
@@ -253,6 +254,9 @@ def wire_review(
             values, form = list(rest[: len(fin)]), rest[len(fin) :]
             try:
                 line = action(who, row, *form)
+            except Conflict as exc:  # the rest was saved: the form shows the item as it is now, not advanced
+                kept = {k: v for k, v in (drafts or {}).items() if k != row}
+                return (f"⚠ {exc}", kept, False, *after(who, row, kept, page, values))
             except Refused as exc:  # the form stays as typed; the message says why, replacing the last one
                 return (f"⚠ {exc}", drafts, False, *[gr.skip()] * (n_panel + n_item - 1 + 3))
             kept = {k: v for k, v in (drafts or {}).items() if k != row}
@@ -280,7 +284,9 @@ def wire_review(
 
     save_form = wrote(lambda who, row, *form: save(ctx, row, who, *form))
     for button, then_next in ((rv.save, False), (rv.save_next, True)):
-        event = button.click(save_form, [*write_in, *rv.inputs()], written, api_visibility="private", **FREE)
+        event = button.click(
+            save_form, [*write_in, *rv.inputs(), rv.opened], written, api_visibility="private", **FREE
+        )
         event.then(pick, [current, rv.gold_text], rv.picker.chips, **private, **FREE)
         event.then(refresh_metrics, [gold_mode, *fin], metric_out, **private, **FREE)
         if then_next:

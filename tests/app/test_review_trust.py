@@ -241,9 +241,9 @@ def test_queues_votes_and_adjudication_respect_who_is_looking(catalog: Catalog, 
     dave = Identity("dave")
     assert queue_frame(ctx, "Disagreements", "cdh-bench", dave).empty
     bob_panel = panel(ctx, row, BOB)
-    assert "alice" in bob_panel[-3]  # bob voted: alice's vote is revealed to him
-    assert "official" not in bob_panel[-3] and bob_panel[1]["value"] == "yes"  # his vote, not the gold
-    assert "alice" not in panel(ctx, row, dave)[-3]
+    assert "alice" in bob_panel[-4]  # bob voted: alice's vote is revealed to him
+    assert "official" not in bob_panel[-4] and bob_panel[1]["value"] == "yes"  # his vote, not the gold
+    assert "alice" not in panel(ctx, row, dave)[-4]
 
 
 def test_exports_hold_only_what_the_reviewer_may_see(catalog: Catalog, tmp_path: Path) -> None:

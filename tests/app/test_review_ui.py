@@ -97,7 +97,7 @@ def test_relabel_shows_the_corrected_metric_change_and_undo_restores(
     # balanced answered nothing parseable on the commonsense side: with gold "yes" the qa cs side
     # still counts 12 items, the commonsense-prior model now gets it wrong (9/12 -> 8/12 style changes)
     assert "1 gold correction(s)" in lines and "cs_acc" in lines
-    history = panel(ctx, row, ALICE)[-3]
+    history = panel(ctx, row, ALICE)[-4]
     assert "alice" in history and "no → yes" in history and "&lt;b&gt;inverted" in history
     assert (
         save(ctx, row, ALICE, "yes", "", ["ambiguous"], "polarity <b>inverted</b>", "") == "Nothing changed."
@@ -195,7 +195,7 @@ def test_blind_mode_hides_gold_and_other_reviewers(catalog: Catalog, tmp_path: P
     assert "gold" not in html.replace("Gold, verdicts", "") and "bob" not in html
     shown = panel(_blind(ctx, ALICE), row, ALICE)
     assert shown[1]["value"] is None  # the gold radio starts empty, not at the official "no"
-    assert "No labels" in shown[-3]  # bob's vote is not in alice's blind history
+    assert "No labels" in shown[-4]  # bob's vote is not in alice's blind history
     save(_blind(ctx, ALICE), row, ALICE, "yes", "", [], "", "")
     assert "My votes: gold: yes" in blind_html(ctx, row, ALICE)
 
@@ -329,3 +329,75 @@ def test_a_gold_is_spelled_alike_in_messages_history_table_queue_and_final_label
     target = adjudication_target(ctx, row, CAROL)
     assert "gold: No (corrected by alice" in target and "bob: Yes" in target
     assert adjudicate_item(ctx, row, CAROL, "yes", "a voice answers").endswith("gold = Yes")
+
+
+def _opened(shown: tuple[object, ...]) -> object:
+    """The labels a panel's form was filled with (its last output)."""
+    return shown[-1]
+
+
+def test_a_form_opened_before_another_reviewers_save_does_not_undo_it(
+    catalog: Catalog, tmp_path: Path
+) -> None:
+    # seen in a two-browser session: bob's page still showed the old gold; his note-only save was
+    # refused with "a gold change needs a reason" (his stale gold read as a change), and with a
+    # reason it would have put the old gold back unseen
+    ctx = _ctx(catalog, tmp_path)
+    row = _row(catalog, PAIR_11_QA_CS)  # official gold "no"
+    bobs = _opened(panel(ctx, row, BOB))
+    alices = _opened(panel(ctx, row, ALICE))
+    save(ctx, row, ALICE, "yes", "", ["ambiguous"], "", "the flame is lit", opened=alices)
+    # bob's form still says gold "no" and no flag; he types a note only, and a reason
+    line = save(ctx, row, BOB, "no", "", [], "bob's note", "a reason", opened=bobs)
+    assert line == "Saved as bob: note updated"
+    shown = panel(ctx, row, ALICE)
+    assert shown[1]["value"] == "yes" and shown[3]["value"] == ["ambiguous"]  # alice's gold and flag stand
+    assert shown[4]["value"] == "bob's note"
+
+
+def test_a_change_to_a_field_someone_changed_meanwhile_is_refused_then_made_knowingly(
+    catalog: Catalog, tmp_path: Path
+) -> None:
+    ctx = _ctx(catalog, tmp_path)
+    row = _row(catalog, PAIR_11_QA_CS)
+    bobs = _opened(panel(ctx, row, BOB))
+    save(
+        ctx,
+        row,
+        ALICE,
+        "yes",
+        "",
+        [],
+        "alice's note",
+        "the flame is lit",
+        opened=_opened(panel(ctx, row, ALICE)),
+    )
+    # bob writes a note too, sets a flag nobody touched, and the gold alice already set: the flag
+    # is saved, the gold needs no write, his note is refused (alice's is kept, and named to him)
+    with pytest.raises(
+        Refused, match=r"changed since you opened the item: note: alice set it to “alice's note”"
+    ) as refused:
+        save(ctx, row, BOB, "yes", "", ["ambiguous"], "bob's note", "agreed", opened=bobs)
+    assert str(refused.value).startswith("Saved as bob: flag")
+    assert "(yours: “bob's note”)" in str(refused.value)  # what he typed is not lost
+    shown = panel(ctx, row, BOB)
+    assert (shown[1]["value"], shown[3]["value"], shown[4]["value"]) == ("yes", ["ambiguous"], "alice's note")
+    # reopened, bob sees alice's note; writing his again is a knowing change
+    line = save(ctx, row, BOB, "yes", "", ["ambiguous"], "bob's note", "", opened=_opened(shown))
+    assert line == "Saved as bob: note updated"
+    assert panel(ctx, row, ALICE)[4]["value"] == "bob's note"
+
+
+def test_a_draft_keeps_the_labels_it_began_from(catalog: Catalog, tmp_path: Path) -> None:
+    ctx = _ctx(catalog, tmp_path)
+    row = _row(catalog, PAIR_11_QA_CS)
+    began = _opened(panel(ctx, row, BOB))
+    save(ctx, row, ALICE, "yes", "", [], "", "the flame is lit", opened=_opened(panel(ctx, row, ALICE)))
+    draft = ["no", "", [], "bob typed this", "", [], None, "", began]
+    restored = panel(ctx, row, BOB, drafts={row: draft})
+    assert "unsaved draft restored" in restored[0]
+    assert _opened(restored) is began  # the draft's untouched gold "no" is not bob's change
+    assert save(ctx, row, BOB, "no", "", [], "bob typed this", "", opened=began).startswith(
+        "Saved as bob: note"
+    )
+    assert panel(ctx, row, ALICE)[1]["value"] == "yes"

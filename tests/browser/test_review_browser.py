@@ -105,6 +105,39 @@ def test_two_reviewers_relabel_pair_11_and_see_the_metric_change(browser: Any, r
         page.context.close()
 
 
+PAIR_1_CS = "cdh-5d6c1cd573361591"  # Pair 1 qa commonsense, official gold "yes"
+
+
+def test_a_page_opened_before_another_reviewers_save_keeps_it(browser: Any, review_url: str) -> None:
+    # both open the item; alice corrects the gold; bob's page still shows the old one when he
+    # saves a note: it was once refused ("a gold change needs a reason"), and with a reason it
+    # would have put the old gold back
+    alice, bob = sign_in_all(browser, review_url, USERS)
+    _open(alice, PAIR_1_CS)
+    _open(bob, PAIR_1_CS)
+    alice.locator("#rv-gold input[value='no']").check()
+    alice.locator("#rv-reason input").fill("the photo shows six fingers")
+    alice.locator("#rv-save-only").click()
+    expect(alice.locator("#rv-message")).to_contain_text("Saved as alice: gold yes → no", timeout=WAIT)
+    expect(bob.locator("#rv-gold input[value='yes']")).to_be_checked()  # his page: the old gold
+    bob.locator("#rv-note input").fill("blurry at the edge")
+    bob.locator("#rv-reason input").fill("a reason he did not need")
+    bob.locator("#rv-save-only").click()
+    expect(bob.locator("#rv-message")).to_contain_text("Saved as bob: note updated", timeout=WAIT)
+    expect(bob.locator("#rv-gold input[value='no']")).to_be_checked(timeout=WAIT)  # now alice's gold
+    expect(bob.locator("#rv-history")).to_contain_text("six fingers", timeout=WAIT)
+    # alice's page is now the stale one: her note over bob's is refused, naming his and keeping hers
+    alice.locator("#rv-note input").fill("fine at full size")
+    alice.locator("#rv-save-only").click()
+    message = alice.locator("#rv-message")
+    expect(message).to_contain_text("note: bob set it to “blurry at the edge”", timeout=WAIT)
+    expect(message).to_contain_text("yours: “fine at full size”")
+    expect(alice.locator("#rv-note input")).to_have_value("blurry at the edge", timeout=WAIT)
+    alice.screenshot(path=str(SHOTS / "review-alice-changed-meanwhile.png"), full_page=True)
+    for page in (alice, bob):
+        page.context.close()
+
+
 def test_the_app_asks_for_a_login_first(browser: Any, review_url: str) -> None:
     context = browser.new_context()
     page = context.new_page()
