@@ -19,7 +19,7 @@ from analysis.query import ItemDetail
 from components.browse import render
 from components.keys import MEDIA_ID, NEXT_ID, PREV_ID
 
-EMPTY = '<p class="hs-none">Select a row of the table (or press n) to inspect an item.</p>'
+EMPTY = '<p class="hs-none">Select a row of the table (or press j) to inspect an item.</p>'
 
 
 @dataclass
