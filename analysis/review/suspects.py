@@ -75,9 +75,12 @@ class Precision:
 def precision(
     found: Sequence[Suspect], judged: Mapping[str, str], ks: Sequence[int] = CHECKED_AT
 ) -> list[Precision]:
-    """The ranking's measured precision at each ``k``: corrected items over judged items in the top k."""
+    """The ranking's measured precision at each ``k``: corrected items over judged items in the top k.
+
+    A ``k`` past the ranking's end is its length (43 ranked items: top 10, top 43; never "top 100").
+    """
     out = []
-    for k in ks:
+    for k in sorted({min(k, len(found)) for k in ks if len(found)}):
         top = [s.item_id for s in found[:k]]
         checked = [judged[i] for i in top if i in judged]
         out.append(Precision(k, len(checked), sum(v == CORRECTED for v in checked)))

@@ -211,7 +211,7 @@ def queue_update(ctx: ReviewContext, queue: str, benchmark: str | None, who: Ide
     if QUEUE_IDS.get(queue) == "suspects" and benchmark:
         # a blind reviewer is not told which gold anything is measured against
         against = ", ranked against the official gold" if ctx.access(who).sees_gold else ""
-        label = f"{queue}: the {len(frame)} most suspect{against} · " + (
+        label = f"{queue}: {len(frame)} item(s), most suspect first{against} · " + (
             suspect_precision(ctx, str(benchmark), who) or "click an item to open it"
         )
     return gr.update(value=frame, label=label)

@@ -187,3 +187,17 @@ def test_a_queue_fill_that_finishes_after_a_newer_one_stands_down(
     monkeypatch.setattr(extra, "queue_update", real)
     alone = load(request, None, "Disagreements", "cmm")
     assert "Disagreements" in str(alone.get("label", ""))
+
+
+def test_the_precision_names_no_rank_past_the_rankings_end() -> None:
+    from analysis.review.suspects import precision
+
+    class _S:  # a ranked item: only its id matters here
+        def __init__(self, item_id: str) -> None:
+            self.item_id = item_id
+
+    found = [_S(f"i{n}") for n in range(43)]  # a helper's session: 43 ranked items, "top 100" shown
+    lines = [p.line() for p in precision(found, {"i0": "corrected", "i20": "confirmed"})]  # type: ignore[arg-type]
+    assert [line.split(":")[0] for line in lines] == ["top 10", "top 43"]
+    assert lines[1].startswith("top 43: 1 of 2 checked had wrong gold")
+    assert precision([], {}) == []
