@@ -362,9 +362,12 @@ def _wire_tab(
         return items if fills.is_latest(request, ticket) else gr.skip()
 
     agree = with_identity(lambda who, b: review_extra.agreement_markdown(ctx, b, who))
-    rt.load.click(queue, [rt.queue, f.benchmark], rt.items, **private, **FREE).then(
-        agree, [f.benchmark], rt.agreement, **private, **FREE
-    )
+    # a queue picked is shown at once (the table kept the last queue until Show queue was pressed);
+    # the button shows it again, with the votes saved since
+    for shows in (rt.load.click, rt.queue.input):
+        shows(queue, [rt.queue, f.benchmark], rt.items, **private, **FREE).then(
+            agree, [f.benchmark], rt.agreement, **private, **FREE
+        )
     if shown is not None:  # another benchmark: its queue, not the last one's (nor its last message)
         tab, memory = shown
 

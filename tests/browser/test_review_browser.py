@@ -168,9 +168,10 @@ def test_without_a_reviewer_the_review_panel_is_hidden(page: Any, app_url: str) 
     options = [t.strip() for t in queue.locator("label").all_inner_texts() if t.strip()]
     assert options == ["Flagged by the audit", "Suspected wrong gold"], options
     rows = page.locator("#rv-queue-items [data-row='0'][data-col='0']")
-    for option, detail in (("Flagged by the audit", "audit finding"), ("Suspected wrong gold", "")):
+    expect(page.locator("#rv-queue-load")).to_be_visible()
+    # a queue picked shows at once (it once kept the last queue until Show queue was pressed)
+    for option, detail in (("Suspected wrong gold", ""), ("Flagged by the audit", "audit finding")):
         queue.locator("label").filter(has_text=option).click()
-        page.locator("#rv-queue-load").click()
         expect(page.locator("#rv-queue-items")).to_contain_text(f"{option}: ", timeout=WAIT)
         expect(rows).to_have_text(re.compile(r"\S"), timeout=WAIT)
         if detail:
