@@ -48,6 +48,8 @@ table.hs-others th { text-align: left; }
 .dark .js-plotly-plot .modebar-btn path { fill: var(--hs-subdued) !important; }
 /* marks drawn black (the gold-yes line, its legend entry) turn light */
 .dark .js-plotly-plot path[style*="stroke: rgb(0, 0, 0)"] { stroke: #e6edf3 !important; }
+/* the intervals' bars, drawn dark grey for a white page, were all but invisible on the dark one */
+.dark .js-plotly-plot g.errorbar path { stroke: #e6edf3 !important; }
 .hs-correct { color: #1a7f37; font-weight: 600; }
 .hs-wrong { color: #cf222e; font-weight: 600; }
 .dark .hs-correct { color: #56d364; }
