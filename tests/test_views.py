@@ -143,3 +143,23 @@ def test_item_detail_keeps_payload_as_data(table) -> None:
     detail = item_detail(table, row, np.array([row]), np.array([], dtype=np.intp))
     assert "".join(p for p, _ in detail.answer_pieces) == PAYLOAD
     assert detail.verdict == "wrong" and detail.alt_verdict == "wrong"
+
+
+def test_an_answer_not_scored_says_why_beside_the_others() -> None:
+    # seen in the samples: AVHBench's QA.json asks one question twice; the repeat's rows (not
+    # scored) showed a bare "no verdict" beside their scored twins, as if the readings disagreed
+    from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
+
+    if not SAMPLE_MANIFEST.exists():
+        pytest.skip("samples not generated (python samples/generate.py)")
+    table = load_manifest(SAMPLE_MANIFEST).table
+    repeated = table[table["skip_reason"].fillna("").str.startswith("repeated key")]
+    assert len(repeated), "the samples no longer repeat a record"
+    item = str(repeated["item_id"].iloc[0])
+    rows = np.flatnonzero((table["item_id"] == item).to_numpy())
+    scored_row = int(next(r for r in rows if table.at[int(r), "scored"]))
+    detail = item_detail(table, scored_row, rows, np.array([], dtype=np.intp))
+    verdicts = [o.verdict for o in detail.others]
+    assert "no verdict" not in verdicts
+    assert any(v.startswith("not scored (repeated key: first asked at record") for v in verdicts), verdicts
+    assert any(v in ("correct", "wrong") for v in verdicts), verdicts  # the scored twins keep theirs

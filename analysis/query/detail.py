@@ -131,9 +131,12 @@ def item_detail(
     for r in pair_rows:
         other = {
             str(k): _plain(v)
-            for k, v in table.iloc[r][["side", "raw_answer", "parsed", "gold", "correct", "media"]].items()
+            for k, v in table.iloc[r][
+                ["side", "raw_answer", "parsed", "gold", "correct", "media", "scored", "skip_reason"]
+            ].items()
         }
-        pair.append({**other, "row": r, "verdict": verdict_word(other["correct"])})
+        verdict = verdict_word(other["correct"], bool(other["scored"]), other["skip_reason"] or "")
+        pair.append({**other, "row": r, "verdict": verdict})
         media.extend(
             m for m in _media(other, str(other["side"])) if m.reference not in {x.reference for x in media}
         )
@@ -162,8 +165,19 @@ def _others(table: pd.DataFrame, rows: npt.NDArray[np.intp], current: int) -> li
     sub = table.iloc[rows]
     readings = reading_labels(sub["benchmark"], sub["task"], [_plain(p) for p in sub["parsed"]])
     out = []
-    for r, model, raw, reading, correct, alt in zip(
-        rows, sub["model"], sub["raw_answer"], readings, sub["correct"], sub["alt_correct"], strict=True
+    # a row not scored says why (a record repeating an earlier one was once a bare "no verdict"
+    # beside its scored twin, as if the two readings disagreed)
+    scored, why = sub["scored"].fillna(False).astype(bool), sub["skip_reason"].fillna("").astype(str)
+    for r, model, raw, reading, correct, alt, counts, reason in zip(
+        rows,
+        sub["model"],
+        sub["raw_answer"],
+        readings,
+        sub["correct"],
+        sub["alt_correct"],
+        scored,
+        why,
+        strict=True,
     ):
         if int(r) == current:
             continue
@@ -173,8 +187,8 @@ def _others(table: pd.DataFrame, rows: npt.NDArray[np.intp], current: int) -> li
                 str(model),
                 _plain(raw) or "",
                 reading,
-                verdict_word(_plain(correct)),
-                verdict_word(_plain(alt)),
+                verdict_word(_plain(correct), bool(counts), reason),
+                verdict_word(_plain(alt), bool(counts)),
             )
         )
     return out
