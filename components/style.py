@@ -82,5 +82,8 @@ table.hs-others th { text-align: left; }
      was squeezed into a 30 px column, a few letters a line) */
   #item-nav { flex-wrap: wrap; }
   #item-nav #item-status { flex: 1 1 100%; min-width: 0; }
+  /* a table wider than the phone scrolls sideways in its own box: the page clips what overflows
+     (every model's answer lost its verdict columns, what the corrections change its last ones) */
+  table.hs-others, table.hs-facts, table.hs-changes { display: block; max-width: 100%; overflow-x: auto; }
 }
 """

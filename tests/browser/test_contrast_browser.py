@@ -109,7 +109,17 @@ def test_an_item_at_390_px(browser: Browser, app_url: str, scheme: Any) -> None:
     box, button = status.bounding_box(), page.locator("#next-item").bounding_box()
     assert box is not None and button is not None
     assert box["width"] >= 300 and box["height"] < 40 and box["y"] >= button["y"] + button["height"], box
+    # every table of the item ends within the screen (what is wider scrolls in its own box): the
+    # page clips what overflows, and every model's answer once lost its verdict columns there
+    expect(page.locator("#others table.hs-others")).to_be_attached(timeout=TIMEOUT)
+    assert page.evaluate(CUT_TABLES) == []
     context.close()
+
+
+CUT_TABLES = """() => [...document.querySelectorAll('#item table, #others table')]
+    .filter((t) => t.getClientRects().length && t.getBoundingClientRect().right > window.innerWidth + 1)
+    .map((t) => t.className || t.outerHTML.slice(0, 80))"""
+"""The item's tables whose right edge lies past the screen (cut: the page does not scroll sideways)."""
 
 
 CHART_JS = """() => {
