@@ -91,8 +91,8 @@ def player_html(panels: list[ClipPanel], similarity: dict[str, float] | None = N
 
 
 STYLE = """<style>
-.hs-pair-clips{display:flex;gap:12px;flex-wrap:wrap}
-.hs-pair-clip{flex:1 1 240px;margin:0;max-width:480px}
+.hs-pair-clips{display:grid;gap:12px;grid-template-columns:repeat(auto-fit,minmax(min(200px,100%),1fr))}
+.hs-pair-clip{margin:0;max-width:480px;min-width:0}
 .hs-pair-clip video{width:100%;background:#000;border-radius:4px;display:block}
 .hs-pair-bad{width:100%;aspect-ratio:4/3;display:flex;flex-direction:column;justify-content:center;
  align-items:center;text-align:center;background:#fde8e8;color:#8a1c1c;border:1px dashed #c53030;

@@ -186,6 +186,11 @@ def test_keys_act_only_on_the_visible_tab_and_never_while_typing(browser: Browse
     expect(page.locator("#pairs-player video")).to_have_count(2)
     expect(page.locator("#pairs-clear-2")).to_contain_text("3 · clear action in C")
     expect(page.locator("#pairs-differ")).to_contain_text("7 · the clips show different actions")
+    # the three clips at one size (the third once sat alone on a row, twice as wide as the others)
+    widths = page.locator("#pairs-player .hs-pair-clip").evaluate_all(
+        "(clips) => clips.map((c) => c.getBoundingClientRect().width)"
+    )
+    assert len(widths) == 3 and max(widths) - min(widths) <= 2, widths
     page.screenshot(path=str(SHOTS / "pairs_group.png"), full_page=True)
     page.context.close()
 
