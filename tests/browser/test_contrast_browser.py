@@ -122,37 +122,46 @@ CUT_TABLES = """() => [...document.querySelectorAll('#item table, #others table'
 """The item's tables whose right edge lies past the screen (cut: the page does not scroll sideways)."""
 
 
-CHART_JS = """() => {
+CONTRAST_JS = """
   const rgb = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
   const lum = ([r, g, b]) => {
     const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4); };
     return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
   };
+  const behind = (el) => {  // the first opaque background from el up
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgb(getComputedStyle(e).backgroundColor);
+      if (c.length >= 3 && (c.length < 4 || c[3] > 0.5)) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const contrast = (color, bg) => {
+    const fg = lum(rgb(color).slice(0, 3)), b = lum(bg);
+    return (Math.max(fg, b) + 0.05) / (Math.min(fg, b) + 0.05);
+  };
+"""
+"""Helpers of the contrast checks below: WCAG's relative luminance and the page behind an element."""
+
+CHART_JS = (
+    """() => {"""
+    + CONTRAST_JS
+    + """
   const shown = [...document.querySelectorAll('.js-plotly-plot .xaxislayer-above text')]
     .find((t) => t.getBoundingClientRect().width > 0);
   const plot = shown.closest('.js-plotly-plot');
-  let bg = [255, 255, 255];
-  for (let e = plot; e; e = e.parentElement) {
-    const c = rgb(getComputedStyle(e).backgroundColor);
-    if (c.length >= 3 && (c.length < 4 || c[3] > 0.5)) { bg = c.slice(0, 3); break; }
-  }
+  const bg = behind(plot);
   const svg = getComputedStyle(plot.querySelector('.main-svg')).backgroundColor;
-  const ratio = (el) => {
-    const fg = lum(rgb(getComputedStyle(el).fill).slice(0, 3)), b = lum(bg);
-    return (Math.max(fg, b) + 0.05) / (Math.min(fg, b) + 0.05);
-  };
+  const ratio = (el) => contrast(getComputedStyle(el).fill, bg);
   const tick = shown, title = plot.querySelector('.infolayer text');
   return {svg, tick: ratio(tick), title: ratio(title)};
 }"""
+)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_charts_sit_on_the_page_and_their_text_reads(browser: Browser, app_url: str, scheme: Any) -> None:
     # Issue 20: every plotly chart was a white box in dark mode, its text dark on dark once lifted.
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
-    page = context.new_page()
-    page.goto(app_url)
-    page.wait_for_function("() => window.__hsViewRestored === true", timeout=TIMEOUT)
+    page = _started(browser, app_url, scheme)
     page.get_by_role("tab", name="Charts").click()
     expect(page.locator(".js-plotly-plot .xaxislayer-above text").first).to_be_attached(timeout=TIMEOUT)
     found = page.evaluate(CHART_JS)
@@ -160,37 +169,34 @@ def test_charts_sit_on_the_page_and_their_text_reads(browser: Browser, app_url: 
     if scheme == "dark":
         assert found["svg"] in ("rgba(0, 0, 0, 0)", "transparent"), found  # no white box
     assert found["tick"] >= 4.5 and found["title"] >= 4.5, found
-    context.close()
+    page.context.close()
 
 
-ERROR_BAR_JS = """() => {
-  const rgb = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
-  const lum = ([r, g, b]) => {
-    const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4); };
-    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
-  };
+def _started(browser: Browser, app_url: str, scheme: Any) -> Any:
+    """A page of the app at 1280 px in ``scheme``, once it has started up."""
+    page = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme).new_page()
+    page.goto(app_url)
+    page.wait_for_function("() => window.__hsViewRestored === true", timeout=TIMEOUT)
+    return page
+
+
+ERROR_BAR_JS = (
+    """() => {"""
+    + CONTRAST_JS
+    + """
   const bar = [...document.querySelectorAll('.js-plotly-plot g.errorbar path')]
     .find((p) => p.getBoundingClientRect().height > 0);
-  if (!bar) return null;
-  let bg = [255, 255, 255];
-  for (let e = bar.closest('.js-plotly-plot'); e; e = e.parentElement) {
-    const c = rgb(getComputedStyle(e).backgroundColor);
-    if (c.length >= 3 && (c.length < 4 || c[3] > 0.5)) { bg = c.slice(0, 3); break; }
-  }
-  const fg = lum(rgb(getComputedStyle(bar).stroke).slice(0, 3)), b = lum(bg);
-  return (Math.max(fg, b) + 0.05) / (Math.min(fg, b) + 0.05);
+  return bar ? contrast(getComputedStyle(bar).stroke, behind(bar.closest('.js-plotly-plot'))) : null;
 }"""
+)
 """Contrast of the first drawn interval bar with the page behind its chart."""
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_intervals_show_on_the_page(browser: Browser, app_url: str, scheme: Any) -> None:
     # seen on a phone in dark mode: the overview chart's 95% intervals, dark grey on the dark page
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
-    page = context.new_page()
-    page.goto(app_url)
-    page.wait_for_function("() => window.__hsViewRestored === true", timeout=TIMEOUT)
+    page = _started(browser, app_url, scheme)
     expect(page.locator(".js-plotly-plot g.errorbar path").first).to_be_attached(timeout=TIMEOUT)
     ratio = page.evaluate(ERROR_BAR_JS)
     assert ratio is not None and ratio >= 3, ratio  # WCAG's 3:1 for graphics
-    context.close()
+    page.context.close()
