@@ -122,7 +122,7 @@ CUT_TABLES = """() => [...document.querySelectorAll('#item table, #others table'
 """The item's tables whose right edge lies past the screen (cut: the page does not scroll sideways)."""
 
 
-CONTRAST_JS = """
+LUMINANCE_JS = """
   const rgb = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
   const lum = ([r, g, b]) => {
     const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4); };
@@ -144,7 +144,7 @@ CONTRAST_JS = """
 
 CHART_JS = (
     """() => {"""
-    + CONTRAST_JS
+    + LUMINANCE_JS
     + """
   const shown = [...document.querySelectorAll('.js-plotly-plot .xaxislayer-above text')]
     .find((t) => t.getBoundingClientRect().width > 0);
@@ -182,7 +182,7 @@ def _started(browser: Browser, app_url: str, scheme: Any) -> Any:
 
 ERROR_BAR_JS = (
     """() => {"""
-    + CONTRAST_JS
+    + LUMINANCE_JS
     + """
   const bar = [...document.querySelectorAll('.js-plotly-plot g.errorbar path')]
     .find((p) => p.getBoundingClientRect().height > 0);
