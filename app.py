@@ -355,11 +355,18 @@ def _wire(
     for widget in fin:
         widget.input(clear_stale, [current, seen_view, *fin], item_out, api_visibility="private", **free)
 
-    def address(row: int | None) -> str:
+    def address(request: gr.Request, row: int | None, seen: float | None) -> Any:
+        """The open row for the URL; skipped when a view was put back since the row changed.
+
+        Such an answer is stale: the view put back wrote its own row, and a late empty row here
+        would rewrite that step of history without its item (then push the item as a new step).
+        """
+        if int(seen or 0) < put_back.count(request):
+            return gr.skip()
         return url_state.item_of(catalog, row)
 
     for moved_on in item_moved(current, moved):
-        moved_on(address, current, url_item, api_visibility="private", **free)
+        moved_on(address, [current, seen_view], url_item, api_visibility="private", **free)
     for widget in (url_item, *fin):
         widget.change(None, [url_item, *fin], None, js=url_state.PUSH_JS, api_visibility="private")
 

@@ -344,6 +344,26 @@ def test_a_filter_change_made_before_a_view_was_put_back_leaves_that_view_s_row(
     assert clear(request, None, row, seen, *_filters(benchmark="cdh-bench"))[0] is None
 
 
+def test_the_address_of_a_row_closed_before_a_view_was_put_back_is_not_written(cat: Catalog) -> None:
+    # Seen under load: another benchmark closed the row; the address of that empty row was still
+    # on its way when Back put the earlier view (with its row) in place. Landing after it, the empty
+    # address rewrote that step of history without its row, and the row then came back as a new
+    # step, so a second Back stayed on the same view.
+    demo = app.build_app(cat)
+    address = _handler(demo, "_wire.<locals>.address")
+    went_back = _handler(demo, "_wire.<locals>.went_back")
+    request = gr.Request(session_hash="reviewer-4")
+    row = _row(cat, "cmm-1")
+    item = str(cat.table.at[row, "item_id"])
+    seen = went_back(request, None, f"?benchmark=cmm&item={item}")[-1]
+    assert address(request, None, seen) == ""  # on the view the page holds: the row is closed
+    assert address(request, row, seen).startswith(item)
+    stale = address(request, None, seen - 1)  # asked before the view was put back
+    assert isinstance(stale, dict) and stale.get("__type__") == "update" and len(stale) == 1, stale
+    # another session's views put back do not hold this one's address back
+    assert address(gr.Request(session_hash="reviewer-5"), None, 0) == ""
+
+
 def test_item_changes_are_counted_per_session_and_forget_the_oldest() -> None:
     from components.browse.item_changes import ItemChanges
 
