@@ -217,9 +217,12 @@ def test_keys_work_after_clicks_and_one_undo_reverts_one_save(browser: Any, trus
     there = re.compile(rf"item {here + 1} of")  # the status line, not its loading timer, says we moved
     back = re.compile(rf"item {here} of")
     carol.locator("#rv-gold input[value='yes']").click()
+    # a checkbox clicked before moving on: keys must still work. Clicked here, not on the next
+    # item: its status line comes before its form, so a click there went to whichever form was
+    # showing, and the next item kept a draft (or not) by timing
+    carol.locator("#rv-flags input").first.click()
     carol.keyboard.press("j")
     expect(status).to_contain_text(there, timeout=T)
-    carol.locator("#rv-flags input").first.click()
     carol.keyboard.press("k")
     expect(status).to_contain_text(back, timeout=T)
     carol.keyboard.press("f")
