@@ -22,6 +22,7 @@ from analysis.load.catalog import Catalog
 from analysis.review.pairs.previews import MediaJobs
 from analysis.review.pairs.validation import SAVE_KEY, PairChecks, check_keys, pair_spec
 from analysis.store import Identity, Store
+from components.browse.item_changes import SessionCounts
 from components.browse.render import md_code, md_text
 from components.keys import TYPING_JS
 from components.pairs import handlers as ph
@@ -163,6 +164,7 @@ def build_pairs_tab(
         _build_exports(ctx, identity_of)
         w["timer"] = gr.Timer(1.0, active=False)
     w["checks"], w["job"], w["thumb_jobs"] = gr.State(None), gr.State(""), gr.State({})
+    w["shown_ticket"] = gr.State(0)  # which pair shown to this page the thumbnail jobs belong to
     _wire(ctx, identity_of, w)
     return ctx
 
@@ -328,11 +330,14 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
         w["note"],
         w["thumbs"],
         w["thumb_jobs"],
+        w["shown_ticket"],
         w["timer"],
     ]
     team_out = [w["team_line"], w["people"], w["agree"], w["split"], w["table"]]
 
-    def screen(pair_id: str | None, me: Identity | None) -> list[Any]:
+    shown_pairs = SessionCounts()  # per page session, the pairs shown: the newest one's thumbnails count
+
+    def screen(pair_id: str | None, me: Identity | None, request: gr.Request | None) -> list[Any]:
         if not pair_id:
             return [gr.update()] * len(screen_out)
         try:
@@ -352,15 +357,18 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
             shown.note,
             "",
             started,
+            shown_pairs.take(request),
             gr.Timer(active=bool(started)),
         ]
 
     def open_pair(pair_id: str | None, request: gr.Request) -> list[Any]:
-        return screen(pair_id, identity_of(request))
+        return screen(pair_id, identity_of(request), request)
 
     def chosen(evt: gr.SelectData, request: gr.Request) -> list[Any]:
         picked = evt.row_value[0] if isinstance(evt.row_value, list) and evt.row_value else None
-        return screen(str(picked) if picked is not None else None, identity_of(request))  # the first column
+        return screen(
+            str(picked) if picked is not None else None, identity_of(request), request
+        )  # first column
 
     def teams(breaking: bool, sort: str, request: gr.Request) -> list[Any]:
         me = identity_of(request)
@@ -434,7 +442,7 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
         done = f"Saved {md_code(state.pair_id)} ({state.decision})."
         if not following:
             return [done + " Your queue is empty.", *[gr.update()] * len(screen_out)]
-        return [done + f" Next: {md_code(following)}.", *screen(following, me)]
+        return [done + f" Next: {md_code(following)}.", *screen(following, me, request)]
 
     def settled(state: PairChecks | None, why: str, request: gr.Request) -> str:
         if state is None:
@@ -446,16 +454,23 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
             return f"⚠ {md_text(exc)}"
         return f"Adjudicated {md_code(state.pair_id)}: **{state.decision}**."
 
-    def tick(job_id: str, thumbs: dict[str, str]) -> list[Any]:
+    def tick(job_id: str, thumbs: dict[str, str], ticket: int | None, request: gr.Request) -> list[Any]:
+        """The preview's progress and the shown pair's thumbnails; the timer stops when both are done.
+
+        A tick sent before another pair was shown polls the jobs of the pair before: its strip and
+        its stop are dropped (they would show that pair's frames under this one and stop the timer
+        before this pair's frames came).
+        """
         line, path, finished = pm.poll_preview(ctx, job_id)
         strip, thumbs_done = pm.poll_thumbnails(ctx, thumbs)
         download = gr.update(value=path, visible=True) if path else gr.update()
+        current = shown_pairs.is_latest(request, int(ticket or 0))
         return [
             line or gr.update(),
             download,
-            strip,
+            strip if current else gr.skip(),
             "" if finished else job_id,
-            gr.Timer(active=not (finished and thumbs_done)),
+            gr.Timer(active=not (finished and thumbs_done)) if current else gr.skip(),
         ]
 
     def previewed(pair_id: str | None) -> list[Any]:
@@ -502,7 +517,7 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
     w["preview"].click(previewed, w["pick"], preview_out, **free)
     w["timer"].tick(
         tick,
-        [w["job"], w["thumb_jobs"]],
+        [w["job"], w["thumb_jobs"], w["shown_ticket"]],
         [w["preview_status"], w["preview_file"], w["thumbs"], w["job"], w["timer"]],
         **free,
     )

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from app_data import GRADIO_LOOP_WARNINGS, close_gradio_loop  # noqa: F401 - a fixture
 
 from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.review.pairs.previews import MediaJobs
@@ -303,4 +304,44 @@ def test_the_catalogue_is_made_on_first_use_once_for_every_thread(catalog: Catal
     assert seen[0].set_index("pair_id").loc[PAIR, "similarity"]["semantic"] == 0.5  # the scores given
     ctx.set_scores({PAIR: {"semantic": 0.25}})
     assert ctx.pairs.set_index("pair_id").loc[PAIR, "similarity"]["semantic"] == 0.25
+    store.engine.dispose()
+
+
+@pytest.mark.usefixtures("close_gradio_loop")
+@GRADIO_LOOP_WARNINGS[0]
+@GRADIO_LOOP_WARNINGS[1]
+@GRADIO_LOOP_WARNINGS[2]
+def test_a_thumbnail_tick_sent_before_another_pair_was_shown_changes_nothing(
+    catalog: Catalog, tmp_path: Path
+) -> None:
+    # Seen in a screenshot: a poll started on one pair answered after the next pair was shown; its
+    # strip (the first pair's frames, labelled with its clip ids) replaced the new pair's and its
+    # stop ended the polling, so the new pair's frames never came until it was opened again.
+    import gradio as gr
+
+    from components.pairs.tab import build_pairs_tab
+
+    store = open_store(tmp_path / "labels.db")
+    with gr.Blocks() as demo:
+        tab = build_pairs_tab(catalog, store, lambda request: None, preview_dir=tmp_path / "previews")
+    assert tab.jobs is not None
+    handlers = {getattr(d.fn, "__qualname__", ""): d.fn for d in demo.fns.values()}
+    open_pair, tick = handlers["_wire.<locals>.open_pair"], handlers["_wire.<locals>.tick"]
+    page, other = gr.Request(session_hash="page-1"), gr.Request(session_hash="page-2")
+    first = open_pair(PAIR, page)
+    jobs, ticket = first[-3], first[-2]
+    assert jobs and ticket == 1
+    second = open_pair(TRIPLE, page)
+    assert second[-2] == 2 and set(second[-3]) == {"s208d8d2_clip_1", "s208d8d2_clip_2"}
+    late = tick("", jobs, ticket, page)  # the first pair's poll, answered now
+    assert late[2] == gr.skip() and late[4] == gr.skip(), late
+    ours = tick("", second[-3], second[-2], page)
+    assert ours[2] != gr.skip() and "s208d8d2_clip_1" in ours[2] and "sf7026ba" not in ours[2]
+    assert ours[4] != gr.skip()
+    # another page's pairs do not make this page's tick stale
+    open_pair(PAIR, other)
+    assert tick("", second[-3], second[-2], page)[2] != gr.skip()
+    for job_id in [*jobs.values(), *second[-3].values()]:
+        tab.jobs.wait(job_id, timeout=60)
+    tab.jobs.close()
     store.engine.dispose()
