@@ -313,7 +313,7 @@ def panel(
         part_choice,
         part_text,
     ]
-    opened = Opened(str(item["item_id"]), shown)
+    opened = Opened(str(item["item_id"]), shown, int(row))
     draft = (drafts or {}).get(int(row))
     if draft is not None:
         head += " · **unsaved draft restored**: save it, or change it back"
@@ -333,10 +333,16 @@ class Opened:
 
     item_id: str
     form: Form
+    row: int | None = None
+    """The item table row the form was filled for: its drafts and saves belong to that row."""
 
 
 class Conflict(Refused):
     """A save that left a field unwritten: someone else changed it since the form was opened."""
+
+
+class Behind(Refused):
+    """A save pressed while the form still showed the item before: nothing is written."""
 
 
 def form_value(
@@ -383,10 +389,16 @@ def save(
     ctx.refuse(who, "review")
     assert who is not None and ctx.store is not None  # refuse() lets only a writer through
     item = ctx.row(row)
+    if opened is not None and opened.item_id != str(item["item_id"]):
+        # the next item opened but its form had not come yet: these values are the item before's
+        raise Behind(
+            f"Not saved: the form still showed {opened.item_id} when {item['item_id']} opened. "
+            "The form now shows this item: check it, then save again."
+        )
     events = item_events(ctx, item)
     shown = form_of(events, access, official_of(item))
     value = form_value(item, gold, gold_text, letters, part_choice, part_text)
-    base = opened.form if opened is not None and opened.item_id == str(item["item_id"]) else shown
+    base = opened.form if opened is not None else shown
     typed = Form(value, tuple(sorted(flags or [])), (note or "").strip(), shown.settled)
     kind, original = _kind(item), official_of(item)
 

@@ -24,7 +24,16 @@ from components.review import extra as review_extra
 from components.review import span_picker
 from components.review.context import Refused, ReviewContext
 from components.review.gold import ReviewerView
-from components.review.panel import Conflict, ReviewWidgets, confirm_gold, panel, save, undo_last
+from components.review.panel import (
+    Behind,
+    Conflict,
+    Opened,
+    ReviewWidgets,
+    confirm_gold,
+    panel,
+    save,
+    undo_last,
+)
 from components.shown_tabs import ShownTabs
 
 FREE: dict[str, Any] = {"concurrency_limit": None}
@@ -183,10 +192,16 @@ def wire_review(
         )
 
     def keep_draft(row: int | None, drafts: dict[int, list[Any]] | None, *form: Any) -> dict[int, list[Any]]:
-        """The form's values, and the labels it was opened with (last), kept for the row."""
+        """The form's values, and the labels it was opened with (last), kept for the row it shows.
+
+        That is the row the form was filled for, not ``row`` (the open row): right after the next
+        item opens, the form still shows the item before until its own answer comes.
+        """
         kept = dict(drafts or {})
-        if row is not None:
-            kept[int(row)] = list(form)
+        opened = form[-1] if form else None
+        shows = opened.row if isinstance(opened, Opened) and opened.row is not None else row
+        if shows is not None:
+            kept[int(shows)] = list(form)
         return kept
 
     for widget in rv.inputs():
@@ -257,6 +272,8 @@ def wire_review(
             except Conflict as exc:  # the rest was saved: the form shows the item as it is now, not advanced
                 kept = {k: v for k, v in (drafts or {}).items() if k != row}
                 return (f"⚠ {exc}", kept, False, *after(who, row, kept, page, values))
+            except Behind as exc:  # nothing saved: the form is filled for the open item, drafts kept
+                return (f"⚠ {exc}", drafts, False, *after(who, row, drafts, page, values))
             except Refused as exc:  # the form stays as typed; the message says why, replacing the last one
                 return (f"⚠ {exc}", drafts, False, *[gr.skip()] * (n_panel + n_item - 1 + 3))
             kept = {k: v for k, v in (drafts or {}).items() if k != row}

@@ -18,7 +18,7 @@ from analysis.store.payload import submit
 from components.identity import AuthError, identity_of, parse_auth
 from components.review.context import Refused, ReviewContext
 from components.review.extra import metric_lines, queue_frame
-from components.review.panel import panel, save, undo_last
+from components.review.panel import Behind, panel, save, undo_last
 
 pytestmark = [*GRADIO_LOOP_WARNINGS, pytest.mark.usefixtures("close_gradio_loop")]
 __all__ = ["close_gradio_loop"]
@@ -401,3 +401,47 @@ def test_a_draft_keeps_the_labels_it_began_from(catalog: Catalog, tmp_path: Path
         "Saved as bob: note"
     )
     assert panel(ctx, row, ALICE)[1]["value"] == "yes"
+
+
+def _other_row(catalog: Catalog, row: int) -> int:
+    """The next CDH-Bench row of the same model: another item (what ``j`` opens)."""
+    table = catalog.table
+    same = table.index[(table["benchmark"] == "cdh-bench") & (table["model"] == "balanced")]
+    return int(next(r for r in same if table.at[r, "item_id"] != table.at[row, "item_id"]))
+
+
+def test_a_save_pressed_before_the_next_items_form_came_writes_nothing(
+    catalog: Catalog, tmp_path: Path
+) -> None:
+    # ``j`` opens the next item at once, its form comes one answer later: Enter pressed between the
+    # two sent the item before's form for the new item, and its differences were saved to it
+    ctx = _ctx(catalog, tmp_path)
+    row = _row(catalog, PAIR_11_QA_CS)
+    following = _other_row(catalog, row)
+    before = _opened(panel(ctx, row, ALICE))
+    assert ctx.store is not None
+    written = len(events_frame(ctx.store))
+    with pytest.raises(Behind, match=r"Not saved: the form still showed cdh-78ba53b03e01f25c when"):
+        save(ctx, following, ALICE, "yes", "", ["ambiguous"], "about the item before", "", opened=before)
+    assert len(events_frame(ctx.store)) == written  # nothing written, to either item
+    # the form of the item it now shows saves as always
+    now = _opened(panel(ctx, following, ALICE))
+    assert save(ctx, following, ALICE, None, "", ["ambiguous"], "", "", opened=now).startswith(
+        "Saved as alice: flag"
+    )
+
+
+def test_a_draft_goes_with_the_item_its_form_shows(catalog: Catalog, tmp_path: Path) -> None:
+    # the same window: a flag clicked on the form still showing the item before was kept as a draft
+    # of the new item, and restoring it there offered the item before's labels for the new one
+    ctx = _ctx(catalog, tmp_path)
+    demo = app.build_app(catalog, ctx)
+    (keep,) = {d.fn for d in demo.fns.values() if getattr(d.fn, "__qualname__", "").endswith("keep_draft")}
+    row = _row(catalog, PAIR_11_QA_CS)
+    following = _other_row(catalog, row)
+    shown = panel(ctx, row, ALICE)
+    form = ["no", "", ["ambiguous"], "", "", [], None, "", _opened(shown)]
+    drafts = keep(following, {}, *form)  # the open row is already the next one
+    assert list(drafts) == [row] and drafts[row] == form
+    assert "unsaved draft restored" not in panel(ctx, following, ALICE, drafts=drafts)[0]
+    assert "unsaved draft restored" in panel(ctx, row, ALICE, drafts=drafts)[0]
