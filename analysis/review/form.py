@@ -39,6 +39,20 @@ class Form:
     settled: bool
     """The item's gold was settled by an adjudication (the viewer's gold save becomes a vote)."""
 
+    def value(self, field: str) -> str | None:
+        """The form's value of one of :data:`FIELDS` as stored text (flags comma-joined)."""
+        if field == "gold":
+            return self.gold
+        if field == "flag":
+            return ",".join(self.flags)
+        if field == "note":
+            return self.note
+        raise ValueError(f"no field {field!r} on a review form (fields: {', '.join(FIELDS)})")
+
+
+FIELDS = ("gold", "flag", "note")
+"""The fields one save may write, in the order a save writes them."""
+
 
 def settled(events: pd.DataFrame, field: str = "gold") -> bool:
     """Whether the latest ``final`` event of ``field`` is an adjudication (``events``: one item's)."""
@@ -108,15 +122,23 @@ def edit(base: Form, now: Form, typed: Form, same: Callable[[str, str | None, st
     """
     writes: list[str] = []
     conflicts: list[str] = []
-    for field, was, is_now, mine in (
-        ("gold", base.gold, now.gold, typed.gold),
-        ("flag", ",".join(base.flags), ",".join(now.flags), ",".join(typed.flags)),
-        ("note", base.note, now.note, typed.note),
-    ):
+    for field in FIELDS:
+        was, is_now, mine = base.value(field), now.value(field), typed.value(field)
         if (field == "gold" and not mine) or same(field, mine, was) or same(field, mine, is_now):
             continue  # untouched, or already what the reviewer wants: nothing to write
         (writes if same(field, is_now, was) else conflicts).append(field)
     return Edit(tuple(writes), tuple(conflicts))
 
 
-__all__ = ["Edit", "Form", "Scope", "changed_by", "edit", "form_of", "latest", "settled", "write_scope"]
+__all__ = [
+    "FIELDS",
+    "Edit",
+    "Form",
+    "Scope",
+    "changed_by",
+    "edit",
+    "form_of",
+    "latest",
+    "settled",
+    "write_scope",
+]

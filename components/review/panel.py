@@ -459,11 +459,7 @@ def _conflicts(
     """Why ``fields`` were not written: who set what meanwhile, and what the reviewer had typed."""
     parts = []
     for field in fields:
-        mine, theirs = {
-            "gold": (typed.gold, now.gold),
-            "flag": (",".join(typed.flags), ",".join(now.flags)),
-            "note": (typed.note, now.note),
-        }[field]
+        mine, theirs = typed.value(field), now.value(field)
         by = changed_by(events, access, field)
         who = "you, in another window" if by == access.name else md_text(by or "someone")
 

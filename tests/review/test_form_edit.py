@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from analysis.review.form import Form, edit
+import pytest
+
+from analysis.review.form import FIELDS, Form, edit
 
 
 def _same(field: str, a: str | None, b: str | None) -> bool:
@@ -33,3 +35,10 @@ def test_someone_elses_change_is_neither_undone_nor_overwritten_unseen() -> None
     assert agree.writes == () and agree.conflicts == ()
     apart = edit(base, _form(note="theirs"), _form("yes"), _same)  # their note, my gold: both kept
     assert apart.writes == ("gold",) and apart.conflicts == ()
+
+
+def test_a_form_gives_each_field_as_stored_text_and_refuses_an_unknown_one() -> None:
+    form = _form("yes", ("ambiguous", "media"), "a note")
+    assert [form.value(f) for f in FIELDS] == ["yes", "ambiguous,media", "a note"]
+    with pytest.raises(ValueError, match="no field 'reason'"):
+        form.value("reason")
