@@ -45,6 +45,10 @@ _BLOCK_BYTES = 4 * 1024 * 1024
 the peak memory near the size of the columns; a line longer than this falls back to the slow
 path)."""
 _CHUNK_BYTES = 16 * 1024 * 1024
+_MAX_OPENS = 512
+"""A line holding more ``{`` and ``[`` than this goes to the validating reader, which refuses too
+deep a nesting by name: Arrow's parser recurses without a limit and crashed the process (exit 139,
+no message) on a line nested 10,000 deep. A CMM record nests one or two levels."""
 
 
 @dataclass
@@ -91,8 +95,8 @@ def read_rows(path: Path, *, need_pred: bool) -> Rows:
 def _read_fast(path: Path, required: tuple[str, ...]) -> Rows | None:
     if not path.is_file():
         return None
-    lines = _count_lines(path)
-    if lines == 0:
+    lines, opens = _scan(path)
+    if lines == 0 or opens > _MAX_OPENS:
         return None
     try:
         reader = pj.open_json(
@@ -113,19 +117,28 @@ def _read_fast(path: Path, required: tuple[str, ...]) -> Rows | None:
     return Rows(path, {name: table.column(name) for name in FIELDS}, lines, None, unknown)
 
 
-def _count_lines(path: Path) -> int:
-    """Physical lines of the file (a last line without newline counts); 0 for a blank file."""
+def _scan(path: Path) -> tuple[int, int]:
+    """Physical lines (a last line without newline counts; 0 for a blank file), and most opens.
+
+    The opens are the most ``{`` and ``[`` on one line: a bound on how deeply a line nests
+    (:data:`_MAX_OPENS`).
+    """
     count = 0
     last = b"\n"
     blank = True
+    deepest = carry = 0  # carry: the opens of the line the chunk before ended in
     with path.open("rb") as handle:
         while chunk := handle.read(_CHUNK_BYTES):
             count += chunk.count(b"\n")
             blank = blank and not chunk.strip()
             last = chunk[-1:]
+            opens = [line.count(b"{") + line.count(b"[") for line in chunk.split(b"\n")]
+            opens[0] += carry
+            deepest = max(deepest, *opens[:-1]) if len(opens) > 1 else deepest
+            carry = opens[-1]
     if blank:
-        return 0
-    return count + (last != b"\n")
+        return 0, 0
+    return count + (last != b"\n"), max(deepest, carry)
 
 
 def _first_byte(path: Path) -> bytes:

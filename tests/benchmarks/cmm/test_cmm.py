@@ -587,3 +587,36 @@ def test_the_template_spelling_of_media_finds_the_released_folder(tmp_path: Path
     clip.write_bytes(b"x")
     resolver = MediaResolver([tmp_path], get("cmm").MEDIA_ALIASES)
     assert resolver.resolve("./raw_files/visual/tree/1.mp4") == clip.resolve()
+
+
+def test_a_line_nested_too_deeply_is_refused_by_name_not_a_crash(tmp_path: Path) -> None:
+    # Arrow's JSON parser recurses without a limit: a line nested 100,000 deep crashed the process
+    # (exit 139, nothing said). Run in a child process, so that a crash fails this test only.
+    import subprocess
+    import sys
+
+    deep = tmp_path / "deep.jsonl"
+    rec = json.dumps(row(0, "yes", "Yes"))
+    deep.write_text(rec + "\n" + '{"x": ' + "[" * 100_000 + "]" * 100_000 + "}\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "analysis.cli", "score", "cmm", str(deep), "--json"],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parents[3],
+        timeout=120,
+    )
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert "deep.jsonl: line 2: invalid JSON (depth limit exceeded)" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_line_with_many_lists_is_read_the_validating_way_with_the_same_rows(tmp_path: Path) -> None:
+    # more brackets on a line than the fast reader is given (a bound on nesting, not nesting
+    # itself): the validating reader reads it, with the same table
+    plain = [row(i, "yes" if i % 2 else "no", "Yes") for i in range(6)]
+    listed = [{**r, "tags": [[] for _ in range(600)]} if i == 3 else r for i, r in enumerate(plain)]
+    a = cmm.load(write_jsonl(tmp_path / "plain.jsonl", plain))
+    b = cmm.load(write_jsonl(tmp_path / "listed.jsonl", listed))
+    assert len(a) == len(b) == 6
+    assert a["correct"].tolist() == b["correct"].tolist() and a["question"].tolist() == b["question"].tolist()
+    assert "tags" in str(b.loc[3, "extra"]) and "tags" not in str(a.loc[3, "extra"])
