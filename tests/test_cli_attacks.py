@@ -47,13 +47,16 @@ def one_line(err: str) -> str:
         ["items", "cmm", "{fifo}", "--json"],
         ["audit", "cmm", "{fifo}"],
         ["score", "avhbench", "{fifo}", "--gold", str(AVH_GOLD)],
+        # the label store's readers: they hung (a first read before any check)
+        ["import", "cmm", "{fifo}", "--db", "{dir}/a.db", "--reviewer", "x", "--gold", str(CMM_PRED)],
+        ["merge", "{fifo}", "--db", "{dir}/m.db", "--reviewer", "x"],
     ],
-    ids=["score", "items", "audit", "score-gold"],
+    ids=["score", "items", "audit", "score-gold", "import", "merge"],
 )
 def test_a_pipe_is_refused_at_once(tmp_path: Path, command: list[str]) -> None:
     fifo = tmp_path / "preds.jsonl"
     os.mkfifo(fifo)
-    args = [a.replace("{fifo}", str(fifo)) for a in command]
+    args = [a.replace("{fifo}", str(fifo)).replace("{dir}", str(tmp_path)) for a in command]
     # a subprocess: the hang this guards against would otherwise stop the whole suite
     done = subprocess.run(
         [sys.executable, "-m", "analysis.cli", *args], capture_output=True, text=True, timeout=60, cwd=ROOT

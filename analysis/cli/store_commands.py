@@ -22,7 +22,7 @@ from analysis.benchmarks.base import Benchmark
 from analysis.benchmarks.shared.corrected import load_as_shown
 from analysis.errors import InputError, InvalidLabel, StoreError, UsageError
 from analysis.files.csv_cells import csv_unsafe, read_csv_rows
-from analysis.files.readers import read_jsonl
+from analysis.files.readers import check_file, read_jsonl
 from analysis.review.corrected import corrected_gold, corrected_view, write_native
 from analysis.store.apply import count_corrections
 from analysis.store.connect import open_store
@@ -81,8 +81,7 @@ def read_correction_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
     The app's own exports are read too: its final labels become ``gold`` rows (the corrected gold
     and its reason); its event log is not a corrections file (:func:`is_event_log`).
     """
-    if not path.is_file():
-        raise InputError(path, "no such file")
+    check_file(path)
     kind = _kind(path)
     rows: list[tuple[str, dict[str, Any]]]
     if kind == "csv":
@@ -224,6 +223,7 @@ def run_import(args: argparse.Namespace) -> str:
         who = Identity(args.reviewer)
     except NotAuthenticated as exc:
         raise UsageError(f"--reviewer: {exc}") from None
+    check_file(args.corrections)  # a pipe would block the first read until something writes to it
     if is_event_log(args.corrections):
         return _merge([args.corrections], args.db, who, benchmark=bench.NAME)
     rows = read_correction_rows(args.corrections)
@@ -264,6 +264,7 @@ def _merge(paths: Sequence[Path], db: str | None, who: Identity, *, benchmark: s
 
     rows: list[tuple[str, dict[str, Any]]] = []
     for path in paths:
+        check_file(path)  # before is_event_log opens it: a pipe would block until written to
         if not is_event_log(path):
             raise InputError(path, "not an event log (no event_id column): import corrections with `import`")
         for where, event in read_corrections(path):

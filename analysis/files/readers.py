@@ -70,7 +70,8 @@ def without_bom(data: bytes) -> bytes:
     return data[3:] if data.startswith(BOM) else data
 
 
-def _check_file(path: Path) -> None:
+def check_file(path: Path) -> None:
+    """Refuse, by name, a path that is not a readable regular file (before anything opens it)."""
     if not path.exists():
         raise InputError(path, "no such file")
     if path.is_dir():
@@ -253,7 +254,7 @@ def _decode_problem(exc: Exception) -> str:
 
 def read_bytes(path: Path) -> bytes:
     """Read a whole file; refuse missing, empty and non-UTF-8 files with a clear error."""
-    _check_file(path)
+    check_file(path)
     data = without_bom(path.read_bytes())
     if not data.strip():
         raise InputError(path, "file is empty")
@@ -295,7 +296,7 @@ def iter_jsonl(path: Path, *, check_keys: bool = True) -> Iterator[tuple[int, An
     ``check_keys=False`` leaves the repeated-key check to the caller (:func:`read_jsonl` checks
     the whole file at once).
     """
-    _check_file(path)
+    check_file(path)
     seen = False
     with path.open("rb") as handle:
         for number, line in enumerate(handle, start=1):
@@ -360,7 +361,7 @@ def looks_like_jsonl(path: Path) -> bool:
 
 def read_records(path: Path) -> Records:
     """Read a list of JSON objects from a JSON array file or a JSONL file (by content, not name)."""
-    _check_file(path)
+    check_file(path)
     if looks_like_jsonl(path):
         return read_jsonl(path)
     value = read_json(path)

@@ -24,7 +24,7 @@ import pandas as pd
 
 from analysis.errors import InputError
 from analysis.files.csv_cells import csv_safe, csv_unsafe, csv_writer, read_csv_rows
-from analysis.files.readers import read_jsonl
+from analysis.files.readers import check_file, read_jsonl
 from analysis.store.db import Store
 from analysis.store.identity import Identity, as_identity
 from analysis.store.labels import events_frame
@@ -89,9 +89,8 @@ def write_frame(frame: pd.DataFrame, path: Path, kind: Format) -> int:
 
 def read_corrections(path: Path, *, fmt: str | None = None) -> list[tuple[str, dict[str, Any]]]:
     """The events of a corrections file, as ``(where, event)`` pairs ready to merge."""
+    check_file(path)
     kind = guess_format(path, fmt)
-    if not path.is_file():
-        raise InputError(path, "no such file")
     if kind == "jsonl":
         records = read_jsonl(path)
         rows = [(records.where(i), dict(r)) for i, r in enumerate(records.items)]
