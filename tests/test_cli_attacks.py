@@ -230,3 +230,22 @@ def test_export_refuses_an_empty_or_foreign_database(
     with sqlite3.connect(foreign) as conn:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert tables == {"users"}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["score", "cmm"], ["score", "avhbench"], ["items", "cmm"], ["suspects", "cmm"], ["score", "cdh-bench"]],
+    ids=["score-cmm", "score-avhbench", "items", "suspects", "score-cdh"],
+)
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_a_file_saved_as_utf_16_is_named_as_such(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str], encoding: str
+) -> None:
+    # It was read as a table: "a table without a 'prediction' column (header: ...)" with the
+    # header's NUL bytes printed to the terminal.
+    wide = tmp_path / "preds.jsonl"
+    wide.write_text(CMM_PRED.read_text(encoding="utf-8"), encoding=encoding)
+    code, out, err = run([*command, wide, "--json"], capsys)
+    assert (code, out) == (2, "")
+    assert "not valid UTF-8" in one_line(err) or "is not UTF-8 text" in err, err
+    assert "\x00" not in err and "table" not in err

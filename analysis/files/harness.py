@@ -88,6 +88,7 @@ def sniff(path: Path) -> str:
     head = _head(path)
     if head.startswith(_XLSX_MAGIC):
         return "vlmevalkit"
+    readers.check_text(path, head)
     first_line = head.split(b"\n", 1)[0]
     if head.lstrip()[:1] not in (b"[", b"{"):
         if ANSWER.encode() in first_line:

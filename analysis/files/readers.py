@@ -252,10 +252,22 @@ def _decode_problem(exc: Exception) -> str:
     return f"invalid JSON ({text.split(':')[0]})"
 
 
+def check_text(path: Path, head: bytes) -> None:
+    """Refuse a file whose first bytes (``head``) hold NUL bytes or a UTF-16 mark: never UTF-8 text.
+
+    Such a file was read as a table with NUL bytes in its header, or as invalid JSON; the one thing
+    wrong with it is its encoding.
+    """
+    if b"\x00" in head or head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        wide = " (UTF-16 or UTF-32, by its bytes)" if head.count(b"\x00") * 8 > len(head) else ""
+        raise InputError(path, f"is not UTF-8 text{wide}: save it as UTF-8")
+
+
 def read_bytes(path: Path) -> bytes:
     """Read a whole file; refuse missing, empty and non-UTF-8 files with a clear error."""
     check_file(path)
     data = without_bom(path.read_bytes())
+    check_text(path, data[:65536])
     if not data.strip():
         raise InputError(path, "file is empty")
     try:
@@ -302,6 +314,7 @@ def iter_jsonl(path: Path, *, check_keys: bool = True) -> Iterator[tuple[int, An
         for number, line in enumerate(handle, start=1):
             if number == 1:
                 line = without_bom(line)
+                check_text(path, line[:65536])
             if len(line) > MAX_LINE_BYTES:
                 raise InputError(
                     path,
