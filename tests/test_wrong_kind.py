@@ -30,6 +30,19 @@ GOLD_AS_PREDICTIONS = [
     ),
     (["vidhalluc", "vidhalluc/tsh.json", "--task", "tsh"], "vidhalluc gold", "Model Answer"),
     (["vidhalluc", "vidhalluc/ach_mcq.json", "--task", "mcq"], "vidhalluc gold", "Model Answer"),
+    # named ach_binaryqa.json and holding bare Yes/No only: it scored as predictions, accuracy 1.0
+    (
+        [
+            "vidhalluc",
+            "vidhalluc/ach_binaryqa.json",
+            "--task",
+            "bqa",
+            "--gold",
+            "vidhalluc/ach_binaryqa.json",
+        ],
+        "vidhalluc gold",
+        "the model's text per clip",
+    ),
 ]
 
 
@@ -38,7 +51,8 @@ def test_gold_passed_as_predictions_is_refused(
     args: list[str], what: str, expected: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Before: `score cdh-bench benchmark.jsonl` exited 0 with every record skipped.
-    code, out, err = run(["score", args[0], str(SAMPLES / args[1]), *args[2:], "--json"], capsys)
+    rest = [str(SAMPLES / a) if a.endswith(".json") else a for a in args[2:]]
+    code, out, err = run(["score", args[0], str(SAMPLES / args[1]), *rest, "--json"], capsys)
     assert (code, out) == (2, "")
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert f"this is {what}" in err and "expected" in err and expected in err
@@ -49,6 +63,39 @@ def test_predictions_passed_as_gold_are_refused(capsys: pytest.CaptureFixture[st
     code, _, err = run(["score", "avhbench", preds, "--gold", preds], capsys)
     assert code == 2 and "--gold" not in err and "this is avhbench predictions" in err
     assert "expected avhbench gold" in err
+
+
+@pytest.mark.parametrize("command", ["score", "audit"])
+def test_binary_qa_predictions_passed_as_gold_are_refused(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # They have the gold's shape, but most answers are sentences, not a bare Yes or No: scored as
+    # gold they gave accuracy 0.0, and the audit listed every answer as bad gold
+    preds = str(SAMPLES / "vidhalluc/predictions/bqa/yes-biased.json")
+    other = str(SAMPLES / "vidhalluc/predictions/bqa/balanced.json")
+    args = (
+        ["score", "vidhalluc", other, "--task", "bqa", "--gold", preds]
+        if command == "score"
+        else [
+            "audit",
+            "vidhalluc",
+            preds,
+        ]
+    )
+    code, out, err = run(args, capsys)
+    assert (code, out) == (2, "")
+    assert "this is vidhalluc predictions" in err and "expected vidhalluc gold" in err
+
+
+def test_binary_qa_gold_with_a_few_bad_values_is_still_gold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a gold file's bad values are the audit's to flag, never a reason to take it for predictions
+    gold = tmp_path / "ach_binaryqa.json"
+    text = (SAMPLES / "vidhalluc/ach_binaryqa.json").read_text(encoding="utf-8")
+    gold.write_text(text.replace('"Yes"', '"Maybe"', 2), encoding="utf-8")
+    code, out, err = run(["audit", "vidhalluc", str(gold), "--json"], capsys)
+    assert code == 0 and "this is" not in err and "bad-gold" in out and "Maybe" in out
 
 
 def test_audit_refuses_a_prediction_file(capsys: pytest.CaptureFixture[str]) -> None:

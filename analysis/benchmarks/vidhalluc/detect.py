@@ -1,8 +1,8 @@
 """Telling VidHalluc files apart by content: JSON objects whose first entry has each task's shape.
 
 A binary-QA prediction file mirrors the gold file exactly (the model's text in place of each
-clip's answer), so content cannot tell them apart when a model answers a bare "Yes"/"No": there
-the gold is the file named ``ach_binaryqa.json`` (or one the user marks as gold).
+clip's answer): a file where most answers are not a bare Yes or No holds a model's answers; one
+of bare answers only is the gold when named ``ach_binaryqa.json``, else either (:func:`_bqa`).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from analysis.benchmarks.base import Content, Detected, Role
+from analysis.benchmarks.base import Content, Detected
 
 GOLD_BQA_NAME = "ach_binaryqa"
 
@@ -42,8 +42,7 @@ def recognise(path: Path, content: Content) -> Detected | None:
     if isinstance(first, str):
         return Detected("vidhalluc", "sth", "predictions")
     if isinstance(first, list) and first and isinstance(first[0], dict) and {"q", "a"} <= set(first[0]):
-        role: Role = "gold" if path.stem == GOLD_BQA_NAME else "predictions"
-        return Detected("vidhalluc", "bqa", role, by_name=True)
+        return _bqa(path, content)
     if isinstance(first, dict):
         if "Scene change" in first:
             return Detected("vidhalluc", "sth", "gold")
@@ -53,6 +52,36 @@ def recognise(path: Path, content: Content) -> Detected | None:
         if isinstance(inner, dict) and "Choices" in inner:
             return Detected("vidhalluc", "mcq", "predictions" if "Model Answer" in inner else "gold")
     return None
+
+
+_BARE = frozenset({"yes", "no"})
+_LOOKED_AT = 500
+"""Groups of a binary-QA file whose answers are looked at to tell gold from a model's answers."""
+
+
+def _bqa(path: Path, content: dict[str, Any]) -> Detected:
+    """A binary-QA file's role: by its answers when they show it, else by its name.
+
+    Gold answers are a bare Yes or No. A file where most answers are anything else (sentences,
+    nulls) holds a model's answers, whatever its name; one of bare answers only is the gold when
+    named ``ach_binaryqa.json``. Anything between (a model answering "Yes"/"No", a gold file with a
+    few bad values, which the audit flags) is only a guess by name (``by_name``: never a reason to
+    refuse the file).
+    """
+    answers = [
+        answer
+        for questions in list(content.values())[:_LOOKED_AT]
+        for question in (questions if isinstance(questions, list) else ())
+        if isinstance(question, dict) and isinstance(question.get("a"), dict)
+        for answer in question["a"].values()
+    ]
+    other = sum(not (isinstance(a, str) and a.strip().lower() in _BARE) for a in answers)
+    if other * 2 > len(answers):
+        return Detected("vidhalluc", "bqa", "predictions")
+    named = path.stem == GOLD_BQA_NAME
+    if named and other == 0:
+        return Detected("vidhalluc", "bqa", "gold")
+    return Detected("vidhalluc", "bqa", "gold" if named else "predictions", by_name=True)
 
 
 def _fork_rows(content: list[dict[str, Any]]) -> Detected | None:
