@@ -585,6 +585,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.json:
                 for line in suspect_lines(ranked, reviewed):
                     _out(line)
+                if not ranked:  # no object is valid JSON Lines, but silence reads as a fault
+                    print(f"halluscope: {format_suspects(ranked, reviewed)}", file=sys.stderr)
             else:
                 _out(format_suspects(ranked, reviewed))
         elif args.command == "pairs":

@@ -67,7 +67,10 @@ def suspect_lines(found: list[Suspect], reviewed: Mapping[str, str] | None) -> I
 def format_suspects(found: list[Suspect], reviewed: Mapping[str, str] | None) -> str:
     """The human-readable list: rank, score, gold, suggestion and the first reason."""
     if not found:
-        return "no item with a choice gold was answered"
+        return (
+            "no item with a choice gold was answered (free-text gold such as VidHalluc STH "
+            "descriptions or AVHBench captions is not ranked: docs/suspects.md)"
+        )
     rows = [("rank", "score", "item", "gold", "suggested", "against/for", "why")]
     for s in found:
         mark = f" [{reviewed[s.item_id]}]" if reviewed and s.item_id in reviewed else ""

@@ -291,3 +291,16 @@ def test_a_cluster_that_breaks_a_balanced_design_raises_its_over_represented_ans
     assert all("some yes here is likely wrong" in b.reasons[-1] for b in broken)
     alone = _table("cmm", [r[:4] for r in rows])  # each question its own clip: no design to break
     assert all("likely wrong" not in s.reasons[-1] for s in rank_suspects("cmm", alone))
+
+
+def test_a_run_with_nothing_to_rank_says_so_beside_its_empty_json(capsys: pytest.CaptureFixture[str]) -> None:
+    # VidHalluc STH gold is not ranked: `--json` printed nothing at all, on both streams
+    sth = SAMPLE_MANIFEST.parent / "vidhalluc"
+    preds = [
+        str(sth / "predictions" / "sth" / f"{m}.json")
+        for m in ("yes-biased", "balanced", "commonsense-prior")
+    ]
+    code = main(["suspects", "vidhalluc", *preds, "--gold", str(sth / "sth.json"), "--task", "sth", "--json"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (0, "")
+    assert err.startswith("halluscope: no item with a choice gold was answered") and "STH" in err
