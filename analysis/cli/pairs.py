@@ -106,6 +106,10 @@ def _score(args: argparse.Namespace, spec: Any, pairs: Any, resolve: Any) -> str
     from analysis.review.pairs.embed import load_encoder
     from analysis.review.pairs.scores import EmbeddingCache, score_pairs, write_scores
 
+    out = Path(args.out)
+    if out.is_dir() or not out.parent.is_dir():  # said before minutes of embedding, not after
+        where = "is a folder" if out.is_dir() else f"is in a folder that does not exist ({out.parent})"
+        raise UsageError(f"--out {out} {where}: give the path of the scores file to write")
     clip, dino = load_encoder(args.clip, "clip"), load_encoder(args.dino, "dino")
     cache = EmbeddingCache(None if args.no_cache else default_cache_dir() / "embeddings")
     rule = spec.rule

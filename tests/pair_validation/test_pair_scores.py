@@ -212,3 +212,15 @@ def test_frames_out_of_range_is_one_line(
         main([*args, "--clip", str(tiny[0]), "--dino", str(tiny[1]), "--frames", frames, "--out", "x"]) == 2
     )
     assert "--frames must be between 1 and 64" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where", ["folder", "missing folder"])
+def test_an_out_path_that_cannot_be_written_is_named_before_any_embedding(
+    where: str, tiny: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a folder given as --out was refused only after the embeddings, naming a temporary file
+    out = tmp_path if where == "folder" else tmp_path / "nowhere" / "scores.jsonl"
+    args = ["pairs", "score", *GOLD, "--media-root", f"vidhalluc={VIDHALLUC / 'media'}", "--no-cache"]
+    assert main([*args, "--clip", str(tiny[0]), "--dino", str(tiny[1]), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {out}" in err and ".tmp" not in err and err.count("\n") == 1
