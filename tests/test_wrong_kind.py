@@ -167,3 +167,24 @@ def test_a_one_record_file_is_left_to_the_reader_asked_for(
     path.write_text('{"question": "Did you see a dog?", "answer": "yes", "pred": "Yes"}\n')
     code, _, err = run(["score", "cmm", str(path)], capsys)
     assert code == 2 and "vidhalluc" not in err and "line 1" in err
+
+
+def test_a_file_of_no_known_format_is_told_the_formats_tried(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # it was refused for its first record's missing field alone, as if one record were bad
+    other = tmp_path / "other.json"
+    other.write_text('[{"foo": 1}]', encoding="utf-8")
+    code, out, err = run(["score", "avhbench", str(other), "--json"], capsys)
+    assert (code, out) == (2, "")
+    assert (
+        "record 1: field 'video_id': missing" in err
+        and "matches no format tried: avhbench predictions" in err
+    )
+    assert "vlmevalkit" in err and err.count("\n") == 1
+    # a file of the benchmark's own format with one bad record is told that record, nothing else
+    records = (SAMPLES / "avhbench/predictions/balanced.json").read_text(encoding="utf-8")
+    bad = tmp_path / "bad.json"
+    bad.write_text(records.replace('"video_id"', '"vid"', 1), encoding="utf-8")
+    code, _, err = run(["score", "avhbench", str(bad), "--gold", str(SAMPLES / "avhbench/QA.json")], capsys)
+    assert code == 2 and "missing" in err and "format tried" not in err

@@ -342,9 +342,14 @@ def run_score(args: argparse.Namespace) -> dict[str, Any]:
         done = quick.result() if quick is not None else None
     if done is not None:
         return dict(done)
-    table = without_gc_pauses(bench.load)(
-        args.predictions, gold=args.gold, task=task, fmt=args.format, mapping=mapping
-    )
+    try:
+        table = without_gc_pauses(bench.load)(
+            args.predictions, gold=args.gold, task=task, fmt=args.format, mapping=mapping
+        )
+    except InputError as exc:
+        from analysis.load.detect import with_formats_tried
+
+        raise with_formats_tried(exc, args.predictions, bench, "predictions") from None
     if args.corrected or args.db:
         if not (args.corrected and args.db):
             raise UsageError("--corrected and --db go together")

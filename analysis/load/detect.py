@@ -186,6 +186,28 @@ def expect(path: Path, benchmark: Benchmark, role: Role, task: str | None = None
         raise InputError(path, f"this is a {benchmark.NAME} {found.task} file, but --task is {task}")
 
 
+def with_formats_tried(exc: InputError, path: Path, benchmark: Benchmark, role: Role) -> InputError:
+    """``exc``, the reader's refusal of ``path``, saying which formats were tried if none matched.
+
+    When content matches no known format, a missing field is a sign of another format, not of one
+    bad record (``docs/formats.md``).
+    """
+    if exc.path != str(path) or not exc.problem.startswith("missing"):
+        return exc
+    try:
+        found, _ = _identify(path)
+    except InputError:
+        return exc
+    if found is not None:
+        return exc
+    harnesses = sorted(benchmark.HARNESS_FORMATS)
+    tried = f"{benchmark.NAME} {role} ({benchmark.FILES[role]})"
+    if harnesses and role == "predictions":
+        tried += f", and the {' and '.join(harnesses)} files"
+    problem = f"{exc.problem}; the file matches no format tried: {tried}"
+    return InputError(exc.path, problem, record=exc.record, field=exc.field)
+
+
 def _one_flat_object(content: Content) -> bool:
     """One object with some text values: one JSONL record, or an ``{id: text}`` results file.
 
