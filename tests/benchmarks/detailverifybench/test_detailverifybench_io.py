@@ -240,7 +240,7 @@ def test_audit_finds_each_problem(tmp_path: Path) -> None:
 BAD_FILES = [
     (b"", "file is empty", None),
     (b'[{"id": "a"', "is the file truncated", None),
-    (b"\xff\xfe[]", "not valid UTF-8", None),
+    (b"\xff\xfe[]", "is not UTF-8 text", None),  # a UTF-16 mark: named as not UTF-8, not as a bad byte
     (b'{"a": 1}\n{"b": 2}\n', "field 'id'", "line 1"),
     (b"[1, 2]", "expected a JSON object", "record 1"),
 ]
