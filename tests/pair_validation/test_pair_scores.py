@@ -224,3 +224,16 @@ def test_an_out_path_that_cannot_be_written_is_named_before_any_embedding(
     assert main([*args, "--clip", str(tiny[0]), "--dino", str(tiny[1]), "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert f"--out {out}" in err and ".tmp" not in err and err.count("\n") == 1
+
+
+def test_checkpoints_given_the_wrong_way_round_are_named_not_the_videos(
+    tiny: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # loaded anyway, DINOv2 as --clip blamed every video: "cannot be read (Input image size...)"
+    args = ["pairs", "score", *GOLD, "--media-root", f"vidhalluc={VIDHALLUC / 'media'}", "--no-cache"]
+    out = tmp_path / "scores.jsonl"
+    assert main([*args, "--clip", str(tiny[1]), "--dino", str(tiny[0]), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"--clip {tiny[1]}: a dinov2 checkpoint, expected clip" in err and not out.exists()
+    assert main(["serve", "--pair-dino", str(tiny[0])]) == 2
+    assert "--pair-dino" in (err := capsys.readouterr().err) and "a clip checkpoint, expected dinov2" in err

@@ -18,6 +18,7 @@ nothing in current transformers.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -71,6 +72,18 @@ def check_checkpoint(folder: Path, what: str) -> None:
             f"--{what} {folder}: not a checkpoint (expected config.json and model weights, "
             "as save_pretrained writes them)"
         )
+    wanted = _MODEL_TYPES.get(what.removeprefix("pair-"))
+    try:
+        model_type = json.loads((folder / "config.json").read_text(encoding="utf-8")).get("model_type")
+    except (OSError, ValueError, AttributeError):
+        model_type = None  # loading it says what is wrong
+    if wanted is not None and isinstance(model_type, str) and model_type not in wanted:
+        # loaded anyway, the wrong model blamed every video ("cannot be read (Input image size...)")
+        raise UsageError(f"--{what} {folder}: a {model_type} checkpoint, expected {' or '.join(wanted)}")
+
+
+_MODEL_TYPES = {"clip": ("clip",), "dino": ("dinov2",)}
+"""The ``model_type`` (config.json) each option's checkpoint must have."""
 
 
 @dataclass
