@@ -304,3 +304,14 @@ def test_a_run_with_nothing_to_rank_says_so_beside_its_empty_json(capsys: pytest
     out, err = capsys.readouterr()
     assert (code, out) == (0, "")
     assert err.startswith("halluscope: no item with a choice gold was answered") and "STH" in err
+
+
+def test_the_same_files_in_another_order_give_the_same_bytes(capsys: pytest.CaptureFixture[str]) -> None:
+    # the item order was the same, but scores differed in the 15th digit (sums in another order)
+    folder = SAMPLE_MANIFEST.parent / "cmm" / "predictions"
+    names = ["yes-biased", "balanced", "commonsense-prior"]
+    outputs = []
+    for order in (names, names[::-1], names[1:] + names[:1]):
+        assert main(["suspects", "cmm", *(str(folder / f"{n}.jsonl") for n in order), "--json"]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] and outputs[0] == outputs[1] == outputs[2]
