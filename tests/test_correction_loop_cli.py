@@ -193,3 +193,16 @@ def test_export_to_an_unknown_extension_without_format_is_refused(
         assert out == "" and len(lines) == 1, err
         assert name in lines[0] and "--format" in lines[0], lines[0]
         assert not (tmp_path / name).exists()
+
+
+def test_export_of_another_benchmarks_file_says_whose_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # it said "line 1: field 'sub_category': missing", where items says whose file it is
+    db = _store_with_two_events(tmp_path, capsys)
+    other = Path(__file__).resolve().parents[1] / "samples" / "cdh-bench" / "predictions" / "balanced.jsonl"
+    args = ["export", "cmm", "--db", str(db), "--format", "native", "--out", str(tmp_path / "out")]
+    assert main([*args, "--gold", str(other)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "this looks like cdh-bench predictions, not cmm" in err
+    assert not (tmp_path / "out").exists()

@@ -311,6 +311,10 @@ def run_export(args: argparse.Namespace) -> str:
         if fmt == "native":
             if not args.gold:
                 raise UsageError("--format native needs --gold with the files to correct")
+            from analysis.load.detect import expect_benchmark
+
+            for path in args.gold:  # another benchmark's file: said as such, not as a missing field
+                expect_benchmark(Path(path), bench)
             written = write_native(bench.NAME, args.gold, corrected_gold(store, bench.NAME), args.out)
             tables = [t for t in (_shown(bench, Path(p)) for p in args.gold) if t is not None]
             n = count_corrections(corrected_view(concat_tables(tables), store)) if tables else 0

@@ -186,6 +186,18 @@ def expect(path: Path, benchmark: Benchmark, role: Role, task: str | None = None
         raise InputError(path, f"this is a {benchmark.NAME} {found.task} file, but --task is {task}")
 
 
+def expect_benchmark(path: Path, benchmark: Benchmark) -> None:
+    """Refuse ``path`` when its content shows it is another benchmark's file (of either role)."""
+    try:
+        found, content = _identify(path)
+    except InputError:
+        return
+    if found is None or found.role == "manifest":
+        return
+    if found.benchmark != benchmark.NAME and not _one_flat_object(content):
+        raise InputError(path, f"this looks like {found.benchmark} {found.role}, not {benchmark.NAME}")
+
+
 def with_formats_tried(exc: InputError, path: Path, benchmark: Benchmark, role: Role) -> InputError:
     """``exc``, the reader's refusal of ``path``, saying which formats were tried if none matched.
 
