@@ -188,3 +188,14 @@ def test_a_file_of_no_known_format_is_told_the_formats_tried(
     bad.write_text(records.replace('"video_id"', '"vid"', 1), encoding="utf-8")
     code, _, err = run(["score", "avhbench", str(bad), "--gold", str(SAMPLES / "avhbench/QA.json")], capsys)
     assert code == 2 and "missing" in err and "format tried" not in err
+
+
+def test_audit_with_a_media_folder_that_does_not_exist_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # it exited 0 with every media file reported missing
+    missing = tmp_path / "nowhere"
+    code, out, err = run(
+        ["audit", "avhbench", str(SAMPLES / "avhbench/QA.json"), "--media-root", str(missing)], capsys
+    )
+    assert (code, out) == (2, "") and f"--media-root {missing}: no such folder" in err

@@ -504,6 +504,8 @@ def run_audit(args: argparse.Namespace) -> list[Finding]:
     from analysis.load.detect import expect
 
     bench = get(args.benchmark)
+    if args.media_root is not None and not args.media_root.is_dir():  # else every file "missing"
+        raise UsageError(f"--media-root {args.media_root}: no such folder")
     for path in args.gold:
         expect(path, bench, "gold")
     return bench.audit(list(args.gold), media_root=args.media_root)
