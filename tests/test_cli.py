@@ -291,3 +291,19 @@ def test_items_piped_into_head_gives_the_first_bytes_and_no_noise() -> None:
     assert first == full[:200]
     assert err == b"", err
     assert code in (0, 141)  # 0 when everything fit in the pipe before head left
+
+
+def test_warnings_are_lines_of_the_command_like_any_other(capsys: pytest.CaptureFixture[str]) -> None:
+    # the STH scorer's warning (no sentence embedder here) was printed bare, by Python's fallback
+    import logging
+
+    from analysis.load.catalog import SAMPLE_MANIFEST
+
+    sth = SAMPLE_MANIFEST.parent / "vidhalluc"
+    args = ["score", "vidhalluc", str(sth / "predictions/sth/balanced.json"), "--gold", str(sth / "sth.json")]
+    for _ in range(2):  # a second run adds no second way out
+        assert main([*args, "--task", "sth", "--json"]) == 0
+    err = capsys.readouterr().err
+    assert all(line.startswith("halluscope: ") for line in err.splitlines()), err
+    logging.getLogger("halluscope.vidhalluc").warning("a warning\nover two lines")
+    assert capsys.readouterr().err == "halluscope: a warning over two lines\n"

@@ -536,8 +536,28 @@ def format_findings(findings: Sequence[Finding]) -> str:
     return "\n".join(lines)
 
 
+def _say_warnings() -> None:
+    """Warnings of the ``halluscope`` loggers go to stderr as ``halluscope: <message>`` lines.
+
+    Without a handler Python printed the bare message, unlike every other line the command writes.
+    """
+    logger = logging.getLogger("halluscope")
+    if not any(isinstance(h, _Stderr) for h in logger.handlers):
+        handler = _Stderr(logging.WARNING)
+        handler.setFormatter(logging.Formatter("halluscope: %(message)s"))
+        logger.addHandler(handler)
+
+
+class _Stderr(logging.Handler):
+    """Writes to ``sys.stderr`` as it is when a line is written (a StreamHandler keeps the first)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(self.format(record).replace("\n", " "), file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``halluscope`` console script."""
+    _say_warnings()
     try:
         args = build_parser().parse_args(argv)
         if args.command == "score":

@@ -7,8 +7,6 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from analysis.benchmarks import get
 from analysis.errors import UsageError
 
@@ -57,6 +55,8 @@ def run_suspects(args: argparse.Namespace, task: str | None) -> tuple[list[Suspe
         reviewed = reviewed_items(args.db, bench)
     # the models in one order whatever the files' order: the sums then add up in one order, and
     # the same files give the same bytes (the scores differed in the 15th digit)
+    import numpy as np  # lazy: --help and usage errors import nothing heavy
+
     order = np.argsort(table["model"].astype(str).to_numpy(), kind="stable")
     table = table.iloc[order].reset_index(drop=True)
     ranked = rank_any(bench.NAME, table)
@@ -74,8 +74,8 @@ def format_suspects(found: list[Suspect], reviewed: Mapping[str, str] | None) ->
     """The human-readable list: rank, score, gold, suggestion and the first reason."""
     if not found:
         return (
-            "no item with a choice gold was answered (free-text gold such as VidHalluc STH "
-            "descriptions or AVHBench captions is not ranked: docs/suspects.md)"
+            "no item with a choice gold was answered (free-text gold, such as scene descriptions "
+            "and captions, is not ranked: docs/suspects.md)"
         )
     rows = [("rank", "score", "item", "gold", "suggested", "against/for", "why")]
     for s in found:
