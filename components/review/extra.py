@@ -189,7 +189,15 @@ def queue_frame(ctx: ReviewContext, queue: str, benchmark: str | None, who: Iden
             shown = as_shown("gold", gold, spelled)
             sides.insert(0, f"gold: {shown} ({'official' if by == 'official' else f'set by {by}'})")
         text = ", ".join(sides)
-        if access.adjudicator and mine:
+        # the store's own rule: a vote or a correction is a side, an adjudication is not (they may
+        # settle it again); the votes and who set the gold do not say which
+        first = rows[rows["item_id"].astype(str) == item_id]
+        side = (
+            access.adjudicator
+            and len(first)
+            and took_a_side(ctx.store, as_item(first.iloc[0]), "gold", who.name)
+        )
+        if side:
             text += " (you took a side: another adjudicator settles it)"
         ids.append(item_id)
         detail.append(text)

@@ -445,3 +445,27 @@ def test_a_draft_goes_with_the_item_its_form_shows(catalog: Catalog, tmp_path: P
     assert list(drafts) == [row] and drafts[row] == form
     assert "unsaved draft restored" not in panel(ctx, following, ALICE, drafts=drafts)[0]
     assert "unsaved draft restored" in panel(ctx, row, ALICE, drafts=drafts)[0]
+
+
+def test_an_adjudicator_is_not_told_she_took_a_side_by_her_own_adjudication(
+    catalog: Catalog, tmp_path: Path
+) -> None:
+    # Seen in a walkthrough: after carol settled the gold and bob voted against it, her queue
+    # said "you took a side: another adjudicator settles it" (the gold was set by her), while the
+    # store let her settle it again: an adjudication is no side (analysis/store/agreement.py)
+    from components.review.extra import adjudicate_item
+
+    ctx = replace(_ctx(catalog, tmp_path), adjudicators=frozenset({"carol"}))
+    row = _row(catalog, PAIR_11_QA_CS)
+    save(ctx, row, ALICE, "yes", "", [], "", "the flame is lit")
+    save(ctx, row, BOB, "no", "", [], "", "it is not")
+    adjudicate_item(ctx, row, CAROL, "yes", "checked the image")
+    assert save(ctx, row, BOB, "no", "", [], "", "still not").startswith("Saved as bob")  # a vote now
+    queue = queue_frame(ctx, "Disagreements", "cdh-bench", CAROL)
+    assert len(queue) == 1
+    assert "you took a side" not in " ".join(queue.astype(str).to_numpy().ravel())
+    # alice, were she an adjudicator, corrected it: that is a side, and her queue says so
+    other = replace(ctx, adjudicators=frozenset({"alice", "carol"}))
+    text = " ".join(queue_frame(other, "Disagreements", "cdh-bench", ALICE).astype(str).to_numpy().ravel())
+    assert "you took a side" in text
+    assert adjudicate_item(ctx, row, CAROL, "yes", "checked again").endswith("gold = yes")
