@@ -265,3 +265,38 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     assert not catalog.errors, catalog.errors
     with running_app(catalog, lambda: app.build_app(catalog)) as url:
         yield url
+
+
+LUMINANCE_JS = """
+  const rgb = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const behind = (el) => {  // the first opaque background from el up
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgb(getComputedStyle(e).backgroundColor);
+      if (c.length >= 3 && (c.length < 4 || c[3] > 0.5)) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const contrast = (color, bg) => {
+    const fg = lum(rgb(color).slice(0, 3)), b = lum(bg);
+    return (Math.max(fg, b) + 0.05) / (Math.min(fg, b) + 0.05);
+  };
+"""
+"""Helpers of the contrast checks below: WCAG's relative luminance and the page behind an element."""
+
+CONTRAST_JS = (
+    """(selectors) => {"""
+    + LUMINANCE_JS
+    + """
+  const out = {};
+  for (const sel of selectors) {
+    const el = [...document.querySelectorAll(sel)].find((e) => e.offsetParent !== null);
+    if (!el) continue;
+    out[sel] = contrast(getComputedStyle(el).color, behind(el));
+  }
+  return out;
+}"""
+)

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import BROKEN_WORDS, SHOTS, WAIT, signed_in_page
+from conftest import BROKEN_WORDS, CONTRAST_JS, SHOTS, WAIT, signed_in_page
 from playwright.sync_api import Browser, Page, expect
 
 pytestmark = [
@@ -252,4 +252,29 @@ def test_a_visitor_reads_the_pair_and_its_answers_and_is_offered_no_save(
     expect(page.locator("#pairs-keys")).to_contain_text("sign in to save", timeout=TIMEOUT)
     assert "save & next" not in page.locator("#pairs-keys").inner_text()
     page.screenshot(path=str(SHOTS / "pairs-visitor-1280.png"), full_page=True)
+    page.context.close()
+
+
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+def test_the_players_controls_read_and_fit_on_a_phone(browser: Browser, pairs_url: str, dark: bool) -> None:
+    # Seen in a walkthrough: in dark mode the speed menu was light text on white (unreadable), and
+    # at 390 px it stuck out past the page's edge, clipped, its "play" button on two lines
+    page = signed_in_page(
+        browser, pairs_url, "alice", USERS["alice"], viewport={"width": 390, "height": 844}, dark=dark
+    )
+    expect(page.locator(".hs-sync-rate").first).to_be_visible(timeout=TIMEOUT)
+    page.locator(".hs-sync-controls").first.scroll_into_view_if_needed()
+    found = page.evaluate(CONTRAST_JS, [".hs-sync-rate", ".hs-sync-play"])
+    assert set(found) == {".hs-sync-rate", ".hs-sync-play"}
+    low = {sel: round(ratio, 2) for sel, ratio in found.items() if ratio < 4.5}
+    assert not low, f"contrast under 4.5:1 ({'dark' if dark else 'light'}): {low}"
+    boxes = page.evaluate(
+        """() => ['.hs-sync-rate', '.hs-sync-play'].map((s) => {
+             const r = document.querySelector(s).getBoundingClientRect();
+             return [r.right, r.height, document.documentElement.clientWidth]; })"""
+    )
+    assert all(right <= width for right, _, width in boxes), boxes  # nothing past the page's edge
+    assert boxes[1][1] < 2 * boxes[0][1], boxes  # the play button on one line, as tall as the menu
+    scheme = "dark" if dark else "light"
+    page.locator(".hs-sync-controls").first.screenshot(path=str(SHOTS / f"pair-controls-{scheme}-390.png"))
     page.context.close()
