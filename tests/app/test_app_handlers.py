@@ -326,16 +326,22 @@ def test_an_item_opened_while_a_filter_change_judges_the_old_one_is_not_cleared(
     assert clear(request, None, stale, 0, *filters)[0] is None
 
 
+def _put_back(cat: Catalog, session: str) -> tuple[gr.Blocks, gr.Request, int, tuple[Any, ...]]:
+    """An app whose page ``session`` pressed Back to a CMM view with a row open: the app, the
+    request, the row and the answer (its last value: the count of views put back)."""
+    demo = app.build_app(cat)
+    went_back = _handler(demo, "_wire.<locals>.went_back")
+    request = gr.Request(session_hash=session)
+    row = _row(cat, "cmm-1")
+    out = went_back(request, None, f"?benchmark=cmm&item={cat.table.at[row, 'item_id']}")
+    return demo, request, row, tuple(out)
+
+
 def test_a_filter_change_made_before_a_view_was_put_back_leaves_that_view_s_row(cat: Catalog) -> None:
     # Back puts a CMM view and its row in place; a benchmark change the page sent before that view
     # landed (its answer comes after) judges with cdh-bench and would close the row just put back.
-    demo = app.build_app(cat)
+    demo, request, row, out = _put_back(cat, "reviewer-3")
     clear = _handler(demo, "_wire.<locals>.clear_stale")
-    went_back = _handler(demo, "_wire.<locals>.went_back")
-    request = gr.Request(session_hash="reviewer-3")
-    row = _row(cat, "cmm-1")
-    item = str(cat.table.at[row, "item_id"])
-    out = went_back(request, None, f"?benchmark=cmm&item={item}")
     seen = out[-1]  # the count of views put back, which the page now holds
     assert seen >= 1 and isinstance(out[-8], int) and out[-8] == row
     stale = clear(request, None, row, seen - 1, *_filters(benchmark="cdh-bench"))
@@ -349,13 +355,9 @@ def test_the_address_of_a_row_closed_before_a_view_was_put_back_is_not_written(c
     # on its way when Back put the earlier view (with its row) in place. Landing after it, the empty
     # address rewrote that step of history without its row, and the row then came back as a new
     # step, so a second Back stayed on the same view.
-    demo = app.build_app(cat)
+    demo, request, row, out = _put_back(cat, "reviewer-4")
     address = _handler(demo, "_wire.<locals>.address")
-    went_back = _handler(demo, "_wire.<locals>.went_back")
-    request = gr.Request(session_hash="reviewer-4")
-    row = _row(cat, "cmm-1")
-    item = str(cat.table.at[row, "item_id"])
-    seen = went_back(request, None, f"?benchmark=cmm&item={item}")[-1]
+    item, seen = str(cat.table.at[row, "item_id"]), out[-1]
     assert address(request, None, seen) == ""  # on the view the page holds: the row is closed
     assert address(request, row, seen).startswith(item)
     stale = address(request, None, seen - 1)  # asked before the view was put back
