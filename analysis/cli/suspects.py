@@ -53,12 +53,6 @@ def run_suspects(args: argparse.Namespace, task: str | None) -> tuple[list[Suspe
 
         table = corrected_table(args.db, bench, table)
         reviewed = reviewed_items(args.db, bench)
-    # the models in one order whatever the files' order: the sums then add up in one order, and
-    # the same files give the same bytes (the scores differed in the 15th digit)
-    import numpy as np  # lazy: --help and usage errors import nothing heavy
-
-    order = np.argsort(table["model"].astype(str).to_numpy(), kind="stable")
-    table = table.iloc[order].reset_index(drop=True)
     ranked = rank_any(bench.NAME, table)
     return (ranked if args.top is None else ranked[: args.top]), reviewed
 

@@ -19,6 +19,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from analysis.benchmarks import get
@@ -221,9 +222,14 @@ def _reasons(spans: Sequence[Span], answered: int) -> tuple[str, ...]:
 
 
 def rank_any(benchmark: str, table: pd.DataFrame) -> list[Suspect]:
-    """Suspects of any benchmark: spans where the gold is tagged text, else the choice ranking."""
+    """Suspects of any benchmark: spans where the gold is tagged text, else the choice ranking.
+
+    The rows are taken model by model in one order, whatever order the files came in: the sums
+    then add up alike, and the same answers give the same scores to the last digit.
+    """
     from analysis.suspects.rank import rank_suspects
 
+    table = table.iloc[np.argsort(table["model"].astype(str).to_numpy(), kind="stable")]
     if tagging_of(benchmark, table) is not None:
         return rank_spans(benchmark, table)[0]
     return rank_suspects(benchmark, table)
