@@ -100,8 +100,9 @@ STYLE = """<style>
 .hs-pair-clip figcaption{font-size:0.9em;margin-top:4px}
 .hs-sync-controls{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin-top:8px}
 .hs-sync-seek{flex:1 1 120px;min-width:0}
-.hs-sync .hs-sync-play,.hs-sync .hs-sync-rate{color:var(--body-text-color);background:var(--input-background-fill);
- border:1px solid var(--border-color-primary);border-radius:4px;padding:2px 6px;white-space:nowrap}
+.hs-sync .hs-sync-play,.hs-sync .hs-sync-rate{color:var(--body-text-color);
+ background:var(--input-background-fill);border:1px solid var(--border-color-primary);
+ border-radius:4px;padding:2px 6px;white-space:nowrap}
 .hs-sync-time{font-variant-numeric:tabular-nums;min-width:5em}
 .hs-pair-sim{margin-top:6px;font-size:0.9em}
 </style>"""
