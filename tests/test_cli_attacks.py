@@ -135,10 +135,15 @@ def test_import_checks_every_id_against_the_given_files(
         assert (code, out) == (2, ""), why
         assert f"{fixes}: line 2: field 'item_id': '{stranger}' is not an item" in one_line(err)
         assert not db.exists(), why  # every row is checked before the store opens
-    # without the files the ids cannot be checked: refused, not written unchecked
+    # without the files (the contract's synopsis) the ids are taken as given, and the user is told
+    # so; a value that fits no kind of the benchmark's gold is still refused before anything is written
+    bad = write_jsonl(tmp_path / "bad.jsonl", [good, {**good, "value": "maybe"}])
+    code, _, err = run(importing(bad, db), capsys)
+    assert code == 2 and f"{bad}: line 2: field 'value'" in one_line(err) and not db.exists()
     fixes = write_jsonl(tmp_path / "fixes.jsonl", [good])
-    code, _, err = run(importing(fixes, db), capsys)
-    assert code == 2 and "--gold" in one_line(err) and not db.exists()
+    code, out, err = run(importing(fixes, tmp_path / "unchecked.db"), capsys)
+    assert code == 0 and out.startswith("imported 1 new event(s)")
+    assert "not checked against cmm's files" in one_line(err) and "--gold" in one_line(err)
     # a prediction file that is read only beside its gold cannot vouch for ids either
     code, _, err = run(
         [
@@ -155,6 +160,27 @@ def test_import_checks_every_id_against_the_given_files(
         capsys,
     )
     assert code == 2 and "no gold of its own" in one_line(err) and not db.exists()
+
+
+def test_import_without_files_refuses_a_value_only_the_items_task_could_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``BA`` is the set ``AB`` to VidHalluc's multiple choice and the order ``BA`` to its TSH."""
+    db = tmp_path / "labels.db"
+    row = {"item_id": "clip-7", "field": "gold", "value": "BA", "reason": "r"}
+    code, out, err = run(
+        ["import", "vidhalluc", write_jsonl(tmp_path / "f.jsonl", [row]), "--db", db, "--reviewer", "a"],
+        capsys,
+    )
+    assert (code, out) == (2, "") and "give --gold" in one_line(err) and "mcq reads it as 'AB'" in err
+    assert not db.exists()
+    # an id that names its task (as VidHalluc's own ids do) is read by that task alone
+    row = {**row, "item_id": "tsh-0123456789abcdef"}
+    code, out, err = run(
+        ["import", "vidhalluc", write_jsonl(tmp_path / "g.jsonl", [row]), "--db", db, "--reviewer", "a"],
+        capsys,
+    )
+    assert code == 0 and out.startswith("imported 1 new event(s)"), err
 
 
 def test_import_records_the_gold_it_replaces_and_needs_a_reason(

@@ -174,7 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         metavar="FILE",
         help="the benchmark files the item ids come from (gold files, or predictions with gold inside, "
-        "as for export --format native): every id is checked against them before anything is written",
+        "as for export --format native): every id is checked against them before anything is written "
+        "(without them the ids are taken as given)",
     )
     merge = sub.add_parser(
         "merge", help="bring event logs (the app's or export's) into a store, each event once"

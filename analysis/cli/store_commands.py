@@ -152,17 +152,16 @@ def is_event_log(path: Path) -> bool:
     return {"event_id", "field"} <= names
 
 
-def known_items(bench: Benchmark, files: Sequence[Path] | None) -> dict[str, tuple[str, str | None]]:
+def known_items(bench: Benchmark, files: Sequence[Path] | None) -> dict[str, tuple[str, str | None]] | None:
     """``item_id -> (task, official gold)`` of every item in ``files``, as the app reads them.
 
     An import is checked against these: an id that is in none of them (a typo, another
-    benchmark's item) is refused, and each event records the official gold it replaces.
+    benchmark's item) is refused, and each event records the official gold it replaces. None
+    without files: the contract's ``import`` takes no files, so the ids are then taken as given
+    (:func:`_unchecked_item`).
     """
     if not files:
-        raise UsageError(
-            f"import needs --gold FILE...: the {bench.NAME} files the item ids come from, "
-            "so that every id is checked before anything is written"
-        )
+        return None
     known: dict[str, tuple[str, str | None]] = {}
     for path in files:
         try:
@@ -182,25 +181,30 @@ def planned_writes(
     bench: Benchmark,
     path: Path,
     rows: list[tuple[str, dict[str, Any]]],
-    known: Mapping[str, tuple[str, str | None]],
+    known: Mapping[str, tuple[str, str | None]] | None,
 ) -> list[tuple[ItemRef, str, Any, str]]:
-    """Every row checked before anything is written: ``(item, field, value, reason)``."""
+    """Every row checked before anything is written: ``(item, field, value, reason)``.
+
+    ``known``: the items of the ``--gold`` files (:func:`known_items`); None: no files were given.
+    """
     from analysis.store.values import normalize
 
     planned = []
     for where, row in rows:
         item_id, field = row.get("item_id"), row.get("field")
-        if not isinstance(item_id, str) or not item_id:
+        if not isinstance(item_id, str) or not item_id.strip():
             raise InputError(path, "missing, expected the item id as text", record=where, field="item_id")
-        if item_id not in known:
+        if known is not None and item_id not in known:
             what = f"{item_id!r} is not an item of the given {bench.NAME} files"
             raise InputError(path, what, record=where, field="item_id")
         if field not in FIELDS:
             known_fields = ", ".join(FIELDS)
             raise InputError(path, f"{field!r} is not one of {known_fields}", record=where, field="field")
-        task, gold = known[item_id]
-        ref = ItemRef(bench.NAME, item_id, task, gold)
         try:
+            if known is None:
+                ref = _unchecked_item(bench, item_id, field, row.get("value"))
+            else:
+                ref = ItemRef(bench.NAME, item_id, *known[item_id])
             normalize(field, row.get("value"), benchmark=bench.NAME, task=ref.task, original=ref.gold)
         except InvalidLabel as exc:
             raise InputError(path, str(exc), record=where, field="value") from None
@@ -210,6 +214,39 @@ def planned_writes(
             raise InputError(path, f"a {field} correction needs a reason", record=where, field="reason")
         planned.append((ref, field, row.get("value"), reason))
     return planned
+
+
+def _unchecked_item(bench: Benchmark, item_id: str, field: str, value: Any) -> ItemRef:
+    """The item a row names when no files say what it is: its task told by the value it is given.
+
+    A gold value must fit the kind of gold of one of the benchmark's tasks (``docs/cli.md``), of the
+    task an id names where it starts with one and a dash (``tsh-…``); a
+    value that several kinds would spell differently (``BA``: VidHalluc's multiple-choice set
+    ``AB`` or its order ``BA``) is refused, since only the item's own files can say which it is.
+    Flags and notes fit any item.
+    """
+    from analysis.store.values import normalize
+
+    if field != "gold" or value is None:
+        return ItemRef(bench.NAME, item_id)
+    fits: dict[str, str | None] = {}
+    problems: list[str] = []
+    tasks = bench.TASKS or ("",)
+    named = [t for t in tasks if t and item_id.startswith(f"{t}-")]  # ids like VidHalluc's tsh-…
+    for task in named or tasks:
+        try:
+            fits[task] = normalize(field, value, benchmark=bench.NAME, task=task)
+        except InvalidLabel as exc:
+            problems.append(str(exc))
+    if not fits:
+        raise InvalidLabel(problems[0] if len(problems) == 1 else "; ".join(dict.fromkeys(problems)))
+    if len(set(fits.values())) > 1:
+        readings = ", ".join(f"{t} reads it as {v!r}" for t, v in fits.items())
+        raise InvalidLabel(
+            f"{value!r} is spelled differently by {bench.NAME}'s tasks ({readings}): "
+            "give --gold FILE... so that the item's own task decides"
+        )
+    return ItemRef(bench.NAME, item_id, next(iter(fits)))
 
 
 def run_import(args: argparse.Namespace) -> str:
@@ -232,7 +269,14 @@ def run_import(args: argparse.Namespace) -> str:
         if named is not None and _registry_id(named) != bench.NAME:
             what = f"{named!r} is not {bench.NAME}: import each benchmark's labels on their own"
             raise InputError(args.corrections, what, record=where, field="benchmark")
-    writes = planned_writes(bench, args.corrections, rows, known_items(bench, args.gold))
+    known = known_items(bench, args.gold)
+    writes = planned_writes(bench, args.corrections, rows, known)
+    if known is None and writes:
+        print(
+            f"halluscope: no --gold given: the {len(writes)} row(s) name items not checked against "
+            f"{bench.NAME}'s files (an id of no item changes nothing); give --gold FILE... to check them",
+            file=sys.stderr,
+        )
     store = _open(args.db, must_exist=False)
     try:
         added = len(write_label_rows(store, writes, who, scope="final"))  # one transaction
