@@ -49,8 +49,19 @@ def md_code(value: object) -> str:
 
 
 def media_url(path: Path) -> str:
-    """URL at which the Gradio server serves ``path`` (which must be inside an allowed root)."""
-    return FILE_ROUTE + quote(str(path), safe="/")
+    """URL at which the Gradio server serves ``path`` (which must be inside an allowed root).
+
+    A file under the server's working folder is named relative to it (Gradio's route reads a
+    relative path from there), so the page does not show where the server keeps its files: on a
+    Space, say, the app's folder. A file elsewhere can only be named by its absolute path.
+    """
+    try:
+        shown = path.relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        shown = str(path)
+    if ":" in shown.split("/")[0]:  # "a:b/…" would read as a URL's scheme: absolute then
+        shown = str(path)
+    return FILE_ROUTE + quote(shown, safe="/")
 
 
 def _caption(ref: MediaRef) -> str:

@@ -25,6 +25,7 @@ def test_endpoints_answer_through_gradio_client(tmp_path: Path, monkeypatch: pyt
     client_module = pytest.importorskip("gradio_client")
     monkeypatch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
     cat = catalog(tmp_path)
+    monkeypatch.chdir(tmp_path)  # the server's folder holds the media, as the app's folder on a Space
     demo = app.build_app(cat)
     _, url, _ = demo.launch(
         prevent_thread_lock=True,
@@ -49,8 +50,11 @@ def test_endpoints_answer_through_gradio_client(tmp_path: Path, monkeypatch: pyt
         # the media URL is served (inside the CMM root), a path outside every root is refused
         import httpx
 
-        served = httpx.get(url + media.split('src="')[1].split('"')[0])
+        src = media.split('src="')[1].split('"')[0]
+        served = httpx.get(url + src)
         assert served.status_code == 200 and served.content == b"\x00"
+        # named from the server's folder: the page does not say where the server keeps its files
+        assert src.startswith("gradio_api/file=") and str(tmp_path) not in media, src
         outside = tmp_path / "secret.txt"
         outside.write_text("no")
         assert httpx.get(url + f"gradio_api/file={outside}").status_code == 403

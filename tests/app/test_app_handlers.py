@@ -6,6 +6,7 @@ import html
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import gradio as gr
 import pytest
@@ -190,8 +191,14 @@ def test_load_errors_are_shown_escaped(tmp_path: Path) -> None:
     assert "1 file problem" in app._summary(cat)
 
 
-def test_render_media_url_quotes_paths() -> None:
+def test_render_media_url_quotes_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert render.media_url(Path("/m/a b#c.mp4")) == "gradio_api/file=/m/a%20b%23c.mp4"
+    monkeypatch.chdir(tmp_path)  # under the server's folder: named relative to it
+    assert render.media_url(tmp_path / "v" / "a b.mp4") == "gradio_api/file=v/a%20b.mp4"
+    # a first folder with a colon would read as a URL's scheme (refused by the route): absolute
+    assert render.media_url(tmp_path / "http:x" / "a.mp4") == "gradio_api/file=" + quote(
+        str(tmp_path / "http:x" / "a.mp4"), safe="/"
+    )
 
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "manifest.json"
