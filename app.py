@@ -79,7 +79,7 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                     elem_id="jump",
                     interactive=False,
                 )
-                gr.Markdown(keys.legend_markdown(), elem_id="keys-legend")
+                legend = gr.Markdown(keys.legend_markdown(), elem_id="keys-legend")
                 if ctx.oauth:
                     gr.LoginButton()
             with gr.Column(scale=5, elem_id="main-col"):
@@ -147,6 +147,13 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
             concurrency_limit=None,
         )
         boards_of = overview.board_cache(catalog)
+
+        def legend_for(request: gr.Request, profile: gr.OAuthProfile | None) -> str:
+            """The keys this viewer can use: the reviewing keys only for one who may save labels."""
+            access = ctx.access(identity_of(request, profile))
+            return keys.legend_markdown(reviewing=access.may_write, confirms=access.sees_gold)
+
+        demo.load(legend_for, None, legend, api_visibility="private", concurrency_limit=None)
 
         def suspects_and_changes(
             request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None

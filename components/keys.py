@@ -176,8 +176,19 @@ HEAD = f"""
 """
 
 
-def legend_markdown() -> str:
-    """The on-screen legend of the shortcuts."""
+CONFIRM_KEY = "r"
+"""The key of the *Confirm gold* button, which a blind reviewer is not shown."""
+
+
+def legend_markdown(*, reviewing: bool = False, confirms: bool = True) -> str:
+    """The on-screen legend of the shortcuts.
+
+    ``reviewing``: the viewer may save labels (a visitor or a read-only demo is not told the
+    reviewing keys, which do nothing for them); ``confirms``: they are shown *Confirm gold*.
+    """
     keys = " · ".join(f"`{k}` {what}" for k, what in KEYS)
-    review = " · ".join(f"`{k}` {what}" for k, what in REVIEW_KEYS)
-    return f"**Keys** {keys} (ignored while typing in a field)\n\n**Reviewing** {review}"
+    legend = f"**Keys** {keys} (ignored while typing in a field)"
+    if not reviewing:
+        return legend
+    review = " · ".join(f"`{k}` {what}" for k, what in REVIEW_KEYS if confirms or k != CONFIRM_KEY)
+    return f"{legend}\n\n**Reviewing** {review}"

@@ -304,3 +304,24 @@ def test_a_visitor_reads_the_public_queues_and_is_told_to_sign_in_for_the_others
     # a blind reviewer is still refused the audit's queue with the reason
     with pytest.raises(Refused, match="audit findings quote gold"):
         queue_frame(ctx, "Flagged by the audit", "avhbench", BOB)
+
+
+def test_the_keys_legend_names_only_the_keys_the_viewer_can_use(catalog: Catalog, tmp_path: Path) -> None:
+    """A visitor was told the reviewing keys (which do nothing for them), a blind reviewer `r`."""
+    import gradio as gr
+
+    demo = app.build_app(catalog, _ctx(catalog, tmp_path))
+    (legend,) = {d.fn for d in demo.fns.values() if getattr(d.fn, "__qualname__", "").endswith("legend_for")}
+    shown = {
+        name: legend(gr.Request(username=name, session_hash=f"legend-{name}"), None)
+        for name in (None, "alice", "bob", "carol")
+    }
+    assert all("`j` next item" in text for text in shown.values())
+    assert "Reviewing" not in shown[None] and "`y / n`" not in shown[None]
+    for name in ("alice", "carol"):
+        assert "`y / n`" in shown[name] and "`r` confirm the gold" in shown[name]
+    assert "`y / n`" in shown["bob"] and "`r` " not in shown["bob"]  # bob reviews blind
+    # a read-only demo (no label store): nobody is told the reviewing keys
+    demo = app.build_app(catalog, ReviewContext(catalog, None, ("alice",)))
+    (legend,) = {d.fn for d in demo.fns.values() if getattr(d.fn, "__qualname__", "").endswith("legend_for")}
+    assert "Reviewing" not in legend(gr.Request(username="alice", session_hash="legend-ro"), None)
