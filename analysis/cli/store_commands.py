@@ -220,9 +220,9 @@ def _unchecked_item(bench: Benchmark, item_id: str, field: str, value: Any) -> I
     """The item a row names when no files say what it is: its task told by the value it is given.
 
     A gold value must fit the kind of gold of one of the benchmark's tasks (``docs/cli.md``), of the
-    task an id names where it starts with one and a dash (``tsh-…``); a
-    value that several kinds would spell differently (``BA``: VidHalluc's multiple-choice set
-    ``AB`` or its order ``BA``) is refused, since only the item's own files can say which it is.
+    task an id names where it starts with one and a dash (``<task>-…``); a
+    value that several kinds would spell differently (``BA``: a set of letters ``AB`` to one task,
+    an order ``BA`` to another) is refused, since only the item's own files can say which it is.
     Flags and notes fit any item.
     """
     from analysis.store.values import normalize
@@ -232,7 +232,7 @@ def _unchecked_item(bench: Benchmark, item_id: str, field: str, value: Any) -> I
     fits: dict[str, str | None] = {}
     problems: list[str] = []
     tasks = bench.TASKS or ("",)
-    named = [t for t in tasks if t and item_id.startswith(f"{t}-")]  # ids like VidHalluc's tsh-…
+    named = [t for t in tasks if t and item_id.startswith(f"{t}-")]  # an id like ``task-…``
     for task in named or tasks:
         try:
             fits[task] = normalize(field, value, benchmark=bench.NAME, task=task)
