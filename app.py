@@ -349,12 +349,12 @@ def _wire(
     view_out = [*fin, jump, tabs, *refresh_out, *item_out, url_item, seen_view]
     # One round trip puts the URL's view in place; the filters stay locked until it has.
     demo.load(start_up, None, view_out, api_visibility="private", **free).then(
-        None, None, None, js=url_state.READY_JS, api_visibility="private"
+        None, [url_item, *fin], None, js=url_state.READY_JS, api_visibility="private"
     )
     search = gr.Textbox(visible=False)
     back = gr.Button("Back", visible="hidden", elem_id=url_state.POP_ID)
     back.click(went_back, search, view_out, js=url_state.POP_JS, api_visibility="private", **free).then(
-        None, None, None, js=url_state.READY_JS, api_visibility="private"
+        None, [url_item, *fin], None, js=url_state.READY_JS, api_visibility="private"
     )
     # An empty view, or another benchmark, leaves nothing to inspect. On a reviewer's own change
     # only: a view put in place by the server (start-up, Back) sets its row itself; a change made

@@ -68,13 +68,16 @@ POP_ID = "url-pop"
 """The hidden button that Back and Forward click (:data:`HEAD`)."""
 
 READY_JS = (
-    "() => { window.__hsStarted = true; "
+    "(...view) => { window.__hsStarted = true; "
     "if (window.__hsPopPending) { window.__hsPopPending = false; "
     f"const pop = document.getElementById('{POP_ID}'); if (pop) {{ pop.click(); return []; }} }} "
-    "window.__hsViewRestored = true; return []; }"
+    f"window.__hsViewRestored = true; return ({PUSH_JS.strip()})(...view); }}"
 )
-"""Run once the URL's view is in place: from then on, changes of the view go to the URL. A Back or
-Forward pressed while that view was being put back is put back now (the address is already its)."""
+"""Run once the URL's view is in place, with :data:`PUSH_JS`'s inputs: from then on, changes of the
+view go to the URL. The view put in place is written at once, replacing the address's step: a link
+that names an item but not the model gains the model whose answer it opened (its changes came
+while the view was still being put in place, which :data:`PUSH_JS` skips). A Back or Forward
+pressed while that view was being put back is put back now (the address is already its)."""
 
 HEAD = f"""
 <script>

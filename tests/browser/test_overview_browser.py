@@ -181,6 +181,16 @@ def test_a_shared_row_opens_the_answer_of_the_model_it_named(browser: Browser, a
     expect(page.locator("#item .hs-meta")).to_contain_text(last, timeout=TIMEOUT)
     # and the URL the app writes for an open row names its model
     expect(page).to_have_url(re.compile(rf"[?&]model={re.escape(last)}(&|$)"), timeout=TIMEOUT)
+    steps = page.evaluate("() => window.history.length")  # a link already complete: no step added
+    page.context.close()
+    # a link naming the item only opens the first model's answer, and the address gains that
+    # model at once, in the link's own step of history (it stayed without it until a change)
+    first = str(rows.loc[rows["item_id"] == item, "model"].iloc[0])
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    page.goto(f"{app_url}?benchmark=cmm&item={item}")
+    expect(page.locator("#item .hs-meta")).to_contain_text(first, timeout=TIMEOUT)
+    expect(page).to_have_url(re.compile(rf"[?&]model={re.escape(first)}(&|$)"), timeout=TIMEOUT)
+    assert page.evaluate("() => window.history.length") == steps
     page.context.close()
 
 
