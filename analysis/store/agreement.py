@@ -164,6 +164,15 @@ def _current_gold(
     return None, None
 
 
+def votes_differ(votes: Mapping[str, Any]) -> bool:
+    """Whether two of these votes differ (spellings of one value are the same vote).
+
+    A disagreement is also a vote against the gold; one who may not see the gold (a blind
+    reviewer) is shown only the disagreements these alone make (``docs/review.md``).
+    """
+    return len({_same(str(v)) for v in votes.values()}) > 1
+
+
 def _same(value: str) -> str:
     """How two spellings of one value compare (``Yes`` / ``yes``, ``AC`` / ``ac``)."""
     return " ".join(str(value).split()).lower()

@@ -32,7 +32,7 @@ from analysis.store import (
     metric_changes,
     my_unreviewed,
 )
-from analysis.store.agreement import took_a_side
+from analysis.store.agreement import took_a_side, votes_differ
 from analysis.store.events import as_item
 from analysis.store.export import corrections_frame, write_frame
 from analysis.store.final import final_labels
@@ -179,6 +179,8 @@ def queue_frame(ctx: ReviewContext, queue: str, benchmark: str | None, who: Iden
         mine = who.name in votes or by == who.name
         if not access.adjudicator and not mine:
             continue  # other reviewers' sides stay hidden until I have taken one
+        if not access.sees_gold and mine and not votes_differ(votes):
+            continue  # only the gold differs from the vote: that would tell a blind reviewer the gold
         if access.blind and not mine:  # the votes stay hidden from a blind adjudicator who took no side
             ids.append(item_id)
             detail.append(f"{len(votes)} vote(s) in dispute (hidden: you adjudicate blind)")

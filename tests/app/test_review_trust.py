@@ -246,6 +246,38 @@ def test_queues_votes_and_adjudication_respect_who_is_looking(catalog: Catalog, 
     assert "alice" not in panel(ctx, row, dave)[-4]
 
 
+def test_a_blind_reviewers_disagreement_queue_does_not_tell_him_the_gold(
+    catalog: Catalog, tmp_path: Path
+) -> None:
+    """Listed with his vote alone, an item told bob that his vote differed from the gold."""
+    ctx = _ctx(catalog, tmp_path)
+    row = _row(catalog, PAIR_11_QA_CS)  # official gold: no
+    save(ctx, row, BOB, "yes", "", [], "", "")  # bob (blind) votes against the gold, alone
+    assert queue_frame(ctx, "Disagreements", "cdh-bench", CAROL)["item_id"].tolist() == [PAIR_11_QA_CS]
+    assert queue_frame(ctx, "Disagreements", "cdh-bench", BOB).empty
+    # a vote that differs from his is a disagreement he may see (the votes are revealed to a voter)
+    save(_blind(ctx, ALICE), row, ALICE, "no", "", [], "", "")
+    found = queue_frame(ctx, "Disagreements", "cdh-bench", BOB)
+    assert found["item_id"].tolist() == [PAIR_11_QA_CS]
+    assert "alice: no" in found["detail"].iloc[0] and "gold" not in found["detail"].iloc[0]
+    # a blind adjudicator who voted alone is not told either; one who took no side gets a count
+    blind_carol = ReviewContext(
+        catalog,
+        ctx.store,
+        ("alice", "bob", "carol"),
+        adjudicators=frozenset({"carol"}),
+        blind=frozenset({"carol"}),
+    )
+    other = _row(
+        catalog, str(catalog.table.loc[catalog.table["benchmark"] == "cdh-bench", "item_id"].iloc[0])
+    )
+    official = str(catalog.table.at[other, "gold"]).strip().lower()
+    save(blind_carol, other, CAROL, "no" if official == "yes" else "yes", "", [], "", "")
+    shown = queue_frame(blind_carol, "Disagreements", "cdh-bench", CAROL)
+    assert str(catalog.table.at[other, "item_id"]) not in shown["item_id"].tolist()
+    assert shown["detail"].tolist() == ["2 vote(s) in dispute (hidden: you adjudicate blind)"]
+
+
 def test_exports_hold_only_what_the_reviewer_may_see(catalog: Catalog, tmp_path: Path) -> None:
     ctx = _ctx(catalog, tmp_path)
     row = _row(catalog, PAIR_11_QA_CS)
