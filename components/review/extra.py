@@ -142,6 +142,13 @@ def _short(text: str, width: int = 90) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+ADJUDICATION_FORM_BEHIND = (
+    "Not adjudicated: another item was opened after the final gold and the reason were typed. "
+    "Type them again for this item."
+)
+"""Said when an adjudication's form was filled while another item was open."""
+
+
 def queue_frame(ctx: ReviewContext, queue: str, benchmark: str | None, who: Identity | None) -> pd.DataFrame:
     """One queue (flagged, my unreviewed, disagreements) of a benchmark: item id, question, detail.
 

@@ -419,16 +419,30 @@ def _wire_tab(
     target = with_identity(lambda who, row: review_extra.adjudication_target(ctx, row, who))
     for trigger in (*item_moved(*item), saved.change):  # a new item, or a vote saved on it
         trigger(target, [current], rt.target, **private, **FREE)
+    # The adjudication form belongs to one item: another item empties it (a value and a reason
+    # typed for one item were once settled on the next, with the last result line left under it).
+    typed_for = gr.State(None)
 
-    def settle(who: Identity | None, row: int | None, value: str | None, reason: str | None) -> str:
+    def emptied_form(row: int | None) -> tuple[int | None, str, str, str]:
+        """The form of the item just opened: the row it is for, no value, no reason, no result."""
+        return row, "", "", ""
+
+    for trigger in item_moved(*item):
+        trigger(emptied_form, current, [typed_for, rt.value, rt.reason, rt.message], **private, **FREE)
+
+    def settle(
+        who: Identity | None, row: int | None, form_row: int | None, value: str | None, reason: str | None
+    ) -> str:
         try:
+            if row != form_row:  # pressed before the emptied form for the new item arrived
+                raise Refused(review_extra.ADJUDICATION_FORM_BEHIND)
             return review_extra.adjudicate_item(ctx, row, who, value, reason)
         except Refused as exc:  # said in the tab, replacing the last message, not in a passing toast
             return f"⚠ {exc}"
 
     adjudicate = with_identity(settle)
     settled = rt.adjudicate.click(
-        adjudicate, [current, rt.value, rt.reason], rt.message, api_visibility="private", **FREE
+        adjudicate, [current, typed_for, rt.value, rt.reason], rt.message, api_visibility="private", **FREE
     ).success(target, [current], rt.target, **private, **FREE)
     refresh(settled)
     exports = with_identity(

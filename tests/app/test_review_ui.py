@@ -224,6 +224,33 @@ def test_adjudication_needs_a_reason_and_settles_the_disagreement(catalog: Catal
     assert "1 gold correction(s)" in metric_lines(ctx, "cdh-bench")
 
 
+def test_the_adjudication_form_belongs_to_the_item_it_was_typed_for(catalog: Catalog, tmp_path: Path) -> None:
+    """A final gold and a reason typed for one item were settled on the next one opened."""
+    import gradio as gr
+
+    ctx = _ctx(catalog, tmp_path)
+    ctx = replace(ctx, adjudicators=frozenset({"carol"}))
+    demo = app.build_app(catalog, ctx)
+    ids = {d.fn: d for d in demo.fns.values()}
+    (emptied,) = {f for f in ids if getattr(f, "__qualname__", "") == "_wire_tab.<locals>.emptied_form"}
+    (settle,) = [
+        f
+        for f, d in ids.items()
+        if getattr(f, "__qualname__", "") == "with_identity.<locals>.handler" and len(d.inputs) == 4
+    ]
+    row, other = _row(catalog, PAIR_11_QA_CS), _row(catalog, PAIR_11_QA_CS) + 1
+    save(_blind(ctx, ALICE), row, ALICE, "yes", "", [], "", "")
+    save(_blind(ctx, BOB), row, BOB, "no", "", [], "", "")
+    carol = gr.Request(username="carol", session_hash="carol-1")
+    # opening another item empties the form (and the last result line) and notes whose it is
+    assert emptied(other) == (other, "", "", "")
+    # a press that came before the emptied form: the form was typed while ``row`` was open
+    said = settle(carol, None, other, row, "yes", "typed for the other item")
+    assert said.startswith("⚠ Not adjudicated: another item was opened")
+    assert ctx.store is not None and (events_frame(ctx.store)["kind"] != "adjudicate").all()
+    assert settle(carol, None, row, row, "yes", "checked the image").startswith("Adjudicated")
+
+
 def test_exports_hold_every_event_and_corrected_native_gold(catalog: Catalog, tmp_path: Path) -> None:
     import json
     import zipfile
