@@ -415,9 +415,14 @@ def _wire_tab(
         shown = (*navigate.find_item(view, item_id, list(values)), gr.Tabs(selected="items-tab"))
         return ctx.item_changes.counted(request, shown)
 
-    rt.items.select(open_item, f.inputs(), [current, *ins.outputs(), tabs], **private, **FREE)
     target = with_identity(lambda who, row: review_extra.adjudication_target(ctx, row, who))
-    for trigger in (*item_moved(*item), saved.change):  # a new item, or a vote saved on it
+    rt.items.select(open_item, f.inputs(), [current, *ins.outputs(), tabs], **private, **FREE).then(
+        target, [current], rt.target, **private, **FREE
+    )
+    # a new item, a vote saved on it here, the queue shown again or the tab opened: the sides as
+    # they stand (other reviewers vote meanwhile; the panel kept the votes it was first shown)
+    shows_again = [rt.load.click] + ([shown[0].select] if shown is not None else [])
+    for trigger in (*item_moved(*item), saved.change, *shows_again):
         trigger(target, [current], rt.target, **private, **FREE)
     # The adjudication form belongs to one item: another item empties it (a value and a reason
     # typed for one item were once settled on the next, with the last result line left under it).

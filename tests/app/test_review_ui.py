@@ -496,3 +496,24 @@ def test_an_adjudicator_is_not_told_she_took_a_side_by_her_own_adjudication(
     text = " ".join(queue_frame(other, "Disagreements", "cdh-bench", ALICE).astype(str).to_numpy().ravel())
     assert "you took a side" in text
     assert adjudicate_item(ctx, row, CAROL, "yes", "checked again").endswith("gold = yes")
+
+
+def test_the_adjudication_sides_are_shown_again_with_the_queue_and_the_tab(
+    catalog: Catalog, tmp_path: Path
+) -> None:
+    """After another reviewer voted, the panel kept the votes it was first shown (only a reload helped)."""
+    ctx = replace(_ctx(catalog, tmp_path), adjudicators=frozenset({"carol"}))
+    demo = app.build_app(catalog, ctx)
+    by_id = {b.elem_id: b for b in demo.blocks.values() if getattr(b, "elem_id", None)}
+    panel_id = by_id["rv-adj-target"]._id
+    refreshed_by = {
+        (block, event)
+        for d in demo.fns.values()
+        if [o._id for o in d.outputs] == [panel_id]
+        for block, event in d.targets
+    }
+    assert (by_id["rv-queue-load"]._id, "click") in refreshed_by  # Show queue
+    import gradio as gr
+
+    (tab,) = [b for b in demo.blocks.values() if isinstance(b, gr.Tab) and b.id == "review-tab"]
+    assert (tab._id, "select") in refreshed_by  # the Review tab opened
