@@ -131,7 +131,7 @@ def failure_filters(
 ) -> tuple[Any, Any, Any, Any]:
     """Filters showing the chosen model's wrong answers on the chosen board, and the Items tab."""
     if not benchmark or not target or SEP not in target:
-        raise gr.Error("Pick a board and model first.")
+        raise gr.Error("Pick a board and model first.", print_exception=False)
     title, model = target.rsplit(SEP, 1)
     board = next((lb.board for lb in boards_of(benchmark) if lb.board.title == title), None)
     if board is None:
@@ -194,6 +194,13 @@ def wire(
         return (*boards(request, profile, benchmark), *(more(request, profile, benchmark) if more else ()))
 
     demo.load(boards, f.benchmark, out, api_name="overview", **free)  # the API's /overview: boards only
+    if hidden is not None:  # no board to open failures from: the picker and its button go too
+
+        def picker(request: gr.Request, profile: gr.OAuthProfile | None) -> tuple[Any, Any]:
+            shown = not hidden(request, profile)
+            return gr.update(visible=shown), gr.update(visible=shown)
+
+        demo.load(picker, None, [ov.target, ov.open_failures], api_visibility="private", **free)
     if more is not None:
         demo.load(more, f.benchmark, extra, api_visibility="private", **free)
     memory.follow(tab, TAB, f.benchmark, whole, [*out, *extra], stale_on)

@@ -357,3 +357,16 @@ def test_the_keys_legend_names_only_the_keys_the_viewer_can_use(catalog: Catalog
     demo = app.build_app(catalog, ReviewContext(catalog, None, ("alice",)))
     (legend,) = {d.fn for d in demo.fns.values() if getattr(d.fn, "__qualname__", "").endswith("legend_for")}
     assert "Reviewing" not in legend(gr.Request(username="alice", session_hash="legend-ro"), None)
+
+
+def test_a_blind_reviewer_is_not_offered_to_open_a_models_failures(catalog: Catalog, tmp_path: Path) -> None:
+    """bob's picker had no board, and its button raised an error that marked the filters red."""
+    import gradio as gr
+
+    demo = app.build_app(catalog, _ctx(catalog, tmp_path))
+    (picker,) = {
+        d.fn for d in demo.fns.values() if getattr(d.fn, "__qualname__", "").endswith("wire.<locals>.picker")
+    }
+    for name, shown in (("bob", False), ("alice", True), (None, True)):
+        target, button = picker(gr.Request(username=name, session_hash=f"picker-{name}"), None)
+        assert target["visible"] is shown and button["visible"] is shown, name
