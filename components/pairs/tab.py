@@ -102,6 +102,12 @@ def _yes_no(value: bool | None) -> str | None:
     return None if value is None else ("yes" if value else "no")
 
 
+TEAM_HIDDEN_VISITOR = "Sign in to see the team's progress and agreement."
+"""The Team section's line for a visitor."""
+TEAM_HIDDEN_BLIND = "The team's progress and agreement are hidden while you review blind."
+"""The Team section's line for a blind reviewer (signed in: not told to sign in)."""
+
+
 def build_pairs_tab(
     catalog: Catalog,
     store: Store,
@@ -373,16 +379,18 @@ def _wire(ctx: ph.PairsContext, identity_of: IdentityOf, w: dict[str, Any]) -> N
     def teams(breaking: bool, sort: str, request: gr.Request) -> list[Any]:
         me = identity_of(request)
         listed = ph.pair_list(ctx, me, breaking=bool(breaking), sort=str(sort or ph.SORTS[0]))
-        if not ctx.access(me).sees_team:  # reviewers' data: a visitor or blind reviewer gets the list
-            empty = pd.DataFrame()
+        access = ctx.access(me)
+        if not access.sees_team:  # reviewers' data: a visitor or blind reviewer gets the list
+            hidden = gr.update(value=None, visible=False)  # an empty frame showed headers "1 2 3"
             return [
-                "Sign in to see the team's progress and agreement.",
-                empty,
-                empty,
-                empty,
+                TEAM_HIDDEN_BLIND if access.signed_in else TEAM_HIDDEN_VISITOR,
+                hidden,
+                hidden,
+                hidden,
                 listed,  # as the viewer: a blind reviewer's holds no actions
             ]
-        return [*ph.team(ctx, me), listed]
+        line, *frames = ph.team(ctx, me)
+        return [line, *(gr.update(value=frame, visible=True) for frame in frames), listed]
 
     def listed(breaking: bool, sort: str, request: gr.Request) -> pd.DataFrame:
         return ph.pair_list(ctx, identity_of(request), breaking=bool(breaking), sort=str(sort or ph.SORTS[0]))

@@ -345,3 +345,39 @@ def test_a_thumbnail_tick_sent_before_another_pair_was_shown_changes_nothing(
         tab.jobs.wait(job_id, timeout=60)
     tab.jobs.close()
     store.engine.dispose()
+
+
+@pytest.mark.usefixtures("close_gradio_loop")
+@GRADIO_LOOP_WARNINGS[0]
+@GRADIO_LOOP_WARNINGS[1]
+@GRADIO_LOOP_WARNINGS[2]
+def test_the_team_section_tells_a_blind_reviewer_why_it_is_hidden(catalog: Catalog, tmp_path: Path) -> None:
+    """bob, signed in and blind, was told to sign in, above three empty tables headed "1 2 3"."""
+    import gradio as gr
+
+    from analysis.store import Identity
+    from components.pairs.tab import TEAM_HIDDEN_BLIND, TEAM_HIDDEN_VISITOR, build_pairs_tab
+
+    store = open_store(tmp_path / "labels.db")
+    with gr.Blocks() as demo:
+        tab = build_pairs_tab(
+            catalog,
+            store,
+            lambda request: Identity(request.username) if request.username else None,
+            preview_dir=tmp_path / "previews",
+            reviewers=("alice", "bob"),
+            blind=frozenset({"bob"}),
+        )
+    handlers = {getattr(d.fn, "__qualname__", ""): d.fn for d in demo.fns.values()}
+    teams = handlers["_wire.<locals>.teams"]
+    said = {
+        name: teams(False, "file order", gr.Request(username=name, session_hash=f"t-{name}"))
+        for name in ("bob", None, "alice")
+    }
+    assert said["bob"][0] == TEAM_HIDDEN_BLIND and said[None][0] == TEAM_HIDDEN_VISITOR
+    for name in ("bob", None):
+        assert all(frame["visible"] is False for frame in said[name][1:4]), name
+    assert "validations done" in said["alice"][0] and all(f["visible"] is True for f in said["alice"][1:4])
+    if tab.jobs is not None:
+        tab.jobs.close()
+    store.engine.dispose()
