@@ -109,6 +109,9 @@ class Edit:
     conflicts: tuple[str, ...]
     """The fields the reviewer changed that someone else (or another tab) changed since the form
     opened: never written over without the reviewer seeing the new value first."""
+    moved: tuple[str, ...] = ()
+    """The fields the reviewer left as they were opened that someone changed since: not written
+    (the other's value stands), but the reviewer is told, since the form they saved showed the old."""
 
 
 def edit(base: Form, now: Form, typed: Form, same: Callable[[str, str | None, str | None], bool]) -> Edit:
@@ -122,12 +125,17 @@ def edit(base: Form, now: Form, typed: Form, same: Callable[[str, str | None, st
     """
     writes: list[str] = []
     conflicts: list[str] = []
+    moved: list[str] = []
     for field in FIELDS:
         was, is_now, mine = base.value(field), now.value(field), typed.value(field)
-        if (field == "gold" and not mine) or same(field, mine, was) or same(field, mine, is_now):
-            continue  # untouched, or already what the reviewer wants: nothing to write
+        if (field == "gold" and not mine) or same(field, mine, is_now):
+            continue  # no gold given, or already what the reviewer wants: nothing to write or say
+        if same(field, mine, was):  # untouched: not written, said when it moved meanwhile
+            if not same(field, is_now, was):
+                moved.append(field)
+            continue
         (writes if same(field, is_now, was) else conflicts).append(field)
-    return Edit(tuple(writes), tuple(conflicts))
+    return Edit(tuple(writes), tuple(conflicts), tuple(moved))
 
 
 __all__ = [

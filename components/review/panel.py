@@ -437,14 +437,14 @@ def save(
             raise Refused(f"Not saved: {exc}") from exc
         done.append(_change(name, event.old_value, event.new_value, official_of(item)))
     line = f"Saved as {md_text(who.name)}: " + "; ".join(done) + "." if done else ""
+    # a field left as it was opened that someone changed meanwhile is said: the form saved showed
+    # the old value, and the panel is about to show theirs (it flipped without a word)
+    meanwhile = _meanwhile(plan.moved, events, access, typed, shown, official_of(item))
     if plan.conflicts:
-        raise Conflict(
-            " ".join(
-                filter(
-                    None, [line, _conflicts(plan.conflicts, events, access, typed, shown, official_of(item))]
-                )
-            )
-        )
+        told = _conflicts(plan.conflicts, events, access, typed, shown, official_of(item))
+        raise Conflict(" ".join(filter(None, [line, told, meanwhile])))
+    if meanwhile:
+        return " ".join([line or "Nothing changed by you.", meanwhile])
     return line[:-1] if line else "Nothing changed."
 
 
@@ -471,6 +471,33 @@ def _conflicts(
         "Not saved, changed since you opened the item: "
         + "; ".join(parts)
         + ". The form now shows the item as it is: to replace theirs, set yours again and save."
+    )
+
+
+def _meanwhile(
+    fields: tuple[str, ...],
+    events: pd.DataFrame,
+    access: Access,
+    typed: Form,
+    now: Form,
+    official: str | None,
+) -> str:
+    """Fields the reviewer left as they were that others changed since the form opened ("" for none)."""
+    if not fields:
+        return ""
+    parts = []
+    for field in fields:
+        by = changed_by(events, access, field)
+        who = "you, in another window" if by == access.name else md_text(by or "someone")
+        before, now_value = (
+            md_text(_show(as_shown(field, value or None, official)) or "nothing")
+            for value in (typed.value(field), now.value(field))
+        )
+        parts.append(f"{field}: {who} set it to “{now_value}” (your form showed “{before}”)")
+    return (
+        "Changed since you opened the item, and not by this save: "
+        + "; ".join(parts)
+        + ". The form now shows theirs: to put yours back, set it again and save."
     )
 
 

@@ -376,10 +376,30 @@ def test_a_form_opened_before_another_reviewers_save_does_not_undo_it(
     save(ctx, row, ALICE, "yes", "", ["ambiguous"], "", "the flame is lit", opened=alices)
     # bob's form still says gold "no" and no flag; he types a note only, and a reason
     line = save(ctx, row, BOB, "no", "", [], "bob's note", "a reason", opened=bobs)
-    assert line == "Saved as bob: note updated"
+    assert line.startswith(
+        "Saved as bob: note updated. Changed since you opened the item, and not by this save"
+    )
+    # his form showed "no" and no flag: he is told what alice set (the panel now shows it)
+    assert "gold: alice set it to “yes” (your form showed “no”)" in line
+    assert "flag: alice set it to “ambiguous” (your form showed “nothing”)" in line
     shown = panel(ctx, row, ALICE)
     assert shown[1]["value"] == "yes" and shown[3]["value"] == ["ambiguous"]  # alice's gold and flag stand
     assert shown[4]["value"] == "bob's note"
+
+
+def test_a_save_of_an_untouched_form_says_what_changed_meanwhile(catalog: Catalog, tmp_path: Path) -> None:
+    """bob kept "no" and saved; alice had set "yes" meanwhile: "Nothing changed." and the radio flipped."""
+    ctx = _ctx(catalog, tmp_path)
+    row = _row(catalog, PAIR_11_QA_CS)  # official gold "no"
+    bobs = _opened(panel(ctx, row, BOB))
+    save(ctx, row, ALICE, "yes", "", [], "", "the flame is lit", opened=_opened(panel(ctx, row, ALICE)))
+    line = save(ctx, row, BOB, "no", "", [], "", "", opened=bobs)
+    assert line.startswith("Nothing changed by you. Changed since you opened the item")
+    assert "gold: alice set it to “yes” (your form showed “no”)" in line
+    assert panel(ctx, row, BOB)[1]["value"] == "yes"  # alice's gold stands until bob sets his again
+    # reopened as it is, a save of the untouched form is plainly nothing
+    again = save(ctx, row, BOB, "yes", "", [], "", "", opened=_opened(panel(ctx, row, BOB)))
+    assert again == "Nothing changed."
 
 
 def test_a_change_to_a_field_someone_changed_meanwhile_is_refused_then_made_knowingly(
