@@ -85,5 +85,11 @@ table.hs-others th { text-align: left; }
   /* a table wider than the phone scrolls sideways in its own box: the page clips what overflows
      (every model's answer lost its verdict columns, what the corrections change its last ones) */
   table.hs-others, table.hs-facts, table.hs-changes { display: block; max-width: 100%; overflow-x: auto; }
+  /* tables whose columns are shares of the width: at a phone's width those shares broke words a
+     letter a line ("b/e/n/c/h"); they keep a readable width and scroll sideways in their box */
+  #fail-slices .table-container, #fail-diffs .table-container, #findings .table-container {
+    overflow-x: auto;
+  }
+  #fail-slices .table-wrap, #fail-diffs .table-wrap, #findings .table-wrap { min-width: 1040px; }
 }
 """

@@ -101,5 +101,15 @@ def test_the_tab_on_a_phone(browser: Any, app_url: str) -> None:
     expect(page.locator("#fail-slices")).to_contain_text("HR", timeout=T)
     overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 1  # nothing pushes the page sideways
+    # the comparison's columns are shares of the width: at 390 px they broke words a letter a
+    # line ("b/e/n/c/h"); they keep a readable width and the table scrolls in its own box
+    expect(page.locator("#fail-diffs")).to_contain_text("accuracy", timeout=T)
+    narrowest, scrolls = page.evaluate(
+        """() => { const box = document.querySelector('#fail-diffs .table-container');
+        const cells = [...document.querySelectorAll('#fail-diffs tbody td')].filter(td => td.offsetWidth > 0);
+        const widths = cells.map(td => td.getBoundingClientRect().width);
+        return [Math.min(...widths), box.scrollWidth > box.clientWidth]; }"""
+    )
+    assert narrowest >= 70 and scrolls, (narrowest, scrolls)
     page.screenshot(path=str(SHOTS / "failures-light-390.png"), full_page=True)
     page.context.close()
