@@ -22,7 +22,17 @@ import plotly.graph_objects as go
 
 from analysis import benchmarks
 from analysis.benchmarks.base import Chart, Derived
-from analysis.plot.figures import SYMBOLS, axis, by_model, color, empty, figure, model_bar, wrap
+from analysis.plot.figures import (
+    SYMBOLS,
+    axis,
+    by_model,
+    color,
+    crowded_width,
+    empty,
+    figure,
+    model_bar,
+    wrap,
+)
 from analysis.stats.metrics import binary_metrics, ratio
 from analysis.table.groups import group_indices, row_weights
 
@@ -138,7 +148,9 @@ def yes_bias(table: pd.DataFrame) -> go.Figure:
     title = "Yes-bias"
     if data.empty:
         return empty(title, "No yes/no items in this view")
-    data = data.assign(label=[wrap(g) for g in data["group"]])
+    # the bars share half the width with the PA/HR panel: six categories' labels overlapped at 1280 px
+    width = crowded_width(data["group"].nunique(), room=42)
+    data = data.assign(label=[wrap(g, width) for g in data["group"]])
     symbols = {g: SYMBOLS[i % len(SYMBOLS)] for i, g in enumerate(dict.fromkeys(data["group"]))}
     traces: list[dict[str, Any]] = []
     for index, model, part in by_model(data):

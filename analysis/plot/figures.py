@@ -9,6 +9,7 @@ and the app redraws every chart on every filter.
 from __future__ import annotations
 
 import html
+import re
 import zlib
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -56,14 +57,27 @@ def palette_indices(models: Iterable[str]) -> dict[str, int]:
 
 
 def wrap(label: str, width: int = 14) -> str:
-    """Break a long axis label into lines (plotly's ``<br>``), so labels never need rotating."""
+    """Break a long axis label into lines (plotly's ``<br>``), so labels never need rotating.
+
+    Lines break between words and, in a word longer than ``width``, after its hyphens
+    (``visual-`` / ``audio-`` / ``language``): such a word on one line overlapped its neighbours.
+    """
     lines: list[str] = []
     for word in str(label).replace("_", " ").split():
-        if lines and len(lines[-1]) + 1 + len(word) <= width:
-            lines[-1] += " " + word
-        else:
-            lines.append(word)
+        hyphenated = len(word) > width and "-" in word.strip("-")
+        pieces = re.findall(r"[^-]*-|[^-]+$", word) if hyphenated else [word]
+        for index, piece in enumerate(pieces):
+            glue = "" if index else " "  # the rest of a hyphenated word joins without a space
+            if lines and len(lines[-1]) + len(glue) + len(piece) <= width:
+                lines[-1] += glue + piece
+            else:
+                lines.append(piece)
     return "<br>".join(lines) or str(label)
+
+
+def crowded_width(groups: int, room: int = 48) -> int:
+    """A :func:`wrap` width for ``groups`` labels sharing one panel of about ``room`` characters."""
+    return max(7, min(14, room // max(groups, 1)))
 
 
 def by_model(data: pd.DataFrame) -> list[tuple[int, str, pd.DataFrame]]:
