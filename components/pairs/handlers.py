@@ -41,6 +41,7 @@ from analysis.review.pairs.validation import (
     press,
     progress,
     save_validation,
+    validated,
 )
 from analysis.store import Identity, InvalidLabel, Store, StoreError
 from analysis.store.reviewers import round_team
@@ -235,6 +236,10 @@ def panels(ctx: PairsContext, pair_id: str, me: Identity | None = None) -> list[
     return out
 
 
+OWN_VALIDATION = "You validated this pair: another adjudicator settles it."
+"""Said on a pair an adjudicator validated (the store refuses their adjudication of it)."""
+
+
 def show_pair(ctx: PairsContext, pair_id: str, me: Identity | None) -> PairScreen:
     """Load a pair: the player, its questions and answers, and the reviewer's saved checks."""
     view = pair_spec().view(ctx.known(pair_id), _pair_table(ctx, pair_id))
@@ -250,6 +255,8 @@ def show_pair(ctx: PairsContext, pair_id: str, me: Identity | None) -> PairScree
     scored = score_line(ctx, pair_id)
     if scored:
         info += f"  \n{scored}"
+    if me is not None and ctx.may_adjudicate(me) and validated(ctx.store, pair_id, clips, me):
+        info += f"  \n{OWN_VALIDATION}"  # the Adjudicate button stays: another pair may be theirs to settle
     return PairScreen(
         pair_id, player_html(panels(ctx, pair_id, me), view.similarity), info, grid, checks, note
     )

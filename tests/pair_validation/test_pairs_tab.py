@@ -199,6 +199,13 @@ def test_roles_in_the_pair_tab_adjudicators_settle_blind_reviewers_see_no_gold(
     assert [ctx.may_adjudicate(me) for me in (None, ALICE, BOB, CAROL)] == [False, False, False, True]
     anyone = ph.PairsContext(catalog, store, k=2, reviewers=("alice", "bob"))
     assert [anyone.may_adjudicate(me) for me in (None, ALICE, BOB)] == [False, True, True]
+    # an adjudicator who validated a pair is told on it that another settles it (the store refuses
+    # them; the button was shown without a word, seen in a walkthrough)
+    assert ph.OWN_VALIDATION in ph.show_pair(anyone, PAIR, ALICE).info
+    assert ph.OWN_VALIDATION not in ph.show_pair(anyone, TRIPLE, ALICE).info
+    assert ph.OWN_VALIDATION not in ph.show_pair(ctx, PAIR, ALICE).info  # alice does not adjudicate there
+    with pytest.raises(ph.Refused, match="alice validated pair"):
+        ph.adjudicate(anyone, _all(blank, True), "mine", ALICE)
     store.engine.dispose()
 
 

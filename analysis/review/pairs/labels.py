@@ -73,12 +73,18 @@ def adjudicate_pair(
     if not isinstance(reason, str) or not reason.strip():
         raise InvalidLabel("an adjudication needs a reason")
     writes = _writes(checks, note)
-    mine = current_labels(store, pair_owner(), scope="vote", reviewer=adjudicator.name)
-    if mine["item_id"].isin({ref.item_id for ref, _, _ in writes}).any():
+    if validated(store, checks.pair_id, checks.clips, adjudicator):
         raise OwnVote(
             f"{adjudicator.name} validated pair {checks.pair_id}: another adjudicator must settle it"
         )
     return write_labels(store, writes, adjudicator, reason, scope="final", kind="adjudicate", allow_same=True)
+
+
+def validated(store: Store, pair_id: str, clips: Sequence[str], reviewer: Identity) -> bool:
+    """Whether ``reviewer`` validated the pair (any of its checks): then they may not settle it."""
+    ids = {clip_item(pair_id, clip).item_id for clip in clips} | {pair_item(pair_id).item_id}
+    mine = current_labels(store, pair_owner(), scope="vote", reviewer=reviewer.name)
+    return bool(mine["item_id"].isin(ids).any())
 
 
 def shown_labels(

@@ -63,6 +63,7 @@ from analysis.review.pairs.labels import (
     checks_from_labels,
     my_validation,
     save_validation,
+    validated,
     validations,
 )
 from analysis.review.pairs.team import (
@@ -112,5 +113,6 @@ __all__ = [
     "progress",
     "save_validation",
     "split_key",
+    "validated",
     "validations",
 ]
