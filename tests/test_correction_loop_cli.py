@@ -17,6 +17,10 @@ from analysis.cli.main import main
 from analysis.review.corrected import common_folder
 
 RUNS = sample_runs()
+EACH_RUN = pytest.mark.parametrize(
+    ("name", "task", "pred", "gold", "golds"), RUNS, ids=[f"{n}-{t}" if t else n for n, t, *_ in RUNS]
+)
+"""One test per benchmark and task of the bundled samples."""
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
@@ -34,9 +38,7 @@ def test_every_benchmark_and_task_is_covered() -> None:
     assert len(expected) >= len(REGISTRY)  # a run per benchmark, per task where a file holds one task
 
 
-@pytest.mark.parametrize(
-    ("name", "task", "pred", "gold", "golds"), RUNS, ids=[f"{n}-{t}" if t else n for n, t, *_ in RUNS]
-)
+@EACH_RUN
 def test_items_import_score_export_score(
     name: str,
     task: str | None,
@@ -110,9 +112,7 @@ def test_items_import_score_export_score(
     assert again_scored == corrected
 
 
-@pytest.mark.parametrize(
-    ("name", "task", "pred", "gold", "golds"), RUNS, ids=[f"{n}-{t}" if t else n for n, t, *_ in RUNS]
-)
+@EACH_RUN
 def test_import_as_the_contract_writes_it_gives_the_same_numbers(
     name: str,
     task: str | None,

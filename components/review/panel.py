@@ -439,61 +439,49 @@ def save(
     line = f"Saved as {md_text(who.name)}: " + "; ".join(done) + "." if done else ""
     # a field left as it was opened that someone changed meanwhile is said: the form saved showed
     # the old value, and the panel is about to show theirs (it flipped without a word)
-    meanwhile = _meanwhile(plan.moved, events, access, typed, shown, official_of(item))
+    said = (events, access, typed, shown, official_of(item))
+    meanwhile = _changed_since(plan.moved, *said, changed_by_reviewer=False)
     if plan.conflicts:
-        told = _conflicts(plan.conflicts, events, access, typed, shown, official_of(item))
+        told = _changed_since(plan.conflicts, *said, changed_by_reviewer=True)
         raise Conflict(" ".join(filter(None, [line, told, meanwhile])))
     if meanwhile:
         return " ".join([line or "Nothing changed by you.", meanwhile])
     return line[:-1] if line else "Nothing changed."
 
 
-def _conflicts(
+def _changed_since(
     fields: tuple[str, ...],
     events: pd.DataFrame,
     access: Access,
     typed: Form,
     now: Form,
     official: str | None,
+    *,
+    changed_by_reviewer: bool,
 ) -> str:
-    """Why ``fields`` were not written: who set what meanwhile, and what the reviewer had typed."""
-    parts = []
-    for field in fields:
-        mine, theirs = typed.value(field), now.value(field)
-        by = changed_by(events, access, field)
-        who = "you, in another window" if by == access.name else md_text(by or "someone")
+    """Who set each of ``fields`` to what since the form opened, and what the form held ("" for none).
 
-        def said(value: str | None, field: str = field) -> str:
-            return md_text(_show(as_shown(field, value or None, official)) or "nothing")
-
-        parts.append(f"{field}: {who} set it to “{said(theirs)}” (yours: “{said(mine)}”)")
-    return (
-        "Not saved, changed since you opened the item: "
-        + "; ".join(parts)
-        + ". The form now shows the item as it is: to replace theirs, set yours again and save."
-    )
-
-
-def _meanwhile(
-    fields: tuple[str, ...],
-    events: pd.DataFrame,
-    access: Access,
-    typed: Form,
-    now: Form,
-    official: str | None,
-) -> str:
-    """Fields the reviewer left as they were that others changed since the form opened ("" for none)."""
+    ``changed_by_reviewer``: the reviewer changed these fields too (not written: the save says so);
+    else they left them as they were opened (the save tells them only what now stands).
+    """
     if not fields:
         return ""
     parts = []
     for field in fields:
         by = changed_by(events, access, field)
         who = "you, in another window" if by == access.name else md_text(by or "someone")
-        before, now_value = (
+        theirs, mine = (
             md_text(_show(as_shown(field, value or None, official)) or "nothing")
-            for value in (typed.value(field), now.value(field))
+            for value in (now.value(field), typed.value(field))
         )
-        parts.append(f"{field}: {who} set it to “{now_value}” (your form showed “{before}”)")
+        yours = "yours:" if changed_by_reviewer else "your form showed"
+        parts.append(f"{field}: {who} set it to “{theirs}” ({yours} “{mine}”)")
+    if changed_by_reviewer:
+        return (
+            "Not saved, changed since you opened the item: "
+            + "; ".join(parts)
+            + ". The form now shows the item as it is: to replace theirs, set yours again and save."
+        )
     return (
         "Changed since you opened the item, and not by this save: "
         + "; ".join(parts)
