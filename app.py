@@ -393,9 +393,6 @@ def _wire(
         api_visibility="private",
         **fast,
     )
-    # an id names an item of one benchmark: picking another leaves none in the jump box (in the
-    # page, no round trip; a view put in place by the server sets the box itself)
-    f.benchmark.input(None, None, jump, js="() => ''", api_visibility="private")
     for widget in (f.models, f.task, f.category, f.wrong_only, f.parser_dependent, f.flagged_only):
         widget.input(refresh, fin, refresh_out, trigger_mode="always_last", api_visibility="private", **fast)
     # the page and charts of a view: also the API's /view (the same handler whatever calls it)

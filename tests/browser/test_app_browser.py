@@ -286,23 +286,6 @@ def test_html_in_answers_and_captions_is_text(page: Page, app_url: str, bench: s
     page.screenshot(path=str(SHOTS / f"payload_{bench}.png"), full_page=True)
 
 
-def test_another_benchmark_leaves_no_id_in_the_jump_box(page: Page, app_url: str) -> None:
-    """An id names an item of one benchmark: after a switch the box kept the other's id."""
-    _open(page, app_url)
-    _show(page, "cdh-bench", wrong=False)
-    item_id = page.locator("#items [data-row='0'][data-col='1']").inner_text().strip()
-    jump = page.locator("#jump textarea, #jump input").first
-    jump.fill(item_id)
-    page.keyboard.press("Enter")
-    expect(page.locator("#item")).to_contain_text(item_id, timeout=TIMEOUT)
-    _settled(page)
-    expect(jump).to_have_value(item_id)
-    before = page.locator("#page-info").inner_text()
-    _choose(page, "f-benchmark", "cmm")
-    expect(page.locator("#page-info")).not_to_have_text(before, timeout=TIMEOUT)
-    expect(jump).to_have_value("")
-
-
 def test_a_benchmark_switch_with_a_task_set_shows_no_error(page: Page, app_url: str) -> None:
     # Issue 20: the switch's handlers got the old benchmark's task and Gradio raised a red toast
     # ("Value: qa is not in the list of choices"); the chosen model was dropped.
