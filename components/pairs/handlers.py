@@ -277,10 +277,17 @@ def _grid(view: PairView, clips: tuple[str, ...]) -> pd.DataFrame:
     )
     for model in view.models:  # a verdict mark in front of the raw answer reads faster than two columns
         out[model] = [
-            f"{_mark(ok)} {'' if raw is None or raw != raw else raw}".strip()
+            f"{_mark(ok)} {_answer(raw, _mark(ok))}".strip()
             for raw, ok in zip(grid[model], grid[f"{model} correct"], strict=True)
         ]
     return out
+
+
+def _answer(raw: Any, mark: str) -> str:
+    """The model's answer as shown after its ``mark``: a scored answer missing or empty is said to be."""
+    if raw is None or raw is pd.NA or raw != raw:
+        return "(no answer)" if mark else ""  # no mark: the model has no row for this question
+    return str(raw) if str(raw).strip() or not mark else "(empty answer)"
 
 
 def _options(text: str) -> str:

@@ -51,7 +51,7 @@ def test_pair_screen_shows_both_players_the_answers_and_a_blank_form(ctx: ph.Pai
     assert len(screen.grid) == 6 and list(screen.grid["clip"][:2]) == ["A", "B"]
     assert screen.grid.loc[1, "yes-biased"] == "✗ Yes, the person is walking."
     assert screen.grid.loc[4, "options"] == "A. jumping · B. walking · C. spinning · D. running"
-    assert screen.grid.loc[0, "balanced"] == "✗"  # no answer at all: wrong, nothing to show
+    assert screen.grid.loc[0, "balanced"] == "✗ (no answer)"  # wrong, and said why: not a bare mark
 
 
 def test_an_unreadable_clip_is_shown_as_such_not_as_a_broken_player(ctx: ph.PairsContext) -> None:
