@@ -37,6 +37,14 @@ from components.review.panel import (
 from components.shown_tabs import ShownTabs
 
 FREE: dict[str, Any] = {"concurrency_limit": None}
+DRAFTS: dict[str, Any] = {"concurrency_id": "review-drafts", "concurrency_limit": 1}
+"""The events that keep a draft run one at a time, in the order they were sent.
+
+A session's state is read when its event starts and written when it ends. Run side by side,
+the radio's draft (the note still empty) could end after the note's and replace it: the note
+typed was lost when the reviewer came back to the item. Keeping a draft takes microseconds.
+The writes (save, undo) change the same dict in place (:func:`_without_draft`), so a draft kept
+while one runs is not replaced by its copy either."""
 
 
 TAB = "Review"
@@ -197,16 +205,16 @@ def wire_review(
         That is the row the form was filled for, not ``row`` (the open row): right after the next
         item opens, the form still shows the item before until its own answer comes.
         """
-        kept = dict(drafts or {})
+        kept = drafts if drafts is not None else {}
         opened = form[-1] if form else None
         shows = opened.row if isinstance(opened, Opened) and opened.row is not None else row
         if shows is not None:
-            kept[int(shows)] = list(form)
+            kept[int(shows)] = list(form)  # in place: see DRAFTS
         return kept
 
     for widget in rv.inputs():
         event = widget.blur if isinstance(widget, gr.Textbox) else widget.input
-        event(keep_draft, [current, rv.drafts, *rv.inputs(), rv.opened], rv.drafts, **private, **FREE)
+        event(keep_draft, [current, rv.drafts, *rv.inputs(), rv.opened], rv.drafts, **private, **DRAFTS)
 
     def metrics(
         request: gr.Request, profile: gr.OAuthProfile | None, mode: str, *values: Any
@@ -270,13 +278,13 @@ def wire_review(
             try:
                 line = action(who, row, *form)
             except Conflict as exc:  # the rest was saved: the form shows the item as it is now, not advanced
-                kept = {k: v for k, v in (drafts or {}).items() if k != row}
+                kept = _without_draft(drafts, row)
                 return (f"⚠ {exc}", kept, False, *after(who, row, kept, page, values))
             except Behind as exc:  # nothing saved: the form is filled for the open item, drafts kept
                 return (f"⚠ {exc}", drafts, False, *after(who, row, drafts, page, values))
             except Refused as exc:  # the form stays as typed; the message says why, replacing the last one
                 return (f"⚠ {exc}", drafts, False, *[gr.skip()] * (n_panel + n_item - 1 + 3))
-            kept = {k: v for k, v in (drafts or {}).items() if k != row}
+            kept = _without_draft(drafts, row)
             return (line, kept, True, *after(who, row, kept, page, values))
 
         return handler
@@ -503,3 +511,11 @@ def _api(ctx: ReviewContext) -> None:
 
     # writes are serialised by the store, not by the queue
     gr.api(relabel, api_name="relabel", concurrency_limit=None)  # type: ignore[attr-defined]
+
+
+def _without_draft(drafts: dict[int, list[Any]] | None, row: int | None) -> dict[int, list[Any]]:
+    """``drafts`` less the draft of ``row`` (just written), changed in place (:data:`DRAFTS`)."""
+    kept = drafts if drafts is not None else {}
+    if row is not None:
+        kept.pop(int(row), None)
+    return kept
