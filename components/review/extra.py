@@ -22,6 +22,7 @@ from analysis.review.gold_changes import GoldChanges, changes_html, gold_changes
 from analysis.store import (
     Identity,
     InvalidLabel,
+    ItemRef,
     agreement_report,
     assign,
     corrected_runs,
@@ -332,12 +333,35 @@ def adjudication_target(ctx: ReviewContext, row: int | None, who: Identity | Non
             verb = "adjudicated" if kind == "adjudicate" else "corrected"
             shown = md_text(as_shown("gold", value, official))
             gold = f" · gold: {shown} ({verb} by {md_text(by)}{_why(why)})"
-    ref = {"benchmark": str(item["benchmark"]), "item_id": item_id, "task": str(item.get("task") or "")}
-    side = took_a_side(ctx.store, as_item(ref), "gold", who.name)
+    side = took_a_side(ctx.store, _ref(item), "gold", who.name)
     own = f" · **you {side} it: another adjudicator must settle it**" if side else ""
     return (
         f"Adjudication acts on {md_code(item_id)} ({md_text(item['benchmark'])}) · "
         f"{md_text(_short(str(item.get('question') or '')))}{gold} · votes: {listed}{own}"
+    )
+
+
+def may_settle(ctx: ReviewContext, row: int | None, who: Identity | None) -> bool:
+    """Whether ``who`` may adjudicate the open item: an adjudicator who took no side on its gold.
+
+    The store's rule (:func:`~analysis.store.agreement.took_a_side`), asked before a click: the
+    button of an adjudicator who voted on or corrected the item is disabled, the panel says why.
+    """
+    if ctx.store is None or who is None or not ctx.access(who).may_adjudicate:
+        return False
+    if row is None or not 0 <= int(row) < len(ctx.catalog.table):
+        return False
+    return took_a_side(ctx.store, _ref(ctx.catalog.table.iloc[int(row)]), "gold", who.name) is None
+
+
+def _ref(item: pd.Series) -> ItemRef:
+    """The store's reference to an item table row."""
+    return as_item(
+        {
+            "benchmark": str(item["benchmark"]),
+            "item_id": str(item["item_id"]),
+            "task": str(item.get("task") or ""),
+        }
     )
 
 

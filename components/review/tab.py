@@ -423,15 +423,21 @@ def _wire_tab(
         shown = (*navigate.find_item(view, item_id, list(values)), gr.Tabs(selected="items-tab"))
         return ctx.item_changes.counted(request, shown)
 
-    target = with_identity(lambda who, row: review_extra.adjudication_target(ctx, row, who))
+    def target_of(who: Identity | None, row: int | None) -> tuple[str, Any]:
+        """The panel, and the button disabled (not hidden) where she took a side: the panel says why."""
+        text = review_extra.adjudication_target(ctx, row, who)
+        return text, gr.update(interactive=review_extra.may_settle(ctx, row, who))
+
+    target = with_identity(target_of)
+    settled = [rt.target, rt.adjudicate]
     rt.items.select(open_item, f.inputs(), [current, *ins.outputs(), tabs], **private, **FREE).then(
-        target, [current], rt.target, **private, **FREE
+        target, [current], settled, **private, **FREE
     )
     # a new item, a vote saved on it here, the queue shown again or the tab opened: the sides as
     # they stand (other reviewers vote meanwhile; the panel kept the votes it was first shown)
     shows_again = [rt.load.click] + ([shown[0].select] if shown is not None else [])
     for trigger in (*item_moved(*item), saved.change, *shows_again):
-        trigger(target, [current], rt.target, **private, **FREE)
+        trigger(target, [current], settled, **private, **FREE)
     # The adjudication form belongs to one item: another item empties it (a value and a reason
     # typed for one item were once settled on the next, with the last result line left under it).
     typed_for = gr.State(None)
@@ -456,7 +462,7 @@ def _wire_tab(
     adjudicate = with_identity(settle)
     settled = rt.adjudicate.click(
         adjudicate, [current, typed_for, rt.value, rt.reason], rt.message, api_visibility="private", **FREE
-    ).success(target, [current], rt.target, **private, **FREE)
+    ).success(target, [current], settled, **private, **FREE)
     refresh(settled)
     exports = with_identity(
         lambda who, b: [

@@ -548,6 +548,37 @@ def test_an_adjudicator_is_not_told_she_took_a_side_by_her_own_adjudication(
     assert adjudicate_item(ctx, row, CAROL, "yes", "checked again").endswith("gold = yes")
 
 
+def test_the_adjudicate_button_is_disabled_where_the_adjudicator_took_a_side(
+    catalog: Catalog, tmp_path: Path
+) -> None:
+    # Seen in a walkthrough: carol had corrected the item, the panel said another adjudicator
+    # settles it, and the button beside it was still offered (the store refused the click)
+    import gradio as gr
+
+    from components.review.extra import adjudicate_item, may_settle
+
+    ctx = replace(_ctx(catalog, tmp_path), adjudicators=frozenset({"carol"}))
+    demo = app.build_app(catalog, ctx)
+    by_id = {b.elem_id: b for b in demo.blocks.values() if getattr(b, "elem_id", None)}
+    settled = [by_id["rv-adj-target"], by_id["rv-adj"]]
+    (target,) = {d.fn for d in demo.fns.values() if list(d.outputs) == settled}
+    carol = gr.Request(username="carol", session_hash="carol-1")
+    row = _row(catalog, PAIR_11_QA_CS)
+    other = _other_row(catalog, row)
+    save(ctx, row, ALICE, "yes", "", [], "", "the flame is lit")
+    save(ctx, row, BOB, "no", "", [], "", "it is not")
+    assert may_settle(ctx, row, CAROL) and target(carol, None, row)[1]["interactive"] is True
+    assert adjudicate_item(ctx, row, CAROL, "yes", "checked the image").endswith("gold = yes")
+    assert may_settle(ctx, row, CAROL)  # an adjudication is no side: she may settle it again
+    save(ctx, other, CAROL, "no", "", [], "", "her own correction")
+    text, button = target(carol, None, other)
+    assert "another adjudicator must settle it" in text and button["interactive"] is False
+    with pytest.raises(Refused):  # the store's rule, which the button follows
+        adjudicate_item(ctx, other, CAROL, "yes", "settling my own")
+    assert not may_settle(ctx, row, ALICE)  # not an adjudicator
+    assert not may_settle(ctx, None, CAROL)  # no item open
+
+
 def test_the_adjudication_sides_are_shown_again_with_the_queue_and_the_tab(
     catalog: Catalog, tmp_path: Path
 ) -> None:
@@ -556,10 +587,10 @@ def test_the_adjudication_sides_are_shown_again_with_the_queue_and_the_tab(
     demo = app.build_app(catalog, ctx)
     by_id = {b.elem_id: b for b in demo.blocks.values() if getattr(b, "elem_id", None)}
     panel_id = by_id["rv-adj-target"]._id
-    refreshed_by = {
+    refreshed_by = {  # the panel, and its button (disabled where she took a side)
         (block, event)
         for d in demo.fns.values()
-        if [o._id for o in d.outputs] == [panel_id]
+        if [o._id for o in d.outputs] == [panel_id, by_id["rv-adj"]._id]
         for block, event in d.targets
     }
     assert (by_id["rv-queue-load"]._id, "click") in refreshed_by  # Show queue
