@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from analysis.benchmarks import get
+from analysis.cli.checks import check_slices
 from analysis.errors import UsageError
 
 if TYPE_CHECKING:  # the parser is built for --help: the finder (pandas) loads when slices run
@@ -36,10 +37,7 @@ def run_slices(args: argparse.Namespace, task: str | None) -> tuple[list[Slice],
     from analysis.cli.items import model_rows
     from analysis.failures.slices import find_slices
 
-    if not 1 <= args.max_depth <= 3:
-        raise UsageError(f"--max-depth must be 1, 2 or 3, not {args.max_depth}")
-    if not 0 < args.alpha < 1:
-        raise UsageError(f"--alpha must be between 0 and 1, not {args.alpha}")
+    check_slices(args)  # main checked them before any import; here for any other caller
     bench = get(args.benchmark)
     table, models = model_rows(bench, args.files, gold=args.gold, task=task)
     if not models:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 # Only light modules here: ``halluscope --help`` and a usage error answer before pandas, numpy or
 # a benchmark package is imported (each command imports what it needs; docs/cli.md).
 from analysis.benchmarks import REGISTRY, UnknownBenchmark, get
+from analysis.cli.checks import check_export, check_slices, check_suspects
 from analysis.cli.roots import media_roots
 from analysis.errors import InputError, StoreError, UsageError
 from analysis.files.harness import FORMATS, parse_map
@@ -315,18 +316,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run_score(args: argparse.Namespace) -> dict[str, Any]:
     """Load, validate options and score (the work behind ``halluscope score``)."""
-    from concurrent.futures import Future, ThreadPoolExecutor
-
-    from analysis.files.readers import without_gc_pauses
-    from analysis.load.detect import expect
-
+    # every check of the options first, before anything heavy is imported: a usage error is told at once
+    if (args.corrected or args.db) and not (args.corrected and args.db):
+        raise UsageError("--corrected and --db go together")
+    n_boot, seed = _check_ci(args)
+    mapping = parse_map(args.map)
     bench = get(args.benchmark)
     task = _check_task(bench, args.task)
     parser = args.parser or bench.PARSERS[0]
     if parser not in bench.PARSERS:
         raise UsageError(f"unknown parser {parser!r} for {bench.NAME} (known: {', '.join(bench.PARSERS)})")
-    n_boot, seed = _check_ci(args)
-    mapping = parse_map(args.map)
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+    from analysis.files.readers import without_gc_pauses
+    from analysis.load.detect import expect
+
     # A benchmark may score its own native file without building the item table (same report,
     # faster); files of other pipelines, and corrected scores (they need the table), go through
     # the loader. The fast read runs beside the check of the files' kinds (it waits on the disk
@@ -351,9 +355,7 @@ def run_score(args: argparse.Namespace) -> dict[str, Any]:
         from analysis.load.detect import with_formats_tried
 
         raise with_formats_tried(exc, args.predictions, bench, "predictions") from None
-    if args.corrected or args.db:
-        if not (args.corrected and args.db):
-            raise UsageError("--corrected and --db go together")
+    if args.corrected:  # with --db (checked above)
         from analysis.cli.store_commands import corrected_table  # lazy: plain scoring never loads the store
 
         official, table = table, corrected_table(args.db, bench, table)
@@ -594,6 +596,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for line in item_lines(bench, table, corrected):
                 _out(line)
         elif args.command == "slices":
+            check_slices(args)  # before the imports below: a usage error is told at once
             from analysis.cli.failures import format_slices, run_slices, slice_lines
 
             bench = get(args.benchmark)
@@ -605,6 +608,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 _out(format_slices(found, tested, args.alpha))
         elif args.command == "suspects":
+            check_suspects(args)  # before the imports below
             from analysis.cli.suspects import format_suspects, run_suspects, suspect_lines
 
             bench = get(args.benchmark)
@@ -630,6 +634,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             _out(run_merge(args))
         elif args.command == "export":
+            check_export(args)  # before the store's imports
             from analysis.cli.store_commands import run_export  # lazy: scoring never loads the store
 
             _out(run_export(args))

@@ -20,15 +20,17 @@ import pandas as pd
 from analysis.benchmarks import UnknownBenchmark, get
 from analysis.benchmarks.base import Benchmark
 from analysis.benchmarks.shared.corrected import load_as_shown
+from analysis.cli.checks import check_export
 from analysis.errors import InputError, InvalidLabel, StoreError, UsageError
 from analysis.files.csv_cells import csv_unsafe, read_csv_rows
 from analysis.files.readers import check_file, read_jsonl
+from analysis.files.table_formats import guess_format
 from analysis.review.corrected import corrected_gold, corrected_view, write_native
 from analysis.store.apply import count_corrections
 from analysis.store.connect import open_store
 from analysis.store.db import Store, default_db_path
 from analysis.store.events import ItemRef, write_label_rows
-from analysis.store.export import export_corrections, guess_format, parquet_rows
+from analysis.store.export import export_corrections, parquet_rows
 from analysis.store.identity import Identity, NotAuthenticated
 from analysis.store.values import FIELDS, NEEDS_REASON
 from analysis.table.columns import concat_tables
@@ -332,29 +334,13 @@ def _shown(bench: Benchmark, path: Path) -> pd.DataFrame | None:
         return None
 
 
-def export_format(out: Path, fmt: str | None) -> str:
-    """``--format`` as given, else the one the extension of ``--out`` names (before the store opens)."""
-    if fmt is not None:
-        return fmt
-    try:
-        return guess_format(out, None)
-    except InputError:
-        raise UsageError(
-            f"--out {out}: cannot tell the format from the extension "
-            f"{out.suffix or '(none)'}: name a .csv, .jsonl or .parquet file, "
-            "or give --format"
-        ) from None
-
-
 def run_export(args: argparse.Namespace) -> str:
     """Do the export; returns the line to print (the CLI declares the options)."""
+    fmt = check_export(args)
     bench = get(args.benchmark)
-    fmt = export_format(args.out, args.format)
     store = _open(args.db, must_exist=True)
     try:
         if fmt == "native":
-            if not args.gold:
-                raise UsageError("--format native needs --gold with the files to correct")
             from analysis.load.detect import expect_benchmark
 
             for path in args.gold:  # another benchmark's file: said as such, not as a missing field

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import orjson
 import pandas as pd
@@ -25,14 +25,13 @@ import pandas as pd
 from analysis.errors import InputError
 from analysis.files.csv_cells import csv_safe, csv_unsafe, csv_writer, read_csv_rows
 from analysis.files.readers import check_file, read_jsonl
+from analysis.files.table_formats import Format, guess_format
 from analysis.store.db import Store
 from analysis.store.identity import Identity, as_identity
 from analysis.store.labels import events_frame
 from analysis.store.merge import insert_events
 from analysis.store.schema import EVENT_COLUMNS
 
-Format = Literal["csv", "jsonl", "parquet"]
-FORMATS: tuple[str, ...] = ("csv", "jsonl", "parquet")
 EXPORT_COLUMNS: tuple[str, ...] = tuple("item_id" if c == "item_key" else c for c in EVENT_COLUMNS)
 """Columns of an exported corrections file (``item_id`` is the item table's id)."""
 
@@ -41,15 +40,6 @@ def corrections_frame(store: Store, benchmark: str | None = None) -> pd.DataFram
     """Every event (of one benchmark), oldest first, in the export's columns."""
     frame = events_frame(store, benchmark).rename(columns={"item_key": "item_id"})
     return frame[list(EXPORT_COLUMNS)].reset_index(drop=True)
-
-
-def guess_format(path: Path, fmt: str | None) -> Format:
-    """The format named, else the one the file's extension says."""
-    name = (fmt or path.suffix.lstrip(".")).lower()
-    name = {"parq": "parquet", "pq": "parquet", "json": "jsonl", "ndjson": "jsonl"}.get(name, name)
-    if name not in FORMATS:
-        raise InputError(path, f"unknown corrections format {name!r} (known: {', '.join(FORMATS)})")
-    return name  # type: ignore[return-value]
 
 
 def export_corrections(
