@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import importlib.util
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -39,6 +41,7 @@ class _Registry(Mapping[str, "Benchmark"]):
     def __init__(self, packages: Sequence[str]) -> None:
         self._modules = {name.replace("_", "-"): f"analysis.benchmarks.{name}" for name in packages}
         self._loaded: dict[str, Benchmark] = {}
+        self._cards: dict[str, Any] = {}
 
     def __getitem__(self, name: str) -> Benchmark:
         found = self._loaded.get(name)
@@ -47,11 +50,34 @@ class _Registry(Mapping[str, "Benchmark"]):
             self._loaded[name] = found
         return found
 
+    def __contains__(self, name: object) -> bool:
+        return name in self._modules  # Mapping's own would look the package up, importing it
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._modules)
 
     def __len__(self) -> int:
         return len(self._modules)
+
+    def card(self, name: str) -> Any:
+        """The package's ``card.py`` (id, tasks, parsers), read by path: the package is not imported.
+
+        The module itself once it is imported, or when it has no card (a plugin's may not).
+        """
+        if name in self._loaded:
+            return self._loaded[name]
+        if name not in self._cards:
+            spec = importlib.util.find_spec(self._modules[name])  # finds, does not import, the package
+            folders = list(spec.submodule_search_locations or []) if spec is not None else []
+            path = Path(folders[0]) / "card.py" if folders else None
+            if path is None or not path.is_file():
+                return self[name]
+            card_spec = importlib.util.spec_from_file_location(f"_halluscope_card_{name}", path)
+            assert card_spec is not None and card_spec.loader is not None
+            card = importlib.util.module_from_spec(card_spec)
+            card_spec.loader.exec_module(card)
+            self._cards[name] = card
+        return self._cards[name]
 
     def add(self, module: str) -> str:
         """Register the benchmark package ``module`` (a dotted name), last; returns its id."""
@@ -67,6 +93,7 @@ class _Registry(Mapping[str, "Benchmark"]):
         """Forget a benchmark added with :meth:`add` (the listed packages stay)."""
         self._modules.pop(name, None)
         self._loaded.pop(name, None)
+        self._cards.pop(name, None)
 
 
 def _checked(module: object) -> Benchmark:
@@ -111,9 +138,23 @@ class UnknownBenchmark(KeyError):
 
 def get(name: str) -> Benchmark:
     """Return the benchmark module registered as ``name`` (case-insensitive, ``_`` as ``-``)."""
+    return REGISTRY[_key(name)]
+
+
+def card(name: str) -> Any:
+    """The id, ``TASKS``, ``TASK_REQUIRED`` and ``PARSERS`` of the benchmark ``name``, its package unimported.
+
+    What the command line checks its options against before anything heavy loads (a mistyped
+    ``--task`` is told at once); each package takes these names from its ``card.py``.
+    """
+    return REGISTRY.card(_key(name))
+
+
+def _key(name: str) -> str:
+    """The registered id ``name`` means; :class:`UnknownBenchmark`, with the closest id, if none."""
     key = name.strip().lower().replace("_", "-")
     if key in REGISTRY:
-        return REGISTRY[key]
+        return key
     close = difflib.get_close_matches(key, list(REGISTRY), n=1, cutoff=0.5)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     raise UnknownBenchmark(f"unknown benchmark {name!r}{hint} (known: {', '.join(REGISTRY)})")
@@ -135,6 +176,7 @@ __all__ = [
     "Finding",
     "ScoreReport",
     "UnknownBenchmark",
+    "card",
     "get",
     "register",
 ]

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 # Only light modules here: ``halluscope --help`` and a usage error answer before pandas, numpy or
 # a benchmark package is imported (each command imports what it needs; docs/cli.md).
-from analysis.benchmarks import REGISTRY, UnknownBenchmark, get
+from analysis.benchmarks import REGISTRY, UnknownBenchmark, card, get
 from analysis.cli.checks import check_export, check_slices, check_suspects
 from analysis.cli.roots import media_roots
 from analysis.errors import InputError, StoreError, UsageError
@@ -30,7 +30,7 @@ from analysis.files.harness import FORMATS, parse_map
 from analysis.stats.defaults import N_BOOT, SEED
 
 if TYPE_CHECKING:
-    from analysis.benchmarks.base import Benchmark, Finding, ScoreReport
+    from analysis.benchmarks.base import Finding, ScoreReport
 
 REPORT_FORMATS = ("html", "latex", "markdown")
 """``halluscope report --format`` values (kept here: ``score`` must not import plotly)."""
@@ -321,11 +321,12 @@ def run_score(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError("--corrected and --db go together")
     n_boot, seed = _check_ci(args)
     mapping = parse_map(args.map)
+    named = card(args.benchmark)  # the benchmark's tasks and parsers, its package not yet imported
+    task = _check_task(named, args.task)
+    parser = args.parser or named.PARSERS[0]
+    if parser not in named.PARSERS:
+        raise UsageError(f"unknown parser {parser!r} for {named.NAME} (known: {', '.join(named.PARSERS)})")
     bench = get(args.benchmark)
-    task = _check_task(bench, args.task)
-    parser = args.parser or bench.PARSERS[0]
-    if parser not in bench.PARSERS:
-        raise UsageError(f"unknown parser {parser!r} for {bench.NAME} (known: {', '.join(bench.PARSERS)})")
     from concurrent.futures import Future, ThreadPoolExecutor
 
     from analysis.files.readers import without_gc_pauses
@@ -438,7 +439,8 @@ def _check_ci(args: argparse.Namespace, need_ci: bool = True) -> tuple[int, int]
     return n_boot, seed
 
 
-def _check_task(bench: Benchmark, task: str | None) -> str | None:
+def _check_task(bench: Any, task: str | None) -> str | None:
+    """``task`` checked against the benchmark's tasks (``bench``: its package or its card)."""
     if task is None:
         if bench.TASK_REQUIRED:
             raise UsageError(f"{bench.NAME} needs --task (one of: {', '.join(bench.TASKS)})")
@@ -579,10 +581,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 _out(format_findings(findings))
         elif args.command == "items":
+            task = _check_task(card(args.benchmark), args.task) if args.task is not None else None
             from analysis.cli.items import item_lines, load_files
 
             bench = get(args.benchmark)
-            task = _check_task(bench, args.task) if args.task is not None else None
             table = load_files(
                 bench, args.files, gold=args.gold, task=task, fmt=args.format, mapping=parse_map(args.map)
             )
@@ -597,10 +599,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _out(line)
         elif args.command == "slices":
             check_slices(args)  # before the imports below: a usage error is told at once
+            task = _check_task(card(args.benchmark), args.task) if args.task is not None else None
             from analysis.cli.failures import format_slices, run_slices, slice_lines
 
-            bench = get(args.benchmark)
-            task = _check_task(bench, args.task) if args.task is not None else None
             found, tested = run_slices(args, task)
             if args.json:
                 for line in slice_lines(found):
@@ -609,10 +610,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _out(format_slices(found, tested, args.alpha))
         elif args.command == "suspects":
             check_suspects(args)  # before the imports below
+            task = _check_task(card(args.benchmark), args.task) if args.task is not None else None
             from analysis.cli.suspects import format_suspects, run_suspects, suspect_lines
 
-            bench = get(args.benchmark)
-            task = _check_task(bench, args.task) if args.task is not None else None
             ranked, reviewed = run_suspects(args, task)
             if args.json:
                 for line in suspect_lines(ranked, reviewed):

@@ -55,6 +55,10 @@ from analysis.benchmarks.avhbench import gold as _gold
 from analysis.benchmarks.avhbench import native as _native
 from analysis.benchmarks.avhbench import table as _avh_table
 from analysis.benchmarks.avhbench.auditing import audit_records
+from analysis.benchmarks.avhbench.card import NAME as NAME
+from analysis.benchmarks.avhbench.card import PARSERS as PARSERS
+from analysis.benchmarks.avhbench.card import TASK_REQUIRED as TASK_REQUIRED
+from analysis.benchmarks.avhbench.card import TASKS as TASKS
 from analysis.benchmarks.avhbench.detect import recognise as recognise
 from analysis.benchmarks.avhbench.read import read
 from analysis.benchmarks.base import (
@@ -86,16 +90,12 @@ from analysis.stats.metrics import (
 )
 from analysis.table.columns import concat_tables
 
-NAME = "avhbench"
 TITLE = "AVHBench"
 """Display name."""
 VOCABULARY: tuple[str, ...] = ("avhbench", "AVHBench")
 """Words only this package's code says (its id, file names, sides, tags): the seam test finds
 them nowhere else in the core or the app."""
 VERSION = "3"
-TASKS: tuple[str, ...] = ()
-TASK_REQUIRED = False
-PARSERS: tuple[str, ...] = ("first-word", "negation-aware", "substring")
 ALT_PARSER = "negation-aware"
 _YES_NO = ("accuracy", "f1", "precision", "recall", "yes_ratio")
 BOARDS: tuple[Board, ...] = (

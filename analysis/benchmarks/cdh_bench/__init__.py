@@ -104,6 +104,10 @@ from analysis.benchmarks.cdh_bench import native as _native
 from analysis.benchmarks.cdh_bench import parse as _cdh_parse
 from analysis.benchmarks.cdh_bench import read as _cdh_load
 from analysis.benchmarks.cdh_bench import table as _cdh_table
+from analysis.benchmarks.cdh_bench.card import NAME as NAME
+from analysis.benchmarks.cdh_bench.card import PARSERS as PARSERS
+from analysis.benchmarks.cdh_bench.card import TASK_REQUIRED as TASK_REQUIRED
+from analysis.benchmarks.cdh_bench.card import TASKS as TASKS
 from analysis.benchmarks.cdh_bench.detect import recognise as recognise
 from analysis.benchmarks.cdh_bench.metrics import (
     counterfactual_counts,
@@ -118,16 +122,12 @@ from analysis.stats.clusters import ClusterStats, scope_verdicts, tally
 from analysis.stats.metrics import MetricDict
 from analysis.table.columns import concat_tables, make_table
 
-NAME = "cdh-bench"
 TITLE = "CDH-Bench"
 """Display name."""
 VOCABULARY: tuple[str, ...] = ("cdh-bench", "cdh_bench", "counterfactual", "commonsense")
 """Words only this package's code says (its id, file names, sides, tags): the seam test finds
 them nowhere else in the core or the app."""
 VERSION = "1"
-TASKS: tuple[str, ...] = _cdh_load.TASKS
-TASK_REQUIRED = False
-PARSERS: tuple[str, ...] = ("official", "reparse", "strict")
 ALT_PARSER = "strict"
 _CDH = ("cf_acc", "cs_acc", "cfad", "ccr", "rpd")
 BOARDS: tuple[Board, ...] = (

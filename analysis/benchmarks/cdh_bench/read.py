@@ -17,12 +17,11 @@ from typing import Any
 import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 
+from analysis.benchmarks.cdh_bench.card import TASKS as TASKS  # the tasks scored; others skipped, counted
 from analysis.benchmarks.cdh_bench.columns import Columns
 from analysis.files.readers import MAX_TEXT_CHARS, Records, read_jsonl, require, require_column, type_name
 from analysis.table.columns import item_key, json_list, media_json
 
-TASKS = ("qa", "mc")
-"""The tasks halluscope scores; records of any other task are skipped and counted."""
 SIDES = ("commonsense", "counterfactual")
 """Sides in the order the official script asks them."""
 BLOCKS = {"qa": "direct_qa", "mc": "multiple_choice"}

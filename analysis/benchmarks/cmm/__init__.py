@@ -76,6 +76,10 @@ from analysis.benchmarks.cmm import native as _native
 from analysis.benchmarks.cmm import scoring as _cmm_score
 from analysis.benchmarks.cmm import table as _cmm_table
 from analysis.benchmarks.cmm.auditing import audit_rows
+from analysis.benchmarks.cmm.card import NAME as NAME
+from analysis.benchmarks.cmm.card import PARSERS as PARSERS
+from analysis.benchmarks.cmm.card import TASK_REQUIRED as TASK_REQUIRED
+from analysis.benchmarks.cmm.card import TASKS as TASKS
 from analysis.benchmarks.cmm.columns import item_id as item_id
 from analysis.benchmarks.cmm.detect import recognise as recognise
 from analysis.benchmarks.cmm.read import Rows, read_rows
@@ -89,16 +93,12 @@ from analysis.stats.clusters import ClusterStats
 from analysis.stats.metrics import MetricDict
 from analysis.table.columns import concat_tables
 
-NAME = "cmm"
 TITLE = "CMM"
 """Display name."""
 VOCABULARY: tuple[str, ...] = ("cmm", "raw_files")
 """Words only this package's code says (its id, file names, sides, tags): the seam test finds
 them nowhere else in the core or the app."""
 VERSION = "1"
-TASKS: tuple[str, ...] = ()
-TASK_REQUIRED = False
-PARSERS: tuple[str, ...] = ("official", "first-word", "negation-aware")
 ALT_PARSER = "negation-aware"
 BOARDS: tuple[Board, ...] = (Board("CMM", None, None, ("accuracy", "pa", "hr")),)
 DETECT_RANK = 2

@@ -109,6 +109,10 @@ from analysis.benchmarks.detailverifybench import gold as _gold
 from analysis.benchmarks.detailverifybench import native as _native
 from analysis.benchmarks.detailverifybench import read as dvb_io
 from analysis.benchmarks.detailverifybench.auditing import audit_gold
+from analysis.benchmarks.detailverifybench.card import NAME as NAME
+from analysis.benchmarks.detailverifybench.card import PARSERS as PARSERS
+from analysis.benchmarks.detailverifybench.card import TASK_REQUIRED as TASK_REQUIRED
+from analysis.benchmarks.detailverifybench.card import TASKS as TASKS
 from analysis.benchmarks.detailverifybench.columns import (
     ColumnTexts,
     extra_column,
@@ -141,16 +145,12 @@ from analysis.stats.clusters import ClusterStats, masks, tally
 from analysis.stats.metrics import MetricDict
 from analysis.table.columns import extra_json, make_table, media_json
 
-NAME = "detailverifybench"
 TITLE = "DetailVerifyBench"
 """Display name."""
 VOCABULARY: tuple[str, ...] = ("detailverifybench", "<HALLUCINATION>", "NO HALLUCINATION")
 """Words only this package's code says (its id, file names, sides, tags): the seam test finds
 them nowhere else in the core or the app."""
 VERSION = "1.1"
-TASKS: tuple[str, ...] = ()
-TASK_REQUIRED = False
-PARSERS: tuple[str, ...] = ("official", "aligned")
 ALT_PARSER = "aligned"
 BOARDS: tuple[Board, ...] = (
     Board(

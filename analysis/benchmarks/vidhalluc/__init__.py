@@ -142,6 +142,10 @@ from analysis.benchmarks.vidhalluc import harnessed as _harnessed
 from analysis.benchmarks.vidhalluc import native as _native
 from analysis.benchmarks.vidhalluc import pairs as _pairs
 from analysis.benchmarks.vidhalluc import stats as stats
+from analysis.benchmarks.vidhalluc.card import NAME as NAME
+from analysis.benchmarks.vidhalluc.card import PARSERS as PARSERS
+from analysis.benchmarks.vidhalluc.card import TASK_REQUIRED as TASK_REQUIRED
+from analysis.benchmarks.vidhalluc.card import TASKS as TASKS
 from analysis.benchmarks.vidhalluc.common import ALT, model_name
 from analysis.benchmarks.vidhalluc.detect import recognise as recognise
 from analysis.benchmarks.vidhalluc.embedder import SIMCSE_ENV, SIMCSE_NAME, SentenceEmbedder
@@ -152,16 +156,12 @@ from analysis.stats.clusters import ClusterStats
 from analysis.stats.metrics import MetricDict
 from analysis.table.columns import concat_tables
 
-NAME = "vidhalluc"
 TITLE = "VidHalluc"
 """Display name."""
 VOCABULARY: tuple[str, ...] = ("vidhalluc", "ach_binaryqa", "ach_mcq")
 """Words only this package's code says (its id, file names, sides, tags): the seam test finds
 them nowhere else in the core or the app."""
 VERSION = "1.2"
-TASKS: tuple[str, ...] = ("bqa", "mcq", "tsh", "sth")
-TASK_REQUIRED = True
-PARSERS: tuple[str, ...] = ("official", ALT)
 ALT_PARSER = ALT
 _NEEDS_SIMCSE = (
     f"the official scorer embeds scene descriptions with {SIMCSE_NAME}, which must be on local disk "

@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from analysis.benchmarks.vidhalluc.card import NAME, PARSERS
 from analysis.errors import InputError
 from analysis.files.readers import (
     MAX_TEXT_CHARS,
@@ -18,8 +19,8 @@ from analysis.files.readers import (
 )
 from analysis.table.columns import item_key, json_string, make_table, media_json
 
-NAME = "vidhalluc"
-ALT = "lenient"
+ALT = PARSERS[1]
+"""The lenient parser (the other is the official scorer's)."""
 GOLD_ONLY = "gold only: no model answer"
 
 

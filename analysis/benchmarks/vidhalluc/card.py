@@ -1,0 +1,10 @@
+"""The names the command line checks before this package is imported: its id, tasks and parsers.
+
+Read by path, without the package (``analysis.benchmarks.card``): it imports nothing, so a
+mistyped ``--task`` or ``--parser`` is told at once. The package takes these names from here.
+"""
+
+NAME = "vidhalluc"
+TASKS: tuple[str, ...] = ("bqa", "mcq", "tsh", "sth")
+TASK_REQUIRED = True
+PARSERS: tuple[str, ...] = ("official", "lenient")
