@@ -36,7 +36,7 @@ from components.review.context import ReviewContext
 from components.review.gold import ReviewerView
 from components.review.panel import build_review
 from components.review.tab import TAB as review_tab_label
-from components.review.tab import build_review_tab, wire_review
+from components.review.tab import build_review_tab, chart_source, wire_review
 from components.shown_tabs import ShownTabs
 from components.store_errors import say_store_errors
 from components.style import CSS
@@ -132,12 +132,16 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
         _wire_failures(ctx, fw, (fail_tab, memory), f, jump, tabs, find, item_out, (refresh, refresh_out))
         charts_folder = Path(tempfile.mkdtemp(prefix="halluscope-charts-"))
 
-        def chart_csv(request: gr.Request, profile: gr.OAuthProfile | None, *values: Any) -> Any:
+        def chart_csv(request: gr.Request, profile: gr.OAuthProfile | None, mode: str, *values: Any) -> Any:
             if _hides_gold(ctx, request, profile):  # charts are metrics over gold
                 raise gr.Error("Charts are hidden while you review blind.")
-            return charts.chart_csv(catalog, browse.filters_from(*values), charts_folder)
+            filters = browse.filters_from(*values)
+            source, gold = chart_source(ctx, mode, filters)  # the gold the charts above it show
+            return charts.chart_csv(source, filters, charts_folder, gold)
 
-        csv_make.click(chart_csv, f.inputs(), csv_file, api_visibility="private", concurrency_limit=None)
+        csv_make.click(
+            chart_csv, [gold_mode, *f.inputs()], csv_file, api_visibility="private", concurrency_limit=None
+        )
         # an item asked for by id is shown where items are: in the Items tab
         jump.submit(
             lambda: gr.Tabs(selected="items-tab"),

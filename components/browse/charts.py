@@ -50,12 +50,17 @@ def build_csv_export() -> tuple[gr.Button, gr.DownloadButton]:
     return prepare, download
 
 
-def chart_csv(catalog: Catalog, filters: Filters, folder: Path) -> Any:
-    """Write the numbers behind the charts of the view to ``folder`` and offer them for download."""
+def chart_csv(catalog: Catalog, filters: Filters, folder: Path, gold: str = "official") -> Any:
+    """Write the numbers behind the charts of the view to ``folder`` and offer them for download.
+
+    ``gold``: which gold ``catalog`` scores against (``official``, ``corrected``), said in a
+    column and in the file's name, so a file read later says which numbers it holds.
+    """
     view = catalog.chart_rows(catalog.rows_for(filters))
     data = view_data(view)
+    data.insert(1, "gold", gold)
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"charts-{filters.benchmark or 'all'}.csv"
+    path = folder / f"charts-{filters.benchmark or 'all'}-{gold}.csv"
     path.write_text(frame_csv(data), encoding="utf-8")  # model names are text from file names
     return gr.update(value=str(path), visible=True)
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import gradio as gr
 
+from analysis.load.catalog import Catalog
 from analysis.query import Filters
 from analysis.store import Identity, StoreError
 from components.browse import charts, navigate
@@ -356,12 +357,19 @@ def wire_review(
 
 def corrected_charts(ctx: ReviewContext, filters: Filters) -> tuple[Any, ...]:
     """Every chart of the filtered view over corrected gold."""
-    from analysis.load.catalog import Catalog
+    return charts.chart_updates(chart_source(ctx, "corrected", filters)[0], filters)
 
-    assert filters.benchmark is not None
-    table = review_extra.corrected_table(ctx, filters.benchmark)
-    fixed = Catalog(table, media_roots={})
-    return charts.chart_updates(fixed, filters)
+
+def chart_source(ctx: ReviewContext, mode: str, filters: Filters) -> tuple[Catalog, str]:
+    """The rows the Charts tab draws (and its CSV holds) under the Gold switch ``mode``, and that gold.
+
+    Corrected gold where it is asked for and can be had (a store, one benchmark), else the
+    official. The charts and their CSV both ask here: the CSV once held the official numbers
+    under *corrected*, beside charts showing the corrected ones.
+    """
+    if mode != "corrected" or ctx.store is None or not filters.benchmark:
+        return ctx.catalog, "official"
+    return Catalog(review_extra.corrected_table(ctx, filters.benchmark), media_roots={}), "corrected"
 
 
 def _wire_tab(

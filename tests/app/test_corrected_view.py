@@ -20,10 +20,11 @@ from analysis import benchmarks
 from analysis.charts.common import chart_list
 from analysis.cli.main import main
 from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest, load_paths
-from analysis.query import Filters
+from analysis.query import ALL, Filters
 from analysis.store import Identity, open_store
+from components.browse.charts import chart_csv
 from components.review.context import ReviewContext
-from components.review.extra import build_exports, metric_lines
+from components.review.extra import build_exports, corrected_table, metric_lines
 from components.review.panel import save
 from components.review.tab import corrected_charts
 
@@ -193,3 +194,34 @@ def test_metrics_past_the_limit_are_counted_not_cut_silently(catalog: Catalog, t
             if changed > 1
             else []
         )
+
+
+@pytest.mark.parametrize("name", list(benchmarks.REGISTRY))
+def test_the_chart_numbers_csv_holds_the_gold_the_charts_show(
+    catalog: Catalog, tmp_path: Path, name: str
+) -> None:
+    # Seen in a walkthrough: under Gold = corrected, "Chart numbers of this view (CSV)" gave the
+    # official numbers (the file was the same byte for byte under both), with nothing to say so
+    import gradio as gr
+
+    import app
+
+    ctx = ReviewContext(catalog, open_store(tmp_path / "labels.db"), ("alice",))
+    task = "bqa" if name == "vidhalluc" else None
+    _fix_one_wrong_answer(ctx, name, task)
+    demo = app.build_app(catalog, ctx)
+    by_id = {b.elem_id: b for b in demo.blocks.values() if getattr(b, "elem_id", None)}
+    (make,) = {d.fn for d in demo.fns.values() if list(d.outputs) == [by_id["charts-csv"]]}
+    alice = gr.Request(username="alice", session_hash="alice-1")
+    values = [name, [], ALL, ALL, False, False, False, ""]
+    shown = {
+        mode: pd.read_csv(make(alice, None, mode, *values)["value"]) for mode in ("official", "corrected")
+    }
+    assert set(shown["official"]["gold"]) == {"official"} and set(shown["corrected"]["gold"]) == {"corrected"}
+    numbers = [c for c in shown["official"].columns if c != "gold"]
+    assert not shown["official"][numbers].equals(shown["corrected"][numbers])  # the correction shows
+    # each holds the rows its charts are drawn from: the catalog, and the corrected table
+    fixed = Catalog(corrected_table(ctx, name), media_roots={})
+    for mode, drawn in (("official", catalog), ("corrected", fixed)):
+        expected = pd.read_csv(chart_csv(drawn, Filters(benchmark=name), tmp_path / mode)["value"])
+        assert shown[mode][numbers].equals(expected[numbers]), mode
