@@ -105,6 +105,26 @@ def test_corrected_numbers_stand_beside_official(catalog) -> None:  # type: igno
     assert any(e.corrected != e.values for e in board.entries if e.corrected is not None)
 
 
+def test_the_csv_gives_every_board_its_corrected_numbers_once_gold_is_corrected(catalog) -> None:  # type: ignore[no-untyped-def]
+    # Seen in a walkthrough: a VidHalluc binary-QA correction left the corrected cells of the
+    # multiple-choice, TSH and STH boards empty in the CSV, as if they had no corrected numbers
+    from analysis.charts.boards import board_data
+    from analysis.store.apply import apply_corrections
+
+    rows = catalog.table[catalog.table["benchmark"] == "vidhalluc"]
+    target = rows[rows["task"] == "bqa"].iloc[0]
+    flipped = "No" if str(target["gold"]).strip().lower() == "yes" else "Yes"
+    labels = pd.DataFrame({"item_id": [target["item_id"]], "field": ["gold"], "value": [flipped]})
+    fixed = apply_corrections(rows, labels)
+    plain = board_data(leaderboards(catalog.table, "vidhalluc", n_boot=20))
+    assert plain["corrected"].isna().all()  # no corrected view: nothing to say
+    data = board_data(leaderboards(catalog.table, "vidhalluc", corrected=fixed, n_boot=20))
+    have = data["value"].notna()
+    assert data.loc[have, "corrected"].notna().all()
+    untouched = data["task"] != "bqa"
+    assert (data.loc[have & untouched, "corrected"] == data.loc[have & untouched, "value"]).all()
+
+
 def test_every_registered_benchmark_declares_boards_on_its_report() -> None:
     for bench in REGISTRY.values():
         assert bench.BOARDS

@@ -47,6 +47,15 @@ class Leaderboard:
     n_boot: int = N_BOOT
     seed: int = SEED
     level: float = LEVEL
+    corrected_gold: bool = False
+    """The entries carry corrected numbers: one without them (no gold of its rows was corrected)
+    has its official numbers under corrected gold too (:meth:`corrected_values`)."""
+
+    def corrected_values(self, entry: Entry) -> MetricDict | None:
+        """``entry``'s numbers under corrected gold; None when the board has no corrected view."""
+        if entry.corrected is not None:
+            return entry.corrected
+        return entry.values if self.corrected_gold else None
 
     @property
     def ranked_by(self) -> str:
@@ -148,7 +157,9 @@ def build_board(
     tests = compare_models(
         {e.model: stats[e.model] for e in entries}, first, board.scope, n_boot=n_boot, seed=seed
     )
-    return Leaderboard(bench.NAME, board, unit, entries, tests, n_boot, seed)
+    return Leaderboard(
+        bench.NAME, board, unit, entries, tests, n_boot, seed, corrected_gold=corrected is not None
+    )
 
 
 def board_values(bench: Benchmark, board: Board, rows: pd.DataFrame) -> dict[str, MetricDict]:
@@ -210,7 +221,7 @@ def with_corrected(boards: list[Leaderboard], corrected: pd.DataFrame) -> list[L
         entries = [
             replace(e, corrected=_corrected(bench, lb.board, rows, e.model, bench.score)) for e in lb.entries
         ]
-        out.append(replace(lb, entries=entries))
+        out.append(replace(lb, entries=entries, corrected_gold=True))
     return out
 
 

@@ -35,10 +35,16 @@ COLUMNS = [
 
 
 def board_data(boards: list[Leaderboard]) -> pd.DataFrame:
-    """Every board metric of every model: value, interval, n, and corrected value where there is one."""
+    """Every board metric of every model: value, interval, n, and corrected value where there is one.
+
+    ``corrected`` is empty only without a corrected view (no store). With one, a board no
+    correction touched holds its official numbers there: they are its numbers under corrected
+    gold (an empty cell read as "no corrected value").
+    """
     records: list[dict[str, Any]] = []
     for lb in boards:
         for e in lb.entries:
+            fixed = lb.corrected_values(e)
             for metric in lb.board.metrics:
                 interval = e.intervals.get(metric)
                 records.append(
@@ -55,7 +61,7 @@ def board_data(boards: list[Leaderboard]) -> pd.DataFrame:
                         "cluster": lb.cluster,
                         "n_boot": lb.n_boot,
                         "seed": lb.seed,
-                        "corrected": None if e.corrected is None else e.corrected.get(metric),
+                        "corrected": None if fixed is None else fixed.get(metric),
                     }
                 )
     return pd.DataFrame.from_records(records, columns=COLUMNS)
