@@ -210,14 +210,19 @@ def history_html(events: pd.DataFrame, access: Access, official: str | None = No
     if events.empty:
         return '<p class="hs-none">No labels on this item yet.</p>'
 
-    def shown(field: str, value: object) -> str:
-        text = None if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
-        return escape(_show(as_shown(field, text, official)))
+    def shown(field: str, old: object, new: object) -> str:
+        missing = [v is None or (isinstance(v, float) and pd.isna(v)) for v in (old, new)]
+        values = [
+            as_shown(field, None if gone else str(v), official)
+            for v, gone in zip((old, new), missing, strict=True)
+        ]
+        before, after = _show_pair(*values)
+        return f"{escape(before)} → {escape(after)}"
 
     rows = "".join(
         f"<tr><td>{escape(str(e.created_at)[:19].replace('T', ' '))}</td><td>{escape(str(e.reviewer))}</td>"
         f"<td>{escape(str(e.field))}{' (vote)' if e.scope == 'vote' else ''}</td>"
-        f"<td>{shown(str(e.field), e.old_value)} → {shown(str(e.field), e.new_value)}</td>"
+        f"<td>{shown(str(e.field), e.old_value, e.new_value)}</td>"
         f"<td>{escape(str(e.kind))}</td><td>{escape(str(e.reason or ''))}</td></tr>"
         for e in events.iloc[::-1].itertuples()
     )
@@ -225,9 +230,59 @@ def history_html(events: pd.DataFrame, access: Access, official: str | None = No
     return f'<table class="hs-others hs-history">{head}{rows}</table>'
 
 
+_WIDTH = 120
+"""Characters of a value shown in a message or the history; a longer one is cut."""
+_AROUND = 40
+"""Characters kept before and after where two long values differ."""
+
+
 def _show(value: object) -> str:
-    text = "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
-    return text if len(text) <= 120 else text[:119] + "…"
+    text = _text(value)
+    return text if len(text) <= _WIDTH else text[: _WIDTH - 1] + "…"
+
+
+def _text(value: object) -> str:
+    return "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
+
+
+def _show_pair(old: object, new: object) -> tuple[str, str]:
+    """Two values of a change, each cut around where they differ when either is too long to show.
+
+    A DetailVerifyBench caption differs from its correction by one tag deep inside: both cut
+    at their start read the same (``… Four <HALLUCINATION>green‹/HA… → … Four <HALLUCINATION>green‹/HA…``).
+    """
+    a, b = _text(old), _text(new)
+    if len(a) <= _WIDTH and len(b) <= _WIDTH:
+        return a, b
+    same_start = _same_start(a, b)
+    same_end = min(_same_start(a[::-1], b[::-1]), min(len(a), len(b)) - same_start)
+    start = min(_word_edge(a, max(0, same_start - _AROUND)), same_start)  # a word, never the change, cut
+
+    def cut(text: str) -> str:
+        stop = _word_edge(text, min(len(text), len(text) - same_end + _AROUND))
+        middle = text[start:stop]
+        if len(middle) > _WIDTH:
+            return ("…" if start else "") + middle[: _WIDTH - 1] + "…"
+        return ("…" if start else "") + middle + ("…" if stop < len(text) else "")
+
+    return cut(a), cut(b)
+
+
+def _word_edge(text: str, at: int) -> int:
+    """``at``, or the next word boundary after it within 20 characters (a cut between words)."""
+    for here in range(at, min(at + 21, len(text) + 1)):
+        if here == 0 or here == len(text) or text[here - 1].isspace() or text[here].isspace():
+            return here
+    return at
+
+
+def _same_start(a: str, b: str) -> int:
+    """How many characters ``a`` and ``b`` begin with alike."""
+    n = min(len(a), len(b))
+    at = 0
+    while at < n and a[at] == b[at]:
+        at += 1
+    return at
 
 
 def _controls(item: pd.Series, gold: str | None) -> list[Any]:
@@ -513,8 +568,8 @@ def _change(name: str, old: str | None, new: str | None, official: str | None = 
     """
     if name == "note":
         return "note updated" if new else "note cleared"
-    old, new = as_shown(name, old, official), as_shown(name, new, official)
-    return f"{name} {md_text(_show(old)) or '∅'} → {md_text(_show(new)) or '∅'}"
+    before, after = _show_pair(as_shown(name, old, official), as_shown(name, new, official))
+    return f"{name} {md_text(before) or '∅'} → {md_text(after) or '∅'}"
 
 
 def _open_events(events: pd.DataFrame, who: Identity, blind: bool) -> pd.DataFrame:

@@ -598,3 +598,33 @@ def test_the_adjudication_sides_are_shown_again_with_the_queue_and_the_tab(
 
     (tab,) = [b for b in demo.blocks.values() if isinstance(b, gr.Tab) and b.id == "review-tab"]
     assert (tab._id, "select") in refreshed_by  # the Review tab opened
+
+
+def test_a_long_gold_change_is_shown_where_the_two_values_differ(catalog: Catalog, tmp_path: Path) -> None:
+    # Seen in a walkthrough: a DetailVerifyBench caption with one tag removed deep inside was told
+    # as "gold The image shows … Four <HALLUCINATION>green‹/HA… → The image shows … (the same)",
+    # in the save's message and in the history: both cut at 120 characters, before the change
+    import html
+    import re
+
+    from components.review.panel import history_html, item_events
+
+    ctx = _ctx(catalog, tmp_path)
+    table = catalog.table
+    dvb = table[(table["benchmark"] == "detailverifybench") & table["gold"].astype(str).str.len().gt(300)]
+    row = next(int(r) for r in dvb.index if str(table.at[r, "gold"]).rfind("<HALLUCINATION>") > 150)
+    gold = str(table.at[row, "gold"])
+    at = gold.rfind("<HALLUCINATION>")
+    end = gold.index("</HALLUCINATION>", at)
+    tagged = gold[at + len("<HALLUCINATION>") : end]
+    fixed = gold[:at] + tagged + gold[end + len("</HALLUCINATION>") :]
+    said = save(ctx, row, ALICE, fixed, fixed, [], "", "not a hallucination")
+    before, _, after = said.partition(" → ")
+    assert before != after.replace(";", "").strip()  # the two sides no longer read alike
+    shown = html.unescape(re.sub(r"\\(.)", r"\1", said))  # Markdown-escaped, entities for < and >
+    assert f"<HALLUCINATION>{tagged}</HALLUCINATION>" in shown.partition(" → ")[0]  # the tag removed
+    assert f"<HALLUCINATION>{tagged}" not in shown.partition(" → ")[2]
+    history = history_html(item_events(ctx, ctx.row(row)), ctx.access(ALICE))
+    cell = re.search(r"<td>([^<]*?) → ([^<]*?)</td>", history.replace("&lt;", "‹").replace("&gt;", "›"))
+    assert cell is not None and cell.group(1) != cell.group(2)
+    assert f"‹HALLUCINATION›{tagged}" in cell.group(1) and f"‹HALLUCINATION›{tagged}" not in cell.group(2)
