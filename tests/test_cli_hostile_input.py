@@ -127,3 +127,85 @@ def test_sth_with_nothing_to_score_gives_mcc_0(tmp_path: Path, capsys: pytest.Ca
         "score": 0.15,
         "n": 0,
     }
+
+
+SAMPLES = Path(__file__).resolve().parents[1] / "samples"
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        # each was told as a bad record or invalid JSON of a file that is well formed (a review of
+        # the contract: "a line saying ... what the file lacks"), while score said what it was
+        (
+            [
+                "import",
+                "cmm",
+                "{corrections}",
+                "--db",
+                "{db}",
+                "--reviewer",
+                "x",
+                "--gold",
+                "vidhalluc/ach_binaryqa.json",
+            ],
+            "vidhalluc gold, not cmm",
+        ),
+        (
+            [
+                "import",
+                "cmm",
+                "{corrections}",
+                "--db",
+                "{db}",
+                "--reviewer",
+                "x",
+                "--gold",
+                "avhbench/QA.json",
+            ],
+            "avhbench gold, not cmm",
+        ),
+        (
+            [
+                "items",
+                "avhbench",
+                "avhbench/predictions/balanced.json",
+                "--gold",
+                "cmm/all_data_final_reorg.json",
+            ],
+            "cmm gold, not avhbench",
+        ),
+        (
+            [
+                "pairs",
+                "score",
+                "cmm/predictions/balanced.jsonl",
+                "--media-root",
+                "{media}",
+                "--clip",
+                "{db}",
+                "--dino",
+                "{db}",
+                "--out",
+                "{out}",
+            ],
+            "cmm predictions, not vidhalluc",
+        ),
+    ],
+)
+def test_another_benchmarks_file_is_named_as_such(
+    args: list[str], named: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corrections = tmp_path / "corrections.csv"
+    corrections.write_text("item_id,field,value,reason\nx,gold,yes,checked\n")
+    filled = {
+        "corrections": str(corrections),
+        "db": str(tmp_path / "labels.db"),
+        "out": str(tmp_path / "o.json"),
+        "media": f"vidhalluc={SAMPLES / 'vidhalluc' / 'media'}",
+    }
+    argv = [a.format(**filled) if "{" in a else (str(SAMPLES / a) if "/" in a else a) for a in args]
+    code, out, err = run(argv, capsys)
+    assert code == 2 and not out and err.count("\n") == 1, err
+    assert f"this looks like {named}" in err and "Traceback" not in err
+    assert not (tmp_path / "labels.db").exists()  # nothing written

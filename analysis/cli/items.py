@@ -20,7 +20,7 @@ import pandas as pd
 from analysis.benchmarks.base import Benchmark
 from analysis.errors import InputError
 from analysis.files.harness import sniff
-from analysis.load.detect import detect
+from analysis.load.detect import detect, expect
 from analysis.table.columns import concat_tables
 
 FIELDS = (
@@ -59,6 +59,8 @@ def load_files(
     A general harness's file (``fmt``, or told by content: :mod:`analysis.files.harness`) and a file
     read through ``mapping`` are one model's run of ``bench``: their content names no benchmark.
     """
+    if gold is not None and bench.TAKES_GOLD:  # another benchmark's file: said as such, before reading it
+        expect(gold, bench, "gold", task)
     tables = []
     for path in files:
         if mapping or (fmt or sniff(path)) != "native":

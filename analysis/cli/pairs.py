@@ -94,6 +94,10 @@ def _pairs(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     roots = media_roots(args.media_root).get(bench.NAME)
     if not roots:
         raise UsageError(f"--media-root must name the clips: --media-root {bench.NAME}=DIR")
+    from analysis.load.detect import expect
+
+    for path in args.gold:  # another benchmark's file: said as such, not as invalid JSON
+        expect(path, bench, "gold")
     pairs = spec.catalogue(bench.load_gold(args.gold))
     if not len(pairs):
         raise UsageError(f"no pair in the given files (give {' or '.join(spec.gold_names)})")

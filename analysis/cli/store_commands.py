@@ -164,8 +164,11 @@ def known_items(bench: Benchmark, files: Sequence[Path] | None) -> dict[str, tup
     """
     if not files:
         return None
+    from analysis.load.detect import expect_benchmark
+
     known: dict[str, tuple[str, str | None]] = {}
     for path in files:
+        expect_benchmark(Path(path), bench)  # another benchmark's file: said as such, not as a bad field
         try:
             table = load_as_shown(lambda paths: bench.load_gold(paths), lambda p: bench.load(p), Path(path))
         except ValueError:  # a prediction file that is read only beside its gold file
