@@ -209,3 +209,35 @@ def test_another_benchmarks_file_is_named_as_such(
     assert code == 2 and not out and err.count("\n") == 1, err
     assert f"this looks like {named}" in err and "Traceback" not in err
     assert not (tmp_path / "labels.db").exists()  # nothing written
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("avhbench/media/00191.mp4", "an MP4 or MOV video"),
+        ("detailverifybench/media/Poster/poster_12.png", "a PNG image"),
+        ("detailverifybench/media/Nature/test_00101.jpg", "a JPEG image"),
+        ("cmm/media/reorg_raw_files/audio-language/birdsong/60218845.wav", "a WAV audio file"),
+    ],
+)
+def test_a_media_file_given_as_results_says_what_it_is(
+    name: str, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a PNG was refused as "not UTF-8 text (UTF-16 or UTF-32, by its bytes)": its NUL bytes
+    path = SAMPLES / name  # media the sample generator makes
+    code, out, err = run(["score", "cmm", str(path)], capsys)
+    assert code == 2 and not out and f"is {kind}, not a text file" in err and "UTF" not in err
+
+
+def test_a_real_release_file_of_no_format_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # DetailVerifyBench's leaderboard.json (an object with a "_comment", in the shape of its
+    # release) looks like an {id: text} results file: its missing field was told without
+    # "matches no format tried"
+    path = tmp_path / "leaderboard.json"
+    board = {
+        "_comment": "Leaderboard data.",
+        "models": [{"model": "A", "type": "open", "overall": {"f1": 0.5}}],
+    }
+    path.write_text(json.dumps(board))
+    code, _, err = run(["score", "detailverifybench", str(path)], capsys)
+    assert code == 2 and "the file matches no format tried: detailverifybench predictions" in err

@@ -258,9 +258,43 @@ def check_text(path: Path, head: bytes) -> None:
     Such a file was read as a table with NUL bytes in its header, or as invalid JSON; the one thing
     wrong with it is its encoding.
     """
+    kind = binary_kind(head)
+    if kind is not None:  # told before the NUL bytes: a PNG was once called UTF-16 text
+        raise InputError(path, f"is {kind}, not a text file")
     if b"\x00" in head or head.startswith((b"\xff\xfe", b"\xfe\xff")):
         wide = " (UTF-16 or UTF-32, by its bytes)" if head.count(b"\x00") * 8 > len(head) else ""
         raise InputError(path, f"is not UTF-8 text{wide}: save it as UTF-8")
+
+
+_SIGNATURES: tuple[tuple[bytes, int, bytes, str], ...] = (
+    (b"", 0, b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"", 0, b"\xff\xd8\xff", "a JPEG image"),
+    (b"", 0, b"GIF87a", "a GIF image"),
+    (b"", 0, b"GIF89a", "a GIF image"),
+    (b"RIFF", 8, b"WEBP", "a WebP image"),
+    (b"RIFF", 8, b"WAVE", "a WAV audio file"),
+    (b"RIFF", 8, b"AVI ", "an AVI video"),
+    (b"\x00\x00", 4, b"ftyp", "an MP4 or MOV video"),
+    (b"", 0, b"\x1aE\xdf\xa3", "a WebM or Matroska video"),
+    (b"", 0, b"ID3", "an MP3 audio file"),
+    (b"", 0, b"OggS", "an Ogg audio or video file"),
+    (b"", 0, b"fLaC", "a FLAC audio file"),
+    (b"", 0, b"%PDF-", "a PDF document"),
+    (b"", 0, b"PK\x03\x04", "a ZIP archive (unzip it first)"),
+    (b"", 0, b"\x1f\x8b", "a gzip archive (unzip it first)"),
+    (b"", 0, b"PAR1", "a Parquet table"),
+    (b"", 0, b"SQLite format 3\x00", "an SQLite database"),
+)
+"""(start, offset, magic, kind): a file that starts with ``start`` and holds ``magic`` at
+``offset`` is that kind of binary file (for one given in place of results or gold)."""
+
+
+def binary_kind(head: bytes) -> str | None:
+    """What a binary file is, by the signature at its start (``a PNG image``); None for anything else."""
+    for start, offset, magic, kind in _SIGNATURES:
+        if head.startswith(start) and head[offset : offset + len(magic)] == magic:
+            return kind
+    return None
 
 
 def read_bytes(path: Path) -> bytes:

@@ -207,10 +207,11 @@ def with_formats_tried(exc: InputError, path: Path, benchmark: Benchmark, role: 
     if exc.path != str(path) or not exc.problem.startswith("missing"):
         return exc
     try:
-        found, _ = _identify(path)
+        found, content = _identify(path)
     except InputError:
         return exc
-    if found is not None:
+    # a flat object another benchmark might have written is no match either (``{"_comment": ...}``)
+    if found is not None and (found.benchmark == benchmark.NAME or not _one_flat_object(content)):
         return exc
     harnesses = sorted(benchmark.HARNESS_FORMATS)
     tried = f"{benchmark.NAME} {role} ({benchmark.FILES[role]})"
