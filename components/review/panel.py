@@ -248,8 +248,8 @@ def _text(value: object) -> str:
 def _show_pair(old: object, new: object) -> tuple[str, str]:
     """Two values of a change, each cut around where they differ when either is too long to show.
 
-    A DetailVerifyBench caption differs from its correction by one tag deep inside: both cut
-    at their start read the same (``… Four <HALLUCINATION>green‹/HA… → … Four <HALLUCINATION>green‹/HA…``).
+    A long tagged caption differs from its correction by one tag deep inside: both cut at
+    their start read the same (``The image shows … Four ‹tag›green‹/ta… → The image shows …``).
     """
     a, b = _text(old), _text(new)
     if len(a) <= _WIDTH and len(b) <= _WIDTH:
