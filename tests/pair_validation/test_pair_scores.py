@@ -97,6 +97,18 @@ def test_a_missing_clip_gives_null_scores_and_says_which(encoders: Any) -> None:
     assert score.problem is not None and "clip b" in score.problem and "nowhere.mp4" in score.problem
 
 
+def test_a_broken_clip_says_what_ffmpeg_found(encoders: Any, tmp_path: Path) -> None:
+    # its problem read "cannot be read (Error passing `ffmpeg -i` command output:)": moviepy's
+    # heading, cut before ffmpeg's own words
+    clip, dino = encoders
+    broken = tmp_path / "broken.mp4"
+    broken.write_bytes(b"\x00\x00\x00\x18ftypmp42" + b"not a video" * 20)
+    pair = _pairs({"a": str(CLIP_A), "b": str(broken)})
+    (score,) = score_pairs(pair, lambda p: Path(p), clip, dino, RULE, frames=2)
+    assert score.problem is not None and "broken.mp4 cannot be read" in score.problem
+    assert "moov atom not found" in score.problem and "command output:" not in score.problem
+
+
 @pytest.mark.parametrize(
     ("semantic", "visual", "expected"),
     [(0.95, 0.5, True), (0.9, 0.5, False), (0.95, 0.6, False), (None, 0.5, None)],

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,8 +159,7 @@ def score_pairs(
             try:
                 embeddings[clip_id] = _embed(path, clip, dino, frames, cache)
             except Exception as exc:  # moviepy and ffmpeg raise many kinds for a broken file
-                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                problem = f"clip {clip_id}: video {path.name} cannot be read ({first[:160]})"
+                problem = f"clip {clip_id}: video {path.name} cannot be read ({_reason(exc)})"
                 break
         if problem is not None or len(embeddings) < 2:
             why = problem or "fewer than two clips"
@@ -214,3 +214,18 @@ def read_scores(path: Path) -> dict[str, dict[str, Any]]:
                 raise records.error(index, "expected a number or null", key)
         out[pair] = dict(record)
     return out
+
+
+_FFMPEG_PREFIX = re.compile(r"^\[[^\]]* @ 0x[0-9a-f]+\]\s*")
+
+
+def _reason(exc: Exception, width: int = 160) -> str:
+    """What a reader's error says, in one line: ffmpeg's own lines, not moviepy's heading.
+
+    moviepy's first line is a heading ending in a colon ("Error passing `ffmpeg -i` command
+    output:"), which alone said nothing; ffmpeg's lines after it name the fault ("moov atom not found").
+    """
+    lines = [_FFMPEG_PREFIX.sub("", line).strip() for line in str(exc).splitlines()]
+    said = [line for line in dict.fromkeys(lines) if line and not line.endswith(":")]
+    text = "; ".join(said) or type(exc).__name__
+    return text if len(text) <= width else text[: width - 1] + "…"
