@@ -66,6 +66,28 @@ def corrected_table(ctx: ReviewContext, benchmark: str) -> pd.DataFrame:
     return derive_columns(prepare(fixed))  # keeps the audit's _flagged
 
 
+def metric_label(path: str) -> str:
+    """A report's metric path as read in the app: ``accuracy``, ``task qa · cs_acc``.
+
+    ``sub_category visual-language · accuracy`` for a group. One spelling for every benchmark
+    (the list once read ``mc.cs_acc`` on one, ``groups.sub_category.x.accuracy`` on another,
+    ``Audio-driven ….accuracy`` on a third).
+    A group's name holds no dot; its value may (the metric is after the last dot).
+    """
+    if path.startswith("overall."):
+        return path.removeprefix("overall.")
+    if not path.startswith("groups."):
+        return path
+    group, _, rest = path.removeprefix("groups.").partition(".")
+    value, _, metric = rest.rpartition(".")
+    return f"{group} {value} · {metric}"
+
+
+def _is_count(metric: str) -> bool:
+    """A count of a report (``n``, ``n_cf``, ``hits``, ``n_tokens``, ``unparsed``), not a metric."""
+    return metric == "n" or metric.startswith("n_") or metric in ("hits", "unparsed")
+
+
 def metric_lines(ctx: ReviewContext, benchmark: str | None, limit: int = 12) -> str:
     """Markdown: per model (and task), each metric that corrected gold changes (``cfad 0.114 -> 0.091``)."""
     if ctx.store is None or not benchmark:
@@ -79,11 +101,11 @@ def metric_lines(ctx: ReviewContext, benchmark: str | None, limit: int = 12) -> 
     lines = [f"**{benchmark}: {n} gold correction(s)**"]
     for run in corrected_runs(rows, fixed):
         who = run.model if run.task is None else f"{run.model} · {run.task}"
-        # headline metrics only: overall and per task, not every task/category cell
+        # metrics only (no counts), and no task/category cell: each benchmark's in one spelling
         changes = [
-            (p.removeprefix("overall.").removeprefix("groups.task."), a, b)
+            (metric_label(p), a, b)
             for p, a, b in metric_changes(run.official, run.corrected)
-            if "/" not in p and not p.rsplit(".", 1)[-1].startswith("n")
+            if "/" not in p and not _is_count(p.rsplit(".", 1)[-1])
         ]
         for path, old, new in changes[:limit]:
             lines.append(
