@@ -132,37 +132,20 @@ def test_sth_with_nothing_to_score_gives_mcc_0(tmp_path: Path, capsys: pytest.Ca
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
 
 
+IMPORT_CMM = ["import", "cmm", "{corrections}", "--db", "{db}", "--reviewer", "x", "--gold"]
+
+
 @pytest.mark.parametrize(
     ("args", "named"),
     [
         # each was told as a bad record or invalid JSON of a file that is well formed (a review of
         # the contract: "a line saying ... what the file lacks"), while score said what it was
         (
-            [
-                "import",
-                "cmm",
-                "{corrections}",
-                "--db",
-                "{db}",
-                "--reviewer",
-                "x",
-                "--gold",
-                "vidhalluc/ach_binaryqa.json",
-            ],
+            [*IMPORT_CMM, "vidhalluc/ach_binaryqa.json"],
             "vidhalluc gold, not cmm",
         ),
         (
-            [
-                "import",
-                "cmm",
-                "{corrections}",
-                "--db",
-                "{db}",
-                "--reviewer",
-                "x",
-                "--gold",
-                "avhbench/QA.json",
-            ],
+            [*IMPORT_CMM, "avhbench/QA.json"],
             "avhbench gold, not cmm",
         ),
         (
