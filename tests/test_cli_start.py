@@ -42,7 +42,7 @@ print(json.dumps({"code": code, "modules": sorted(m for m in sys.modules if "." 
         (["suspects", "cmm", "a", "b", "c", "--top", "0"], 2),
         (["export", "cmm", "--out", "corrections.txt"], 2),  # no format by that extension
         (["export", "cmm", "--format", "native", "--out", "folder"], 2),  # native without --gold
-        # a task or parser the benchmark lacks: checked against its card, the package not imported
+        # a task or parser the benchmark lacks: checked against its names.py, the package not imported
         (["score", "cmm", "x.jsonl", "--task", "qa"], 2),
         (["score", "vidhalluc", "x.json"], 2),  # vidhalluc needs --task
         (["score", "cmm", "x.jsonl", "--parser", "nope"], 2),

@@ -49,34 +49,34 @@ LABEL_TYPE_KEYS = {"token_recall", "hits", "n_tokens"}
 """DetailVerifyBench's recall per gold label type (a group only when the gold file is given)."""
 
 
-CARD_NAMES = ("NAME", "TASKS", "TASK_REQUIRED", "PARSERS")
+NAMES = ("NAME", "TASKS", "TASK_REQUIRED", "PARSERS")
 
 
 @pytest.mark.parametrize("name", list(REGISTRY))
-def test_the_card_read_without_the_package_says_what_the_package_says(name: str) -> None:
-    # the command line checks --task and --parser against the card before the package (and
-    # pandas) is imported: both must agree, and the card must import nothing
+def test_the_names_read_without_the_package_say_what_the_package_says(name: str) -> None:
+    # the command line checks --task and --parser against names.py before the package (and
+    # pandas) is imported: both must agree, and names.py must import nothing
     import ast
     import subprocess
     import sys
 
     folder = ROOT / "analysis" / "benchmarks" / REGISTRY._modules[name].rsplit(".", 1)[-1]
-    tree = ast.parse((folder / "card.py").read_text())
+    tree = ast.parse((folder / "names.py").read_text())
     imports = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
     assert all(isinstance(n, ast.ImportFrom) and n.module == "__future__" for n in imports)
     probe = (
-        "import json, sys; from analysis.benchmarks import card; c = card(sys.argv[1]); "
-        f"print(json.dumps({{k: getattr(c, k) for k in {CARD_NAMES!r}}})); "
+        "import json, sys; from analysis.benchmarks import names; c = names(sys.argv[1]); "
+        f"print(json.dumps({{k: getattr(c, k) for k in {NAMES!r}}})); "
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith('analysis.benchmarks.'))))"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe, name], capture_output=True, text=True, cwd=ROOT, check=True
     )
     said, loaded = (json.loads(line) for line in done.stdout.splitlines())
-    assert loaded == [], f"reading the card imported {loaded}"
+    assert loaded == [], f"reading names.py imported {loaded}"
     bench = get(name)
     assert said == {
-        k: list(v) if isinstance(v, tuple) else v for k, v in ((k, getattr(bench, k)) for k in CARD_NAMES)
+        k: list(v) if isinstance(v, tuple) else v for k, v in ((k, getattr(bench, k)) for k in NAMES)
     }
 
 

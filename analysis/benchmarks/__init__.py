@@ -41,7 +41,7 @@ class _Registry(Mapping[str, "Benchmark"]):
     def __init__(self, packages: Sequence[str]) -> None:
         self._modules = {name.replace("_", "-"): f"analysis.benchmarks.{name}" for name in packages}
         self._loaded: dict[str, Benchmark] = {}
-        self._cards: dict[str, Any] = {}
+        self._names: dict[str, Any] = {}
 
     def __getitem__(self, name: str) -> Benchmark:
         found = self._loaded.get(name)
@@ -59,25 +59,25 @@ class _Registry(Mapping[str, "Benchmark"]):
     def __len__(self) -> int:
         return len(self._modules)
 
-    def card(self, name: str) -> Any:
-        """The package's ``card.py`` (id, tasks, parsers), read by path: the package is not imported.
+    def names(self, name: str) -> Any:
+        """The package's ``names.py`` (id, tasks, parsers), read by path: the package is not imported.
 
-        The module itself once it is imported, or when it has no card (a plugin's may not).
+        The module itself once it is imported, or when it has no ``names.py`` (a plugin's may not).
         """
         if name in self._loaded:
             return self._loaded[name]
-        if name not in self._cards:
+        if name not in self._names:
             spec = importlib.util.find_spec(self._modules[name])  # finds, does not import, the package
             folders = list(spec.submodule_search_locations or []) if spec is not None else []
-            path = Path(folders[0]) / "card.py" if folders else None
+            path = Path(folders[0]) / "names.py" if folders else None
             if path is None or not path.is_file():
                 return self[name]
-            card_spec = importlib.util.spec_from_file_location(f"_halluscope_card_{name}", path)
-            assert card_spec is not None and card_spec.loader is not None
-            card = importlib.util.module_from_spec(card_spec)
-            card_spec.loader.exec_module(card)
-            self._cards[name] = card
-        return self._cards[name]
+            names_spec = importlib.util.spec_from_file_location(f"_halluscope_names_{name}", path)
+            assert names_spec is not None and names_spec.loader is not None
+            module = importlib.util.module_from_spec(names_spec)
+            names_spec.loader.exec_module(module)
+            self._names[name] = module
+        return self._names[name]
 
     def add(self, module: str) -> str:
         """Register the benchmark package ``module`` (a dotted name), last; returns its id."""
@@ -93,7 +93,7 @@ class _Registry(Mapping[str, "Benchmark"]):
         """Forget a benchmark added with :meth:`add` (the listed packages stay)."""
         self._modules.pop(name, None)
         self._loaded.pop(name, None)
-        self._cards.pop(name, None)
+        self._names.pop(name, None)
 
 
 def _checked(module: object) -> Benchmark:
@@ -141,13 +141,13 @@ def get(name: str) -> Benchmark:
     return REGISTRY[_key(name)]
 
 
-def card(name: str) -> Any:
+def names(name: str) -> Any:
     """The id, ``TASKS``, ``TASK_REQUIRED`` and ``PARSERS`` of the benchmark ``name``, its package unimported.
 
     What the command line checks its options against before anything heavy loads (a mistyped
-    ``--task`` is told at once); each package takes these names from its ``card.py``.
+    ``--task`` is told at once); each package takes these names from its ``names.py``.
     """
-    return REGISTRY.card(_key(name))
+    return REGISTRY.names(_key(name))
 
 
 def _key(name: str) -> str:
@@ -176,7 +176,7 @@ __all__ = [
     "Finding",
     "ScoreReport",
     "UnknownBenchmark",
-    "card",
     "get",
+    "names",
     "register",
 ]

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 # Only light modules here: ``halluscope --help`` and a usage error answer before pandas, numpy or
 # a benchmark package is imported (each command imports what it needs; docs/cli.md).
-from analysis.benchmarks import REGISTRY, UnknownBenchmark, card, get
+from analysis.benchmarks import REGISTRY, UnknownBenchmark, get, names
 from analysis.cli.checks import check_export, check_slices, check_suspects
 from analysis.cli.roots import media_roots
 from analysis.errors import InputError, StoreError, UsageError
@@ -321,7 +321,7 @@ def run_score(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError("--corrected and --db go together")
     n_boot, seed = _check_ci(args)
     mapping = parse_map(args.map)
-    named = card(args.benchmark)  # the benchmark's tasks and parsers, its package not yet imported
+    named = names(args.benchmark)  # the benchmark's tasks and parsers, its package not yet imported
     task = _check_task(named, args.task)
     parser = args.parser or named.PARSERS[0]
     if parser not in named.PARSERS:
@@ -440,7 +440,7 @@ def _check_ci(args: argparse.Namespace, need_ci: bool = True) -> tuple[int, int]
 
 
 def _check_task(bench: Any, task: str | None) -> str | None:
-    """``task`` checked against the benchmark's tasks (``bench``: its package or its card)."""
+    """``task`` checked against the benchmark's tasks (``bench``: its package or its ``names``)."""
     if task is None:
         if bench.TASK_REQUIRED:
             raise UsageError(f"{bench.NAME} needs --task (one of: {', '.join(bench.TASKS)})")
@@ -581,7 +581,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 _out(format_findings(findings))
         elif args.command == "items":
-            task = _check_task(card(args.benchmark), args.task) if args.task is not None else None
+            task = _check_task(names(args.benchmark), args.task) if args.task is not None else None
             from analysis.cli.items import item_lines, load_files
 
             bench = get(args.benchmark)
@@ -599,7 +599,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _out(line)
         elif args.command == "slices":
             check_slices(args)  # before the imports below: a usage error is told at once
-            task = _check_task(card(args.benchmark), args.task) if args.task is not None else None
+            task = _check_task(names(args.benchmark), args.task) if args.task is not None else None
             from analysis.cli.failures import format_slices, run_slices, slice_lines
 
             found, tested = run_slices(args, task)
@@ -610,7 +610,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _out(format_slices(found, tested, args.alpha))
         elif args.command == "suspects":
             check_suspects(args)  # before the imports below
-            task = _check_task(card(args.benchmark), args.task) if args.task is not None else None
+            task = _check_task(names(args.benchmark), args.task) if args.task is not None else None
             from analysis.cli.suspects import format_suspects, run_suspects, suspect_lines
 
             ranked, reviewed = run_suspects(args, task)

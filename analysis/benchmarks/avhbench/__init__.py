@@ -55,11 +55,11 @@ from analysis.benchmarks.avhbench import gold as _gold
 from analysis.benchmarks.avhbench import native as _native
 from analysis.benchmarks.avhbench import table as _avh_table
 from analysis.benchmarks.avhbench.auditing import audit_records
-from analysis.benchmarks.avhbench.card import NAME as NAME
-from analysis.benchmarks.avhbench.card import PARSERS as PARSERS
-from analysis.benchmarks.avhbench.card import TASK_REQUIRED as TASK_REQUIRED
-from analysis.benchmarks.avhbench.card import TASKS as TASKS
 from analysis.benchmarks.avhbench.detect import recognise as recognise
+from analysis.benchmarks.avhbench.names import NAME as NAME
+from analysis.benchmarks.avhbench.names import PARSERS as PARSERS
+from analysis.benchmarks.avhbench.names import TASK_REQUIRED as TASK_REQUIRED
+from analysis.benchmarks.avhbench.names import TASKS as TASKS
 from analysis.benchmarks.avhbench.read import read
 from analysis.benchmarks.base import (
     Board,

@@ -104,16 +104,16 @@ from analysis.benchmarks.cdh_bench import native as _native
 from analysis.benchmarks.cdh_bench import parse as _cdh_parse
 from analysis.benchmarks.cdh_bench import read as _cdh_load
 from analysis.benchmarks.cdh_bench import table as _cdh_table
-from analysis.benchmarks.cdh_bench.card import NAME as NAME
-from analysis.benchmarks.cdh_bench.card import PARSERS as PARSERS
-from analysis.benchmarks.cdh_bench.card import TASK_REQUIRED as TASK_REQUIRED
-from analysis.benchmarks.cdh_bench.card import TASKS as TASKS
 from analysis.benchmarks.cdh_bench.detect import recognise as recognise
 from analysis.benchmarks.cdh_bench.metrics import (
     counterfactual_counts,
     counterfactual_metrics,
     counterfactual_metrics_of,
 )
+from analysis.benchmarks.cdh_bench.names import NAME as NAME
+from analysis.benchmarks.cdh_bench.names import PARSERS as PARSERS
+from analysis.benchmarks.cdh_bench.names import TASK_REQUIRED as TASK_REQUIRED
+from analysis.benchmarks.cdh_bench.names import TASKS as TASKS
 from analysis.benchmarks.shared import slicing as _slicing
 from analysis.benchmarks.shared.corrected import load_as_shown
 from analysis.errors import InputError

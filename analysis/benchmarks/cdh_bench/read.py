@@ -17,8 +17,8 @@ from typing import Any
 import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 
-from analysis.benchmarks.cdh_bench.card import TASKS as TASKS  # the tasks scored; others skipped, counted
 from analysis.benchmarks.cdh_bench.columns import Columns
+from analysis.benchmarks.cdh_bench.names import TASKS as TASKS  # the tasks scored; others skipped, counted
 from analysis.files.readers import MAX_TEXT_CHARS, Records, read_jsonl, require, require_column, type_name
 from analysis.table.columns import item_key, json_list, media_json
 

@@ -76,12 +76,12 @@ from analysis.benchmarks.cmm import native as _native
 from analysis.benchmarks.cmm import scoring as _cmm_score
 from analysis.benchmarks.cmm import table as _cmm_table
 from analysis.benchmarks.cmm.auditing import audit_rows
-from analysis.benchmarks.cmm.card import NAME as NAME
-from analysis.benchmarks.cmm.card import PARSERS as PARSERS
-from analysis.benchmarks.cmm.card import TASK_REQUIRED as TASK_REQUIRED
-from analysis.benchmarks.cmm.card import TASKS as TASKS
 from analysis.benchmarks.cmm.columns import item_id as item_id
 from analysis.benchmarks.cmm.detect import recognise as recognise
+from analysis.benchmarks.cmm.names import NAME as NAME
+from analysis.benchmarks.cmm.names import PARSERS as PARSERS
+from analysis.benchmarks.cmm.names import TASK_REQUIRED as TASK_REQUIRED
+from analysis.benchmarks.cmm.names import TASKS as TASKS
 from analysis.benchmarks.cmm.read import Rows, read_rows
 from analysis.benchmarks.cmm.scoring import DETAIL_GROUP, flags, grouped
 from analysis.benchmarks.shared import slicing as _slicing

@@ -109,10 +109,6 @@ from analysis.benchmarks.detailverifybench import gold as _gold
 from analysis.benchmarks.detailverifybench import native as _native
 from analysis.benchmarks.detailverifybench import read as dvb_io
 from analysis.benchmarks.detailverifybench.auditing import audit_gold
-from analysis.benchmarks.detailverifybench.card import NAME as NAME
-from analysis.benchmarks.detailverifybench.card import PARSERS as PARSERS
-from analysis.benchmarks.detailverifybench.card import TASK_REQUIRED as TASK_REQUIRED
-from analysis.benchmarks.detailverifybench.card import TASKS as TASKS
 from analysis.benchmarks.detailverifybench.columns import (
     ColumnTexts,
     extra_column,
@@ -122,6 +118,10 @@ from analysis.benchmarks.detailverifybench.columns import (
 )
 from analysis.benchmarks.detailverifybench.detect import recognise as recognise
 from analysis.benchmarks.detailverifybench.measure import Comparison
+from analysis.benchmarks.detailverifybench.names import NAME as NAME
+from analysis.benchmarks.detailverifybench.names import PARSERS as PARSERS
+from analysis.benchmarks.detailverifybench.names import TASK_REQUIRED as TASK_REQUIRED
+from analysis.benchmarks.detailverifybench.names import TASKS as TASKS
 from analysis.benchmarks.detailverifybench.scoring import (
     STAT_NAMES,
     compare,

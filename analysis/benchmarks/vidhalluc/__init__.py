@@ -142,13 +142,13 @@ from analysis.benchmarks.vidhalluc import harnessed as _harnessed
 from analysis.benchmarks.vidhalluc import native as _native
 from analysis.benchmarks.vidhalluc import pairs as _pairs
 from analysis.benchmarks.vidhalluc import stats as stats
-from analysis.benchmarks.vidhalluc.card import NAME as NAME
-from analysis.benchmarks.vidhalluc.card import PARSERS as PARSERS
-from analysis.benchmarks.vidhalluc.card import TASK_REQUIRED as TASK_REQUIRED
-from analysis.benchmarks.vidhalluc.card import TASKS as TASKS
 from analysis.benchmarks.vidhalluc.common import ALT, model_name
 from analysis.benchmarks.vidhalluc.detect import recognise as recognise
 from analysis.benchmarks.vidhalluc.embedder import SIMCSE_ENV, SIMCSE_NAME, SentenceEmbedder
+from analysis.benchmarks.vidhalluc.names import NAME as NAME
+from analysis.benchmarks.vidhalluc.names import PARSERS as PARSERS
+from analysis.benchmarks.vidhalluc.names import TASK_REQUIRED as TASK_REQUIRED
+from analysis.benchmarks.vidhalluc.names import TASKS as TASKS
 from analysis.errors import InputError
 from analysis.files import harness
 from analysis.files.readers import read_object, without_gc_pauses

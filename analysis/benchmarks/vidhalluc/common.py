@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.benchmarks.vidhalluc.card import NAME, PARSERS
+from analysis.benchmarks.vidhalluc.names import NAME, PARSERS
 from analysis.errors import InputError
 from analysis.files.readers import (
     MAX_TEXT_CHARS,

@@ -1,10 +1,10 @@
 """The names the command line checks before this package is imported: its id, tasks and parsers.
 
-Read by path, without the package (``analysis.benchmarks.card``): it imports nothing, so a
+Read by path, without the package (``analysis.benchmarks.names``): it imports nothing, so a
 mistyped ``--task`` or ``--parser`` is told at once. The package takes these names from here.
 """
 
-NAME = "avhbench"
+NAME = "detailverifybench"
 TASKS: tuple[str, ...] = ()
 TASK_REQUIRED = False
-PARSERS: tuple[str, ...] = ("first-word", "negation-aware", "substring")
+PARSERS: tuple[str, ...] = ("official", "aligned")
