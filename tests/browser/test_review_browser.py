@@ -82,7 +82,7 @@ def test_two_reviewers_relabel_pair_11_and_see_the_metric_change(browser: Any, r
     bob.get_by_label("corrected").check()
     changes = bob.locator("#metric-changes")
     expect(changes).to_contain_text("cdh-bench: 2 gold correction(s)", timeout=WAIT)
-    expect(changes).to_contain_text("qa.cfad: 0.114 → 0.205")
+    expect(changes).to_contain_text("task qa · cfad: 0.114 → 0.205")
     bob.screenshot(path=str(SHOTS / "review-bob-corrected.png"), full_page=True)
     bob.get_by_role("tab", name="Review").click()
     bob.locator("#rv-queue-load").click()
