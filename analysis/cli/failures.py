@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from analysis.benchmarks import get
-from analysis.cli.checks import check_slices
 from analysis.errors import UsageError
 
 if TYPE_CHECKING:  # the parser is built for --help: the finder (pandas) loads when slices run
@@ -33,11 +32,10 @@ def add_parser(sub: argparse._SubParsersAction, benchmarks: str) -> None:  # typ
 
 
 def run_slices(args: argparse.Namespace, task: str | None) -> tuple[list[Slice], int]:
-    """(significant slices, slices tested) of the given prediction files."""
+    """(significant slices, slices tested) of the given files; main ran ``check_slices`` first."""
     from analysis.cli.items import model_rows
     from analysis.failures.slices import find_slices
 
-    check_slices(args)  # main checked them before any import; here for any other caller
     bench = get(args.benchmark)
     table, models = model_rows(bench, args.files, gold=args.gold, task=task)
     if not models:

@@ -634,10 +634,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             _out(run_merge(args))
         elif args.command == "export":
-            check_export(args)  # before the store's imports
+            fmt = check_export(args)  # before the store's imports
             from analysis.cli.store_commands import run_export  # lazy: scoring never loads the store
 
-            _out(run_export(args))
+            _out(run_export(args, fmt))
         elif args.command == "report":
             _out(run_report(args))
         elif args.command == "serve":

@@ -20,7 +20,6 @@ import pandas as pd
 from analysis.benchmarks import UnknownBenchmark, get
 from analysis.benchmarks.base import Benchmark
 from analysis.benchmarks.shared.corrected import load_as_shown
-from analysis.cli.checks import check_export
 from analysis.errors import InputError, InvalidLabel, StoreError, UsageError
 from analysis.files.csv_cells import csv_unsafe, read_csv_rows
 from analysis.files.readers import check_file, read_jsonl
@@ -337,9 +336,8 @@ def _shown(bench: Benchmark, path: Path) -> pd.DataFrame | None:
         return None
 
 
-def run_export(args: argparse.Namespace) -> str:
-    """Do the export; returns the line to print (the CLI declares the options)."""
-    fmt = check_export(args)
+def run_export(args: argparse.Namespace, fmt: str) -> str:
+    """Do the export in ``fmt`` (:func:`~analysis.cli.checks.check_export`'s); returns the line to print."""
     bench = get(args.benchmark)
     store = _open(args.db, must_exist=True)
     try:

@@ -8,7 +8,6 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from analysis.benchmarks import get
-from analysis.cli.checks import check_suspects
 from analysis.errors import UsageError
 
 if TYPE_CHECKING:  # the parser is built for --help: pandas loads when suspects run
@@ -39,7 +38,6 @@ def run_suspects(args: argparse.Namespace, task: str | None) -> tuple[list[Suspe
     from analysis.suspects.rank import MIN_MODELS
     from analysis.suspects.spans import rank_any
 
-    check_suspects(args)  # main checked it before any import; here for any other caller
     bench = get(args.benchmark)
     table, models = model_rows(bench, args.files, gold=args.gold, task=task)
     if len(models) < MIN_MODELS:

@@ -276,9 +276,9 @@ def _grid(view: PairView, clips: tuple[str, ...]) -> pd.DataFrame:
         }
     )
     for model in view.models:  # a verdict mark in front of the raw answer reads faster than two columns
+        marks = [_mark(ok) for ok in grid[f"{model} correct"]]
         out[model] = [
-            f"{_mark(ok)} {_answer(raw, _mark(ok))}".strip()
-            for raw, ok in zip(grid[model], grid[f"{model} correct"], strict=True)
+            f"{mark} {_answer(raw, mark)}".strip() for raw, mark in zip(grid[model], marks, strict=True)
         ]
     return out
 
