@@ -198,6 +198,7 @@ def test_the_protocol_lists_every_part() -> None:
         "rescore",
         "write_corrected",
         "derive",
+        "native_keys",
     } <= set(methods)
 
 
@@ -323,6 +324,21 @@ def test_derive_gives_every_declared_column_for_the_rows(name: str) -> None:
     assert set(values) == set(bench.DERIVED)
     for column in values.values():
         assert len(column) == len(table)
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_native_keys_name_each_row_and_tell_items_apart(name: str) -> None:
+    # Row for row, plain JSON values under the files' field names; on a sample prediction file
+    # (one model) no two rows share a key, so each finds one record.
+    bench = REGISTRY[name]
+    pred = next(p for n, p in _sample_predictions() if n == name)
+    gold = ROOT / "samples" / pred["gold"] if pred.get("gold") else None
+    table = bench.load(ROOT / "samples" / str(pred["path"]), gold=gold, task=pred.get("task"))
+    keys = bench.native_keys(table)
+    assert len(keys) == len(table) and all(isinstance(k, dict) and k for k in keys)
+    assert all(json.loads(json.dumps(k)) == k for k in keys)
+    seen = {json.dumps(k, sort_keys=True) for k in keys}
+    assert len(seen) == table["item_id"].nunique()
 
 
 @pytest.mark.parametrize("name", list(REGISTRY))

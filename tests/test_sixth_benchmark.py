@@ -87,6 +87,7 @@ def test_score_and_items(toy: str, files: dict[str, Path], capsys: pytest.Captur
         ("toycount-q3", "4", "5", False),
         ("toycount-q4", "2", None, False),
     ]
+    assert [r["qid"] for r in lines] == ["q1", "q2", "q3", "q4"]  # its native key, from native_keys
 
 
 def test_import_corrected_score_and_native_export(

@@ -531,6 +531,14 @@ class Benchmark(Protocol):
         """The clusters and the benchmark's own attributes of ``table``'s rows, for the slice finder."""
         ...
 
+    def native_keys(self, table: pd.DataFrame) -> list[dict[str, Any]]:
+        """Each row's key in the benchmark's own files, named as those files name it (``items`` prints it).
+
+        Row for row, in the order of the fields; a key the item table has under the same name
+        (``question``, ``pair_id``...) comes with the same value.
+        """
+        ...
+
     def derive(self, table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
         """The :data:`DERIVED` columns' values at the positions ``rows`` of ``table``.
 

@@ -4,8 +4,10 @@ Each object has ``item_id`` (the same for every model's answer to one benchmark 
 same in the app), ``benchmark``, ``model``, ``task``, ``gold`` in the form a correction takes
 (the native value: ``"Yes"``, ``"no"``, ``"B"``, ``"AB"``, a tagged caption; a two-part gold
 joined as its kind spells it, :attr:`~analysis.benchmarks.base.GoldKind.native`), ``parsed``,
-``correct``, ``scored`` and the fields that find the native record (``source``, ``pair_id``,
-``side``, ``question``); with ``--db``, also ``corrected_gold``. See ``docs/cli.md``.
+``correct``, ``scored``, the fields that find the native record (``source``, ``pair_id``,
+``side``, ``question``), then the record's native key fields the keys before do not already
+give (``Benchmark.native_keys``, named as the native files name them); with ``--db``, also
+``corrected_gold``. See ``docs/cli.md``.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ FIELDS = (
     "side",
     "question",
 )
-"""The keys of every printed object, in order."""
+"""The keys every printed object starts with, in order (the native key fields follow)."""
 CORRECTED_KEY = "corrected_gold"
 """The key ``items --db`` adds after them."""
 
@@ -112,9 +114,11 @@ def item_lines(bench: Benchmark, table: pd.DataFrame, corrected: pd.DataFrame | 
     form a correction takes; every other key stays the official one.
     """
     fixed = corrected.iterrows() if corrected is not None else None
-    for _, row in table.iterrows():
+    keys = bench.native_keys(table)
+    for (_, row), key in zip(table.iterrows(), keys, strict=True):
         record: dict[str, Any] = {k: _plain(row[k]) for k in FIELDS}
         record["gold"] = native_gold(bench, row)
+        record.update((name, value) for name, value in key.items() if name not in record)
         if fixed is not None:
             _, other = next(fixed)
             record[CORRECTED_KEY] = native_gold(bench, other)

@@ -263,6 +263,17 @@ def media_json(refs: Sequence[tuple[MediaKind, str, str]]) -> str:
     return "[" + ", ".join(entries) + "]"
 
 
+def media_paths(media: str | None) -> dict[str, str]:
+    """The first path of each kind in a ``media`` text (the inverse of :func:`media_json`); empty for none."""
+    if not media:
+        return {}
+    found: dict[str, str] = {}
+    for ref in json.loads(media):
+        if isinstance(ref, dict) and isinstance(ref.get("path"), str):
+            found.setdefault(str(ref.get("kind")), ref["path"])
+    return found
+
+
 def json_list(texts: Sequence[str]) -> str:
     """A list of strings as JSON, exactly as ``json.dumps(texts, ensure_ascii=False)``."""
     return "[" + ", ".join(json_string(t) for t in texts) + "]"

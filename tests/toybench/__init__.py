@@ -329,6 +329,11 @@ CHARTS: tuple[Chart, ...] = (
 )
 
 
+def native_keys(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """``qid``: the item id after the benchmark's name."""
+    return [{"qid": item.removeprefix(f"{NAME}-")} for item in table["item_id"].astype(str)]
+
+
 if TYPE_CHECKING:  # mypy checks this package against the protocol (nothing runs)
     import toybench as _this
     from analysis.benchmarks.base import Benchmark

@@ -88,7 +88,7 @@ from analysis.stats.metrics import (
     binary_metrics,
     binary_metrics_of,
 )
-from analysis.table.columns import concat_tables
+from analysis.table.columns import concat_tables, media_paths
 
 TITLE = "AVHBench"
 """Display name."""
@@ -293,6 +293,15 @@ def slicing(table: pd.DataFrame) -> Slicing:
 def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     """No chart columns of its own."""
     return {}
+
+
+def native_keys(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """``video_id`` and ``text`` (the question without an answer instruction): a record's key."""
+    videos = [media_paths(m).get("video", "") for m in table["media"].astype("string").fillna("")]
+    return [
+        {"video_id": video.removesuffix(".mp4"), "text": text}
+        for video, text in zip(videos, table["question"].astype(str), strict=True)
+    ]
 
 
 if TYPE_CHECKING:  # mypy checks this package against the protocol (nothing runs)

@@ -379,6 +379,12 @@ def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     return {"_cs_error": cs_error, "_side": side}
 
 
+def native_keys(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """``pair_id``, ``task`` and ``side``: one question asked of one image of a pair."""
+    keys = zip(*(table[name].astype(str) for name in ("pair_id", "task", "side")), strict=True)
+    return [{"pair_id": pair, "task": task, "side": side} for pair, task, side in keys]
+
+
 if TYPE_CHECKING:  # mypy checks this package against the protocol (nothing runs)
     from analysis.benchmarks import cdh_bench as _this
     from analysis.benchmarks.base import Benchmark

@@ -91,7 +91,7 @@ from analysis.errors import InputError
 from analysis.files import harness
 from analysis.stats.clusters import ClusterStats
 from analysis.stats.metrics import MetricDict
-from analysis.table.columns import concat_tables
+from analysis.table.columns import concat_tables, media_paths
 
 TITLE = "CMM"
 """Display name."""
@@ -328,6 +328,18 @@ def _hr(rows: pd.DataFrame) -> float | None:
 def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     """No chart columns of its own."""
     return {}
+
+
+def native_keys(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """``video_path``, ``audio_path`` and ``question``, the fields :func:`item_id` hashes.
+
+    A path the row has none of (null, ``"None"`` or empty in the file) is null.
+    """
+    paths = [media_paths(m) for m in table["media"].astype("string").fillna("")]
+    return [
+        {"video_path": found.get("video"), "audio_path": found.get("audio"), "question": question}
+        for found, question in zip(paths, table["question"].astype(str), strict=True)
+    ]
 
 
 if TYPE_CHECKING:  # mypy checks this package against the protocol (nothing runs)

@@ -430,6 +430,22 @@ def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     return _gold.chart_columns(table, rows)
 
 
+def native_keys(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """A pipeline record's ``id`` (as written, text or number); a gold line's ``filename``.
+
+    The item id starts with either, before its 16-digit hash (:func:`dvb_io.make_item_id`).
+    """
+    out: list[dict[str, Any]] = []
+    extras = table["extra"].astype("string").fillna("")
+    for item, extra in zip(table["item_id"].astype(str), extras, strict=True):
+        fields = json.loads(extra) if extra else {}
+        if isinstance(fields, dict) and "id" in fields:
+            out.append({"id": fields["id"]})
+        else:
+            out.append({"filename": item.rpartition(":")[0]})
+    return out
+
+
 if TYPE_CHECKING:  # mypy checks this package against the protocol (nothing runs)
     from analysis.benchmarks import detailverifybench as _this
     from analysis.benchmarks.base import Benchmark

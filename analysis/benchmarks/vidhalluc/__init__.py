@@ -154,7 +154,7 @@ from analysis.files import harness
 from analysis.files.readers import read_object, without_gc_pauses
 from analysis.stats.clusters import ClusterStats
 from analysis.stats.metrics import MetricDict
-from analysis.table.columns import concat_tables
+from analysis.table.columns import concat_tables, media_paths
 
 TITLE = "VidHalluc"
 """Display name."""
@@ -361,6 +361,26 @@ def slicing(table: pd.DataFrame) -> Slicing:
 def derive(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, Any]:
     """No chart columns of its own."""
     return {}
+
+
+def native_keys(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """The key of each row's record, which depends on its task.
+
+    BQA ``group``, ``q``, ``clip_id``; MCQ ``group``, ``clip_id``; TSH ``video``; STH ``video_id``.
+    A clip pair's group and clip are the item's pair and side; a TSH or STH clip is its video.
+    """
+    columns = ("task", "pair_id", "side", "question", "media")
+    rows = zip(*(table[name].astype("string").fillna("") for name in columns), strict=True)
+    out: list[dict[str, Any]] = []
+    for task, pair, side, question, media in rows:
+        clip = media_paths(media).get("video", "").removesuffix(".mp4")
+        if task == "bqa":
+            out.append({"group": pair, "q": question, "clip_id": side})
+        elif task == "mcq":
+            out.append({"group": pair, "clip_id": side})
+        else:
+            out.append({"video": clip} if task == "tsh" else {"video_id": clip})
+    return out
 
 
 if TYPE_CHECKING:  # mypy checks this package against the protocol (nothing runs)
