@@ -525,10 +525,11 @@ def _changed_since(
     for field in fields:
         by = changed_by(events, access, field)
         who = "you, in another window" if by == access.name else md_text(by or "someone")
-        theirs, mine = (
-            md_text(_show(as_shown(field, value or None, official)) or "nothing")
-            for value in (now.value(field), typed.value(field))
+        # two long values (captions) are cut around where they differ, as a saved change is
+        pair = _show_pair(
+            *(as_shown(field, value or None, official) for value in (now.value(field), typed.value(field)))
         )
+        theirs, mine = (md_text(text) or "nothing" for text in pair)
         yours = "yours:" if changed_by_reviewer else "your form showed"
         parts.append(f"{field}: {who} set it to “{theirs}” ({yours} “{mine}”)")
     if changed_by_reviewer:

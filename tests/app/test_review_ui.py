@@ -628,3 +628,45 @@ def test_a_long_gold_change_is_shown_where_the_two_values_differ(catalog: Catalo
     cell = re.search(r"<td>([^<]*?) → ([^<]*?)</td>", history.replace("&lt;", "‹").replace("&gt;", "›"))
     assert cell is not None and cell.group(1) != cell.group(2)
     assert f"‹HALLUCINATION›{tagged}" in cell.group(1) and f"‹HALLUCINATION›{tagged}" not in cell.group(2)
+
+
+def test_a_long_value_changed_meanwhile_is_told_where_it_differs_from_yours(
+    catalog: Catalog, tmp_path: Path
+) -> None:
+    # Seen in a read of the code: the "changed since you opened" refusal cut both captions at 120
+    # characters, so two captions that differ deep inside were told as the same text twice
+    import html
+    import re
+
+    ctx = _ctx(catalog, tmp_path)
+    table = catalog.table
+    dvb = table[(table["benchmark"] == "detailverifybench") & table["gold"].astype(str).str.len().gt(300)]
+    row = next(int(r) for r in dvb.index if str(table.at[r, "gold"]).rfind("<HALLUCINATION>") > 150)
+    gold = str(table.at[row, "gold"])
+    at = gold.rfind("<HALLUCINATION>")
+    end = gold.index("</HALLUCINATION>", at)
+    tagged = gold[at + len("<HALLUCINATION>") : end]
+    untagged = gold[:at] + tagged + gold[end + len("</HALLUCINATION>") :]
+    words = gold[:at].split()
+    retagged = " ".join([*words[:-1], f"<HALLUCINATION>{words[-1]}</HALLUCINATION>"]) + " " + gold[at:]
+    bobs = _opened(panel(ctx, row, BOB))
+    save(
+        ctx,
+        row,
+        ALICE,
+        untagged,
+        untagged,
+        [],
+        "",
+        "not a hallucination",
+        opened=_opened(panel(ctx, row, ALICE)),
+    )
+    with pytest.raises(Refused) as refused:
+        save(ctx, row, BOB, retagged, retagged, [], "", "one more word", opened=bobs)
+    told = html.unescape(re.sub(r"\\(.)", r"\1", str(refused.value)))
+    theirs = re.search(r"set it to “(.*?)” \(yours: “(.*?)”\)", told, re.S)
+    assert theirs is not None
+    alices, bobs_text = theirs.group(1), theirs.group(2)
+    assert alices != bobs_text  # the two no longer read alike
+    assert f"<HALLUCINATION>{tagged}" not in alices  # alice's: the tag removed
+    assert f"<HALLUCINATION>{words[-1]}</HALLUCINATION>" in bobs_text  # bob's: his new tag, in view
