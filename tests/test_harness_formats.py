@@ -398,3 +398,28 @@ def test_items_reads_a_harness_file_like_score(tmp_path: Path, capsys: pytest.Ca
     assert [(r["item_id"], r["raw_answer"], r["correct"]) for r in harnessed] == [
         (r["item_id"], r["raw_answer"], r["correct"]) for r in native
     ]
+    # and the native key fields, so a script joins either file's items back to QA.json alike
+    assert [(r["video_id"], r["text"]) for r in harnessed] == [(r["video_id"], r["text"]) for r in native]
+
+
+@pytest.mark.parametrize("task", ["bqa", "mcq", "tsh", "sth"])
+def test_items_of_a_fork_file_give_the_native_key_fields_of_the_native_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], task: str
+) -> None:
+    header, rows = vid_rows(task)
+    path = write_tsv(tmp_path / f"Model_VideoHalluc_{task.upper()}.tsv", header, rows)
+    assert main(["items", "vidhalluc", str(path), "--task", task, "--json"]) == 0
+    forked = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    native = [str(VID / "predictions" / task / "balanced.json"), "--task", task]
+    if task in NATIVE_GOLD:
+        native += ["--gold", str(NATIVE_GOLD[task])]
+    assert main(["items", "vidhalluc", *native, "--json"]) == 0
+    own = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+    def keys(objects: list[dict[str, Any]]) -> dict[str, tuple[Any, ...]]:
+        named = ("group", "q", "clip_id", "video", "video_id")  # VidHalluc's key fields, by task
+        return {o["item_id"]: tuple(o.get(f) for f in named) for o in objects}
+
+    by_fork, by_own = keys(forked), keys(own)
+    assert by_fork and all(any(v) for v in by_fork.values())
+    assert by_fork == {k: by_own[k] for k in by_fork}
