@@ -311,12 +311,17 @@ def _predictions_with_gold() -> list[tuple[str, str | None, Path | None]]:
     ]
 
 
+def _first_sample_table(name: str) -> pd.DataFrame:
+    """The item table of the benchmark's first sample prediction file (with its gold, where it has one)."""
+    pred = next(p for n, p in _sample_predictions() if n == name)
+    gold = ROOT / "samples" / pred["gold"] if pred.get("gold") else None
+    return REGISTRY[name].load(ROOT / "samples" / str(pred["path"]), gold=gold, task=pred.get("task"))
+
+
 @pytest.mark.parametrize("name", list(REGISTRY))
 def test_derive_gives_every_declared_column_for_the_rows(name: str) -> None:
     bench = REGISTRY[name]
-    pred = next(p for n, p in _sample_predictions() if n == name)
-    gold = ROOT / "samples" / pred["gold"] if pred.get("gold") else None
-    table = bench.load(ROOT / "samples" / str(pred["path"]), gold=gold, task=pred.get("task"))
+    table = _first_sample_table(name)
     import numpy as np
 
     rows = np.arange(len(table), dtype=np.intp)
@@ -331,9 +336,7 @@ def test_native_keys_name_each_row_and_tell_items_apart(name: str) -> None:
     # Row for row, plain JSON values under the files' field names; on a sample prediction file
     # (one model) no two rows share a key, so each finds one record.
     bench = REGISTRY[name]
-    pred = next(p for n, p in _sample_predictions() if n == name)
-    gold = ROOT / "samples" / pred["gold"] if pred.get("gold") else None
-    table = bench.load(ROOT / "samples" / str(pred["path"]), gold=gold, task=pred.get("task"))
+    table = _first_sample_table(name)
     keys = bench.native_keys(table)
     assert len(keys) == len(table) and all(isinstance(k, dict) and k for k in keys)
     assert all(json.loads(json.dumps(k)) == k for k in keys)
@@ -346,9 +349,7 @@ def test_rescore_of_no_changed_row_changes_no_verdict(name: str) -> None:
     import numpy as np
 
     bench = REGISTRY[name]
-    pred = next(p for n, p in _sample_predictions() if n == name)
-    gold = ROOT / "samples" / pred["gold"] if pred.get("gold") else None
-    table = bench.load(ROOT / "samples" / str(pred["path"]), gold=gold, task=pred.get("task"))
+    table = _first_sample_table(name)
     out = table.copy()
     bench.rescore(out, np.zeros(len(out), dtype=bool), {})
     pd.testing.assert_frame_equal(out[["correct", "alt_correct"]], table[["correct", "alt_correct"]])

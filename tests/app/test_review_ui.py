@@ -600,6 +600,18 @@ def test_the_adjudication_sides_are_shown_again_with_the_queue_and_the_tab(
     assert (tab._id, "select") in refreshed_by  # the Review tab opened
 
 
+def _caption_tagged_deep_inside(catalog: Catalog) -> tuple[int, str, int, int, str]:
+    """A long DetailVerifyBench gold whose last tag starts past 150 characters: (row, gold, where
+    its last tag opens and closes, the text it tags)."""
+    table = catalog.table
+    dvb = table[(table["benchmark"] == "detailverifybench") & table["gold"].astype(str).str.len().gt(300)]
+    row = next(int(r) for r in dvb.index if str(table.at[r, "gold"]).rfind("<HALLUCINATION>") > 150)
+    gold = str(table.at[row, "gold"])
+    at = gold.rfind("<HALLUCINATION>")
+    end = gold.index("</HALLUCINATION>", at)
+    return row, gold, at, end, gold[at + len("<HALLUCINATION>") : end]
+
+
 def test_a_long_gold_change_is_shown_where_the_two_values_differ(catalog: Catalog, tmp_path: Path) -> None:
     # Seen in a walkthrough: a DetailVerifyBench caption with one tag removed deep inside was told
     # as "gold The image shows … Four <HALLUCINATION>green‹/HA… → The image shows … (the same)",
@@ -610,13 +622,7 @@ def test_a_long_gold_change_is_shown_where_the_two_values_differ(catalog: Catalo
     from components.review.panel import history_html, item_events
 
     ctx = _ctx(catalog, tmp_path)
-    table = catalog.table
-    dvb = table[(table["benchmark"] == "detailverifybench") & table["gold"].astype(str).str.len().gt(300)]
-    row = next(int(r) for r in dvb.index if str(table.at[r, "gold"]).rfind("<HALLUCINATION>") > 150)
-    gold = str(table.at[row, "gold"])
-    at = gold.rfind("<HALLUCINATION>")
-    end = gold.index("</HALLUCINATION>", at)
-    tagged = gold[at + len("<HALLUCINATION>") : end]
+    row, gold, at, end, tagged = _caption_tagged_deep_inside(catalog)
     fixed = gold[:at] + tagged + gold[end + len("</HALLUCINATION>") :]
     said = save(ctx, row, ALICE, fixed, fixed, [], "", "not a hallucination")
     before, _, after = said.partition(" → ")
@@ -639,13 +645,7 @@ def test_a_long_value_changed_meanwhile_is_told_where_it_differs_from_yours(
     import re
 
     ctx = _ctx(catalog, tmp_path)
-    table = catalog.table
-    dvb = table[(table["benchmark"] == "detailverifybench") & table["gold"].astype(str).str.len().gt(300)]
-    row = next(int(r) for r in dvb.index if str(table.at[r, "gold"]).rfind("<HALLUCINATION>") > 150)
-    gold = str(table.at[row, "gold"])
-    at = gold.rfind("<HALLUCINATION>")
-    end = gold.index("</HALLUCINATION>", at)
-    tagged = gold[at + len("<HALLUCINATION>") : end]
+    row, gold, at, end, tagged = _caption_tagged_deep_inside(catalog)
     untagged = gold[:at] + tagged + gold[end + len("</HALLUCINATION>") :]
     words = gold[:at].split()
     retagged = " ".join([*words[:-1], f"<HALLUCINATION>{words[-1]}</HALLUCINATION>"]) + " " + gold[at:]
