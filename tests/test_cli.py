@@ -118,6 +118,22 @@ BAD_INPUTS = [
         [],
         ["missing.jsonl", "line 1", "'side'"],
     ),
+    # a file no record of which has a field of a result (another harness's, or none) is refused,
+    # never scored as every record skipped (which a record without status alone would be)
+    (
+        "cdh-bench",
+        "foreign.jsonl",
+        jsonl([{"foo": "bar"}, {"baz": 1}]),
+        [],
+        ["foreign.jsonl", "line 1", "'status'", "missing in every record", "records have baz, foo"],
+    ),
+    (
+        "cdh-bench",
+        "lmms.jsonl",
+        jsonl([{"doc_id": 0, "resps": [["Yes"]], "filtered_resps": ["Yes"], "target": "yes"}]),
+        [],
+        ["lmms.jsonl", "missing in every record", "matches no format tried: cdh-bench predictions"],
+    ),
     (
         "avhbench",
         "types.json",

@@ -68,6 +68,7 @@ def read_results(path: Path) -> tuple[Records, dict[str, list[Any]], Columns]:
     bad one, in the order the checks are listed here.
     """
     records = read_jsonl(path)
+    _refuse_foreign(records)
     fields = Columns(records.items)
     cols: dict[str, list[Any]] = {k: _checked(records, fields, k, (str,)) for k in _OPTIONAL_TEXT}
     ok = [s == "ok" for s in cols["status"]]
@@ -86,6 +87,22 @@ def read_results(path: Path) -> tuple[Records, dict[str, list[Any]], Columns]:
         cols[key] = _checked(records, fields, key, (bool,))
     cols["options"] = _options(records, fields.get("options"))
     return records, cols, fields
+
+
+_OWN_FIELDS = ("status", "pair_id", "task", "side")
+"""Fields every record of a run's ``results.jsonl`` has: a file in which no record has any of
+them is another file, refused, not read as every record skipped (a record without ``status`` is
+one the official summary ignores, but a whole file of them is not a run)."""
+
+
+def _refuse_foreign(records: Records) -> None:
+    """Refuse a file none of whose records has a field of a CDH-Bench result (naming what they have)."""
+    if not records.items or any(k in item for item in records.items for k in _OWN_FIELDS):
+        return
+    have = sorted({k for item in records.items for k in item})
+    shown = ", ".join(have[:8]) + (", ..." if len(have) > 8 else "") or "no fields"
+    problem = f"missing in every record, as are {', '.join(_OWN_FIELDS[1:])} (records have {shown})"
+    raise records.error(0, problem, _OWN_FIELDS[0])
 
 
 def result_extras(fields: Columns) -> pa.Array:
