@@ -345,6 +345,20 @@ def test_native_keys_name_each_row_and_tell_items_apart(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", list(REGISTRY))
+def test_rows_of_a_gold_file_alone_are_never_scored(name: str) -> None:
+    # Seen in a review of the CLI: `items` on AVHBench's QA.json and CMM's rows file said
+    # "scored": true (with no answer), where the other benchmarks' gold files said false
+    from analysis.benchmarks.shared.gold_only import GOLD_ONLY
+
+    data = json.loads((ROOT / "samples" / "manifest.json").read_text(encoding="utf-8"))
+    for gold in data["benchmarks"][name]["gold"]:
+        table = REGISTRY[name].load_gold([ROOT / "samples" / gold])
+        assert len(table) and not table["scored"].any(), gold
+        assert set(table["skip_reason"].astype(str)) == {GOLD_ONLY}, gold
+        assert set(table["model"].astype(str)) == {""}, gold
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
 def test_rescore_of_no_changed_row_changes_no_verdict(name: str) -> None:
     import numpy as np
 

@@ -24,6 +24,7 @@ import pandas as pd
 
 from analysis.benchmarks import get
 from analysis.benchmarks.slicing import ANSWER, describe, slice_columns
+from analysis.errors import InvalidLabel
 from analysis.failures.slices import MAX_VALUES
 from analysis.query.flips import verdict_rows
 
@@ -100,6 +101,26 @@ def choice_rows(benchmark: str, table: pd.DataFrame) -> pd.DataFrame:
     return rows[np.fromiter((k in choice for k in keys), dtype=bool, count=len(rows))]
 
 
+def _readable(benchmark: str, rows: pd.DataFrame) -> npt.NDArray[np.bool_]:
+    """Per row, whether its reading is a value the item's gold could take (its kind accepts it).
+
+    An official reading that is no such value (one official scorer keeps a failed answer's normalised
+    text, ``YES THE PERSON IS WALKING``) is an unreadable answer: it is left out, as an empty
+    reading is, and never weighed as an alternative gold nor suggested.
+    """
+    bench = get(benchmark)
+    keys = rows[["task", "gold", "parsed"]].astype("string").fillna("")
+    known: dict[tuple[str, str, str], bool] = {}
+    for task, gold, parsed in keys.drop_duplicates().itertuples(index=False, name=None):
+        try:
+            bench.gold_kind(str(task), str(gold)).normalize(str(parsed), str(gold))
+            known[task, gold, parsed] = True
+        except InvalidLabel:
+            known[task, gold, parsed] = parsed == ""  # empty stays for the frame to leave out
+    triples = zip(keys["task"], keys["gold"], keys["parsed"], strict=True)
+    return np.fromiter((known[t] for t in triples), dtype=bool, count=len(rows))
+
+
 def rank_suspects(benchmark: str, table: pd.DataFrame, *, prior: float = PRIOR) -> list[Suspect]:
     """Every judged item of ``table`` (one benchmark's rows, any models), most suspect first.
 
@@ -108,6 +129,7 @@ def rank_suspects(benchmark: str, table: pd.DataFrame, *, prior: float = PRIOR) 
     """
     rows = choice_rows(benchmark, table)
     rows = rows[rows["item_id"].notna().to_numpy(dtype=bool)]
+    rows = rows[_readable(benchmark, rows)]
     if not len(rows):
         return []
     f = _Frame.build(benchmark, rows)
@@ -378,11 +400,28 @@ def _pull(agreeing: float, k: float) -> float:
 
 
 def _no_alternative(f: _Frame) -> Floats:
-    """Items every model agrees with: minus the evidence for the gold (more agreement, less suspect)."""
+    """Items every model agrees with: the evidence their agreement gives another value over the gold.
+
+    Under the gold a model gives it with its accuracy ``p`` on that value; under another value it
+    gives the gold only by erring, with ``(1 - p_other) / (K - 1)``, where ``p_other`` is its
+    accuracy on the task's other gold values (their mean). A model right on the gold's value far
+    more often than it errs toward it makes the item less suspect; a model that gives that value
+    whatever the truth (always "yes") says nothing about it.
+    """
     frame = _rates(f.model, f.context, f.gold, f.agree)
     p = np.clip(_accuracy(frame, frame, f.agree.astype(np.float64)), FLOOR, 1.0 - FLOOR)
+    n = len(f.item)
+    rows = pd.DataFrame({"row": np.arange(n), "t": f.task, "g": f.gold})
+    values = rows[["t", "g"]].drop_duplicates().rename(columns={"g": "v"})
+    other = rows.merge(values, on="t")
+    other = other[other["v"] != other["g"]]
+    at = other["row"].to_numpy()
+    probe = pd.DataFrame({"m": f.model[at], "k": f.context[at], "v": other["v"].to_numpy(dtype=object)})
+    p_v = np.clip(_accuracy(frame, probe, None), FLOOR, 1.0 - FLOOR)
+    mean = pd.Series(p_v).groupby(at).mean().reindex(range(n)).to_numpy(dtype=np.float64)
+    p_other = np.where(np.isnan(mean), p, mean)  # a task with one gold value: the gold's own
     k1 = f.choices - 1.0
-    term = np.log((1.0 - p) / k1) - np.log(p)  # the same model under "another value", agreeing
+    term = np.log((1.0 - p_other) / k1) - np.log(p)
     out = pd.Series(term).groupby(f.item).sum().reindex(range(len(f.items)), fill_value=0.0)
     return np.asarray(out.to_numpy(), dtype=np.float64)
 

@@ -315,3 +315,47 @@ def test_the_same_files_in_another_order_give_the_same_bytes(capsys: pytest.Capt
         assert main(["suspects", "cmm", *(str(folder / f"{n}.jsonl") for n in order), "--json"]) == 0
         outputs.append(capsys.readouterr().out)
     assert outputs[0] and outputs[0] == outputs[1] == outputs[2]
+
+
+def test_a_reading_that_is_no_gold_value_is_left_out_never_suggested() -> None:
+    """Seen in a review of the CLI: VidHalluc BQA's official reading of an answer it cannot read is
+    the answer's normalised text, and "YES THE PERSON IS WALKING" came out as a suggested gold.
+    Such a reading is an unreadable answer: left out, like an empty one."""
+    models = [f"m{i}" for i in range(6)]
+    rows = [
+        (f"i{i}", m, "yes" if i % 2 else "no", "yes" if i % 2 else "no") for i in range(60) for m in models
+    ]
+    rows += [("odd", m, "no", "YES THE PERSON IS WALKING") for m in models[:4]]
+    rows += [("odd", m, "no", "no") for m in models[4:]]
+    found = {s.item_id: s for s in rank_suspects("cmm", _table("cmm", rows))}
+    odd = found["odd"]
+    assert odd.suggested is None and odd.alternative == ""
+    assert (odd.against, odd.agree) == (0, 2)  # the four unreadable answers are not counted
+    assert not any("WALKING" in reason for reason in odd.reasons)
+
+
+def test_agreeing_with_the_value_a_model_seldom_gives_is_no_evidence_against_the_gold() -> None:
+    """Seen in a review of the CLI: on TSH an item every model agreed with ranked second, with a
+    positive score. Each model's agreement was weighed against its error rate on the gold's own
+    value, not on the other value: a model that says AB 80% of the time whatever the truth is
+    right on BA items 20% of the time, and under AB it errs toward BA 20% of the time too, so its
+    BA says nothing either way; models that read the truth make agreement count for the gold."""
+    rng = np.random.default_rng(5)
+    models = [f"ab-lover-{i}" for i in range(3)] + [f"fair-{i}" for i in range(2)]
+    rows = []
+    for item in range(300):
+        gold = "AB" if item % 2 else "BA"
+        for m in models:
+            if m.startswith("ab-lover"):
+                answer = "AB" if rng.random() < 0.8 else "BA"
+            else:
+                answer = gold if rng.random() < 0.9 else ("BA" if gold == "AB" else "AB")
+            rows.append((f"i{item}", m, gold, answer))
+    rows += [("lovers-agree", m, "BA", "BA") for m in models[:3]]
+    table = _table("vidhalluc", rows).assign(task="tsh")
+    found = {s.item_id: s for s in rank_suspects("vidhalluc", table)}
+    assert found["lovers-agree"].agree == 3 and found["lovers-agree"].against == 0
+    assert abs(found["lovers-agree"].score) < 0.5  # no evidence either way (+4.13, rank 3 of 301, before)
+    # and every item all five models agree with scores below zero: agreement counts for the gold
+    everyone = [s for s in found.values() if s.against == 0 and s.agree == 5]
+    assert everyone and all(s.score < 0 for s in everyone)

@@ -76,6 +76,7 @@ from analysis.benchmarks.base import (
 )
 from analysis.benchmarks.shared import slicing as _slicing
 from analysis.benchmarks.shared.corrected import load_as_shown
+from analysis.benchmarks.shared.gold_only import as_gold_only
 from analysis.benchmarks.shared.yesno import first_word, negation_aware, read_column
 from analysis.files.readers import without_gc_pauses
 from analysis.stats.clusters import ClusterStats, masks, scope_verdicts, tally
@@ -171,13 +172,15 @@ def _table(
 
 def load_gold(paths: Sequence[Path]) -> pd.DataFrame:
     """Read QA.json files alone into an item table (no model), so gold can be browsed."""
-    return concat_tables(
-        [
-            _avh_table.build(
-                read(Path(p), need_pred=False), name=NAME, model="", readers=None, alt_parser=ALT_PARSER
-            )
-            for p in paths
-        ]
+    return as_gold_only(
+        concat_tables(
+            [
+                _avh_table.build(
+                    read(Path(p), need_pred=False), name=NAME, model="", readers=None, alt_parser=ALT_PARSER
+                )
+                for p in paths
+            ]
+        )
     )
 
 

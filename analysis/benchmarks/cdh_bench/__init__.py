@@ -116,6 +116,7 @@ from analysis.benchmarks.cdh_bench.names import TASK_REQUIRED as TASK_REQUIRED
 from analysis.benchmarks.cdh_bench.names import TASKS as TASKS
 from analysis.benchmarks.shared import slicing as _slicing
 from analysis.benchmarks.shared.corrected import load_as_shown
+from analysis.benchmarks.shared.gold_only import GOLD_ONLY
 from analysis.errors import InputError
 from analysis.files.readers import without_gc_pauses
 from analysis.stats.clusters import ClusterStats, scope_verdicts, tally
@@ -191,7 +192,7 @@ def load_gold(paths: Sequence[Path]) -> pd.DataFrame:
     for path in paths:
         cols = _cdh_load.gold_columns(_cdh_load.read_gold(path))
         tables.append(make_table({
-            "benchmark": NAME, **cols, "skip_reason": "gold only: no model answer",
+            "benchmark": NAME, **cols, "skip_reason": GOLD_ONLY,
         }, length=len(cols["item_id"])))  # fmt: skip
     return concat_tables(tables)
 

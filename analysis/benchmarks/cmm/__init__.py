@@ -86,6 +86,7 @@ from analysis.benchmarks.cmm.read import Rows, read_rows
 from analysis.benchmarks.cmm.scoring import DETAIL_GROUP, flags, grouped
 from analysis.benchmarks.shared import slicing as _slicing
 from analysis.benchmarks.shared.corrected import load_as_shown
+from analysis.benchmarks.shared.gold_only import as_gold_only
 from analysis.benchmarks.shared.kinds import YES_NO
 from analysis.errors import InputError
 from analysis.files import harness
@@ -160,17 +161,19 @@ def load(
 
 def load_gold(paths: Sequence[Path]) -> pd.DataFrame:
     """Read CMM question files (no model answers needed) into one item table."""
-    return concat_tables(
-        [
-            _cmm_table.build(
-                read_rows(Path(p), need_pred=False),
-                name=NAME,
-                model="",
-                alt_parser=ALT_PARSER,
-                with_pred=False,
-            )
-            for p in paths
-        ]
+    return as_gold_only(
+        concat_tables(
+            [
+                _cmm_table.build(
+                    read_rows(Path(p), need_pred=False),
+                    name=NAME,
+                    model="",
+                    alt_parser=ALT_PARSER,
+                    with_pred=False,
+                )
+                for p in paths
+            ]
+        )
     )
 
 

@@ -139,6 +139,7 @@ from analysis.benchmarks.detailverifybench.spans import strip_tags
 from analysis.benchmarks.detailverifybench.tagging import TAGGED
 from analysis.benchmarks.shared import slicing as _slicing
 from analysis.benchmarks.shared.corrected import load_as_shown
+from analysis.benchmarks.shared.gold_only import GOLD_ONLY
 from analysis.errors import InputError
 from analysis.files.readers import without_gc_pauses
 from analysis.stats.clusters import ClusterStats, masks, tally
@@ -304,7 +305,7 @@ def load_gold(paths: Sequence[Path]) -> pd.DataFrame:
             "question": [strip_tags(r.tagged) for r in rows],
             "gold": [r.tagged for r in rows],
             "alt_parser": ALT_PARSER,
-            "skip_reason": "gold only: no model answer",
+            "skip_reason": GOLD_ONLY,
             "media": [media_json([("image", f"{r.category}/{r.filename}", "image")]) for r in rows],
             "source": [r.where for r in rows],
             "extra": [extra_json({"set": r.file.split(".")[0], **r.record}, keep_out) for r in rows],

@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from analysis.benchmarks.shared.gold_only import GOLD_ONLY as GOLD_ONLY  # the one reason of every benchmark
 from analysis.benchmarks.vidhalluc.names import NAME, PARSERS
 from analysis.errors import InputError
 from analysis.files.readers import (
@@ -21,7 +22,6 @@ from analysis.table.columns import item_key, json_string, make_table, media_json
 
 ALT = PARSERS[1]
 """The lenient parser (the other is the official scorer's)."""
-GOLD_ONLY = "gold only: no model answer"
 
 
 def expect(path: Path, value: Any, kinds: tuple[type, ...], *, record: str, field: str | None = None) -> Any:
