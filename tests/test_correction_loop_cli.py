@@ -220,3 +220,32 @@ def test_export_of_another_benchmarks_file_says_whose_it_is(
     out, err = capsys.readouterr()
     assert out == "" and "this looks like cdh-bench predictions, not cmm" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_export_refuses_a_file_score_refuses_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Seen in a review of the CLI: a results file with a record whose `correct` was a string was
+    # exported (exit 0, "0 corrected gold value(s)", the bad value rewritten), where score says exit 2
+    name, _task, pred, _gold, _ = next(r for r in RUNS if r[0] == "cdh-bench")
+    items = [json.loads(line) for line in run(["items", name, pred, "--json"], capsys).splitlines()]
+    fixes = write_jsonl(tmp_path / "fixes.jsonl", corrections(items, wrong_first(items, 2)))
+    db = tmp_path / "labels.db"
+    run(["import", name, fixes, "--db", db, "--reviewer", "alice", "--gold", pred], capsys)
+    lines = Path(pred).read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[3])
+    lines[3] = json.dumps({**record, "correct": "yes"})
+    bad = tmp_path / "runs" / "results.jsonl"
+    bad.parent.mkdir()
+    bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    args = ["export", name, "--db", str(db), "--format", "native", "--out", str(tmp_path / "out")]
+    assert main([*args, "--gold", str(bad)]) == 2
+    out, err = capsys.readouterr()
+    assert (
+        out == ""
+        and err.strip() == f"halluscope: {bad}: line 4: field 'correct': expected a boolean, got a string"
+    )
+    assert not (tmp_path / "out").exists()
+    # the good file exports, and says the corrections it carries
+    said = run([*args, "--gold", pred], capsys)
+    assert said.startswith("wrote 1 file(s) with 2 corrected gold value(s)"), said

@@ -330,10 +330,20 @@ def _merge(paths: Sequence[Path], db: str | None, who: Identity, *, benchmark: s
 
 
 def _shown(bench: Benchmark, path: Path) -> pd.DataFrame | None:
+    """The file as the app shows it; None for a file that carries no gold and cannot be read alone.
+
+    A file that carries gold (one export writes a copy of) must read as ``score`` reads it: its
+    refusal is the export's, before anything is written (a patched copy of a file ``score``
+    refuses would be a file no one can score).
+    """
     try:
         return load_as_shown(lambda paths: bench.load_gold(paths), lambda p: bench.load(p), path)
-    except (InputError, ValueError):
-        return None
+    except (InputError, ValueError) as exc:
+        if bench.write_corrected(path, {}) is None:  # no gold in it: nothing to write, nothing to count
+            return None
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(path, str(exc)) from None
 
 
 def run_export(args: argparse.Namespace, fmt: str) -> str:
@@ -346,8 +356,8 @@ def run_export(args: argparse.Namespace, fmt: str) -> str:
 
             for path in args.gold:  # another benchmark's file: said as such, not as a missing field
                 expect_benchmark(Path(path), bench)
-            written = write_native(bench.NAME, args.gold, corrected_gold(store, bench.NAME), args.out)
             tables = [t for t in (_shown(bench, Path(p)) for p in args.gold) if t is not None]
+            written = write_native(bench.NAME, args.gold, corrected_gold(store, bench.NAME), args.out)
             n = count_corrections(corrected_view(concat_tables(tables), store)) if tables else 0
             return f"wrote {len(written)} file(s) with {n} corrected gold value(s) to {args.out}"
         n = export_corrections(store, args.out, fmt=fmt, benchmark=bench.NAME)
