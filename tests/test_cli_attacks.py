@@ -253,6 +253,10 @@ def test_export_refuses_an_empty_or_foreign_database(
     )
     code, _, err = run(importing(fixes, foreign, "--gold", CMM_PRED), capsys)
     assert code == 2 and "holds tables of another program" in one_line(err)
+    # without --gold too: the warning that ids go unchecked comes only after an import (it came
+    # first, so exit 2 printed two lines)
+    code, _, err = run(importing(fixes, foreign), capsys)
+    assert code == 2 and "holds tables of another program" in one_line(err)
     with sqlite3.connect(foreign) as conn:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert tables == {"users"}

@@ -275,17 +275,17 @@ def run_import(args: argparse.Namespace) -> str:
             raise InputError(args.corrections, what, record=where, field="benchmark")
     known = known_items(bench, args.gold)
     writes = planned_writes(bench, args.corrections, rows, known)
-    if known is None and writes:
-        print(
-            f"halluscope: no --gold given: the {len(writes)} row(s) name items not checked against "
-            f"{bench.NAME}'s files (an id of no item changes nothing); give --gold FILE... to check them",
-            file=sys.stderr,
-        )
     store = _open(args.db, must_exist=False)
     try:
         added = len(write_label_rows(store, writes, who, scope="final"))  # one transaction
     finally:
         store.close()
+    if known is None and writes:  # after the import: a refusal is one line, this warning no part of it
+        print(
+            f"halluscope: no --gold given: the {len(writes)} row(s) name items not checked against "
+            f"{bench.NAME}'s files (an id of no item changes nothing); give --gold FILE... to check them",
+            file=sys.stderr,
+        )
     return f"imported {added} new event(s) from {len(writes)} row(s) of {args.corrections}"
 
 
