@@ -323,3 +323,19 @@ def test_warnings_are_lines_of_the_command_like_any_other(capsys: pytest.Capture
     assert all(line.startswith("halluscope: ") for line in err.splitlines()), err
     logging.getLogger("halluscope.vidhalluc").warning("a warning\nover two lines")
     assert capsys.readouterr().err == "halluscope: a warning over two lines\n"
+
+
+def test_items_of_several_tasks_with_one_tasks_gold_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    # Seen in a review of the CLI: the STH gold was read as BQA gold ("group ...: expected a list")
+    vid = Path(__file__).resolve().parents[1] / "samples" / "vidhalluc"
+    files = [vid / "predictions" / "sth" / "balanced.json", vid / "predictions" / "bqa" / "balanced.json"]
+    code, out, err = run(
+        ["items", "vidhalluc", *map(str, files), "--gold", str(vid / "sth.json"), "--json"], capsys
+    )
+    assert code == 2 and out == ""
+    assert_one_line_error(err, "sth.json", "this is vidhalluc sth gold, but balanced.json is a bqa file")
+    # each task with its own gold still reads
+    code, out, _ = run(
+        ["items", "vidhalluc", str(files[0]), "--gold", str(vid / "sth.json"), "--json"], capsys
+    )
+    assert code == 0 and out.count("\n") == 8

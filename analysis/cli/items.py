@@ -71,11 +71,27 @@ def load_files(
         found = detect(path)
         if found.benchmark != bench.NAME:
             raise InputError(path, f"this is a {found.benchmark or found.role} file, not {bench.NAME}")
+        if gold is not None and path != gold and found.role == "predictions" and task is None:
+            _same_task(bench, gold, path, found.task)
         if found.role == "gold" and path != gold:
             tables.append(bench.load_gold([path]))
         else:
             tables.append(bench.load(path, gold=gold, task=task if task is not None else found.task))
     return concat_tables(tables)
+
+
+def _same_task(bench: Benchmark, gold: Path, path: Path, file_task: str | None) -> None:
+    """Refuse one ``--gold`` of one task for a prediction file of another (files of several tasks)."""
+    try:
+        gold_task = detect(gold).task
+    except InputError:
+        return  # the reader says what is wrong with it
+    if gold_task is not None and file_task is not None and gold_task != file_task:
+        raise InputError(
+            gold,
+            f"this is {bench.NAME} {gold_task} gold, but {path.name} is a {file_task} file: "
+            f"--gold is one file, so give each task's files in a run of their own (or --task)",
+        )
 
 
 def model_rows(
