@@ -249,3 +249,20 @@ def test_export_refuses_a_file_score_refuses_and_writes_nothing(
     # the good file exports, and says the corrections it carries
     said = run([*args, "--gold", pred], capsys)
     assert said.startswith("wrote 1 file(s) with 2 corrected gold value(s)"), said
+
+
+def test_native_export_into_an_existing_file_says_it_is_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # it said "cannot be read (File exists)": the file is where the copies would be written
+    db = _store_with_two_events(tmp_path, capsys)
+    target = tmp_path / "copies.jsonl"
+    target.write_text("mine\n", encoding="utf-8")
+    _, _task, pred, _gold, _ = next(r for r in RUNS if r[0] == "cmm")
+    args = ["export", "cmm", "--db", str(db), "--format", "native", "--out", str(target), "--gold", str(pred)]
+    assert main(args) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.strip() == (
+        f"halluscope: error: --out {target}: is a file; --format native writes its copies into a folder"
+    )
+    assert target.read_text(encoding="utf-8") == "mine\n"

@@ -26,6 +26,8 @@ def check_export(args: argparse.Namespace) -> str:
             ) from None
     if fmt == "native" and not args.gold:
         raise UsageError("--format native needs --gold with the files to correct")
+    if fmt == "native" and args.out.exists() and not args.out.is_dir():
+        raise UsageError(f"--out {args.out}: is a file; --format native writes its copies into a folder")
     return fmt
 
 
