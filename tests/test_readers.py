@@ -144,21 +144,27 @@ def test_truncation_is_suggested_only_for_json_that_stops_early(
 
 
 @pytest.mark.parametrize(
-    ("text", "repeated"),
+    ("text", "repeated", "where"),
     [
         # the fast count sees more key ends than keys: the key-by-key decoding must still find it
-        ('{"a": 1, "a": 2}', "a"),
-        ('{"a": {"b": 1, "b": 2}}', "b"),
-        ('[{"a": [{"c": 1, "c" : 2}]}]', "c"),
+        ('{"a": 1, "a": 2}', "a", None),
+        ('{"a": {"b": 1, "b": 2}}', "b", "key 'a'"),
+        ('[{"a": [{"c": 1, "c" : 2}]}]', "c", "record 1, key 'a', item 1"),
+        # the object holding the repeat is named down to it (a VidHalluc MCQ clip inside its group:
+        # only the group was named)
+        ('{"g": {"clip 1": {"x": 1}, "clip 2": {"y": 1, "y": 2}}}', "y", "key 'g', key 'clip 2'"),
         # a string holding an escaped quote and a colon adds a key end, hiding a lost key from the
         # count alone: the decoding key by key still runs and finds it
-        ('{"a": "say \\":\\"", "a": 2}', "a"),
+        ('{"a": "say \\":\\"", "a": 2}', "a", None),
     ],
 )
-def test_a_repeated_key_is_refused_at_any_depth(tmp_path: Path, text: str, repeated: str) -> None:
+def test_a_repeated_key_is_refused_at_any_depth(
+    tmp_path: Path, text: str, repeated: str, where: str | None
+) -> None:
     with pytest.raises(InputError) as err:
         read_json(write(tmp_path, "r.json", text))
     assert err.value.field == repeated
+    assert err.value.record == where
     with pytest.raises(InputError):
         read_jsonl(write(tmp_path, "r.jsonl", text.strip("[]") + "\n"))
 

@@ -210,17 +210,28 @@ def check_unique_keys(
 
 
 def _locate_duplicate(text: str) -> str | None:
-    """The list index or top-level key whose value repeats a key (on the error path only)."""
-    decoder, at = json.JSONDecoder(), len(text) - len(text.lstrip())
+    """Where the object that repeats a key sits, for the error (on the error path only).
+
+    The top-level list index or key holding it (``record 3``, ``key 'g'``), then each key or index
+    below that leads to it (``key 'g', key 'clip 1'``); None when the repeat is at the top level.
+    """
+    parts = _duplicate_path(text, 0, top=True)
+    return ", ".join(parts) if parts else None
+
+
+def _duplicate_path(text: str, at: int, *, top: bool) -> list[str]:
+    """The keys (or indexes) from the value at ``at`` down to the object that repeats a key."""
+    decoder = json.JSONDecoder()
+    at = skip(text, at)
     opener = text[at : at + 1]
     if opener not in ("[", "{"):
-        return None
+        return []
     at += 1
     index = 0
     while True:
         at = skip(text, at, ", \t\r\n")
         if at >= len(text) or text[at] in "]}":
-            return None
+            return []
         key = None
         if opener == "{":
             key, at = decoder.raw_decode(text, at)
@@ -230,7 +241,8 @@ def _locate_duplicate(text: str) -> str | None:
         try:
             _STRICT.decode(text[start:at])
         except _DuplicateKey:
-            return record_name(index) if key is None else f"key {key!r}"
+            here = (record_name(index) if top else f"item {index + 1}") if key is None else f"key {key!r}"
+            return [here, *_duplicate_path(text[start:at], 0, top=False)]
         index += 1
 
 
