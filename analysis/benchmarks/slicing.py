@@ -30,7 +30,7 @@ def slice_columns(
 ) -> tuple[npt.NDArray[np.object_], dict[str, npt.NDArray[np.object_]]]:
     """(clusters, columns a slice may use) of ``table``'s rows, one benchmark's, in its order."""
     cut = get(benchmark).slicing(table)
-    gold = table["gold"].astype("string").str.strip().str.lower().fillna("")
+    gold = _one_spelling(table["gold"].astype("string").str.strip().fillna(""))
     parsed = table["parsed"].astype("string").fillna("").str.strip()
     columns: dict[str, npt.NDArray[np.object_]] = {
         "task": _text(table["task"]),
@@ -42,6 +42,18 @@ def slice_columns(
     for name, values in cut.attributes.items():
         columns[name if name not in columns else f"{benchmark}.{name}"] = values
     return cut.clusters, columns
+
+
+def _one_spelling(gold: pd.Series) -> pd.Series:
+    """Each gold as one spelling of its letters' case: "Yes" and "yes" are one slice.
+
+    The spelling is the one the files use most (ties: the first in sorted order), so a slice names
+    its gold as the benchmark writes it ("Yes", "B"), whatever order the files came in.
+    """
+    key = gold.str.lower()
+    counts = pd.DataFrame({"k": key, "s": gold}).value_counts().reset_index(name="n")
+    counts = counts.sort_values(["k", "n", "s"], ascending=[True, False, True]).drop_duplicates("k")
+    return key.map(dict(zip(counts["k"], counts["s"], strict=True))).fillna("")
 
 
 def condition_mask(
