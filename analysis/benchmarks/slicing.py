@@ -64,7 +64,12 @@ def condition_mask(
     mask = np.ones(n, dtype=bool)
     for column, value in conditions:
         values = columns.get(column)
-        mask &= np.zeros(n, dtype=bool) if values is None else values == value
+        if values is None:
+            mask &= np.zeros(n, dtype=bool)
+        elif column == "gold":  # one value whatever its case ("gold = no" of a "No" gold)
+            mask &= (pd.Series(values, dtype=object).str.lower() == value.lower()).to_numpy(dtype=bool)
+        else:
+            mask &= values == value
     return mask
 
 

@@ -222,3 +222,17 @@ def test_a_slice_filter_cuts_the_rows_the_finder_tested_and_a_blind_view_drops_i
     assert list(filter_rows(table, Filters(benchmark="cmm", slice=(("nope", "x"),)))) == []
     assert Access("zoe", blind=True).filters(view).slice == ()
     assert Access("yan").filters(view).slice == view.slice
+
+
+def test_a_gold_is_named_as_the_files_spell_it_and_matched_whatever_its_case() -> None:
+    # Seen in a review of the CLI: slices printed {"gold": "b"} for a "B" gold, {"gold": "no"} for "No"
+    import numpy as np
+    import pandas as pd
+
+    from analysis.benchmarks.slicing import _one_spelling, condition_mask
+
+    gold = pd.Series(["No", "no", "No", "B", " Yes", None], dtype="string")
+    assert _one_spelling(gold.str.strip().fillna("")).tolist() == ["No", "No", "No", "B", "Yes", ""]
+    columns = {"gold": np.array(["No", "Yes", "No"], dtype=object)}
+    assert condition_mask(columns, [("gold", "no")]).tolist() == [True, False, True]  # typed in lower case
+    assert condition_mask(columns, [("gold", "No")]).tolist() == [True, False, True]
