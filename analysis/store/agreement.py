@@ -29,6 +29,7 @@ from analysis.store.events import Event, ItemRef, as_item, write_label
 from analysis.store.identity import Identity
 from analysis.store.labels import current_labels, events_frame
 from analysis.store.values import InvalidLabel
+from analysis.store.visibility import Viewer
 
 
 def votes_matrix(
@@ -151,6 +152,36 @@ def disagreements(
         if len(sides) > 1 and not settled:
             rows.append((key, votes, len(votes), gold, by))
     return pd.DataFrame(rows, columns=["item_id", "votes", "n_votes", "gold", "gold_by"])
+
+
+def disagreements_seen(
+    store: Store, benchmark: str, viewer: Viewer, official: Mapping[str, str | None] | None = None
+) -> pd.DataFrame:
+    """:func:`disagreements` as ``viewer`` may see them (``docs/review.md``, "Hidden votes").
+
+    An adjudicator gets every disagreement; anyone else only the items they hold a vote on (having
+    corrected the gold is no vote: another reviewer's vote stays hidden from the one who set the
+    gold until they vote too). A blind reviewer is not listed an item for their vote alone (only
+    the gold would differ, which tells them the gold), and a blind adjudicator who took no side is
+    listed the item with its votes hidden. Columns as :func:`disagreements`, plus ``hidden``: how
+    many votes are withheld (their values never leave the store).
+    """
+    found = disagreements(store, benchmark, official=official)
+    rows: list[tuple[Any, ...]] = []
+    for key, votes, n, gold, by in zip(
+        found["item_id"], found["votes"], found["n_votes"], found["gold"], found["gold_by"], strict=True
+    ):
+        mine = viewer.name in votes
+        if not viewer.adjudicator and not mine:
+            continue
+        if viewer.blind and mine and not votes_differ(votes):
+            continue
+        if viewer.blind and not mine:  # a blind adjudicator who took no side
+            rows.append((key, {}, n, None, None, n))
+            continue
+        shown = gold if not viewer.blind else None
+        rows.append((key, dict(votes), n, shown, by if shown is not None else None, 0))
+    return pd.DataFrame(rows, columns=["item_id", "votes", "n_votes", "gold", "gold_by", "hidden"])
 
 
 def _current_gold(

@@ -27,13 +27,12 @@ from analysis.store import (
     assign,
     corrected_runs,
     count_corrections,
-    disagreements,
     events_frame,
     export_corrections,
     metric_changes,
     my_unreviewed,
 )
-from analysis.store.agreement import took_a_side, votes_differ
+from analysis.store.agreement import disagreements_seen, took_a_side
 from analysis.store.events import as_item
 from analysis.store.export import corrections_frame, write_frame
 from analysis.store.final import final_labels
@@ -175,8 +174,9 @@ ADJUDICATION_FORM_BEHIND = (
 def queue_frame(ctx: ReviewContext, queue: str, benchmark: str | None, who: Identity | None) -> pd.DataFrame:
     """One queue (flagged, my unreviewed, disagreements) of a benchmark: item id, question, detail.
 
-    The disagreement queue holds only what ``who`` may see: an adjudicator every disagreement
-    (marked where they voted and so may not settle it), anyone else the items they voted on.
+    The disagreement queue holds only what ``who`` may see, as the store decides it
+    (:func:`~analysis.store.agreement.disagreements_seen`): an adjudicator every disagreement
+    (marked where they took a side and so may not settle it), anyone else the items they voted on.
     """
     table = ctx.catalog.table
     rows = table[table["benchmark"] == benchmark]
@@ -201,23 +201,23 @@ def queue_frame(ctx: ReviewContext, queue: str, benchmark: str | None, who: Iden
         ids = my_unreviewed(ctx.store, benchmark, plan, who)
         return _frame(rows, ids, [f"assigned to you (k={min(ctx.k, len(people))})"] * len(ids))
     published = official_gold(table, str(benchmark))
-    found = disagreements(ctx.store, benchmark, official=published)
+    found = disagreements_seen(ctx.store, benchmark, access.viewer, official=published)
     ids, detail = [], []
-    for item_id, votes, gold, by in zip(
-        found["item_id"].astype(str), found["votes"], found["gold"], found["gold_by"], strict=True
+    for item_id, votes, gold, by, hidden in zip(
+        found["item_id"].astype(str),
+        found["votes"],
+        found["gold"],
+        found["gold_by"],
+        found["hidden"],
+        strict=True,
     ):
-        mine = who.name in votes or by == who.name
-        if not access.adjudicator and not mine:
-            continue  # other reviewers' sides stay hidden until I have taken one
-        if not access.sees_gold and mine and not votes_differ(votes):
-            continue  # only the gold differs from the vote: that would tell a blind reviewer the gold
-        if access.blind and not mine:  # the votes stay hidden from a blind adjudicator who took no side
+        if hidden:  # the votes stay hidden from a blind adjudicator who took no side
             ids.append(item_id)
-            detail.append(f"{len(votes)} vote(s) in dispute (hidden: you adjudicate blind)")
+            detail.append(f"{hidden} vote(s) in dispute (hidden: you adjudicate blind)")
             continue
         spelled = published.get(item_id)
         sides = [f"{r}: {as_shown('gold', v, spelled)}" for r, v in votes.items()]
-        if gold is not None and access.sees_gold:
+        if gold is not None:
             shown = as_shown("gold", gold, spelled)
             sides.insert(0, f"gold: {shown} ({'official' if by == 'official' else f'set by {by}'})")
         text = ", ".join(sides)

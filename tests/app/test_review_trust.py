@@ -278,6 +278,20 @@ def test_a_blind_reviewers_disagreement_queue_does_not_tell_him_the_gold(
     assert shown["detail"].tolist() == ["2 vote(s) in dispute (hidden: you adjudicate blind)"]
 
 
+def test_a_reviewer_who_set_the_gold_is_not_queued_a_vote_she_has_not_earned(
+    catalog: Catalog, tmp_path: Path
+) -> None:
+    """Seen in a two-reviewer walkthrough: alice corrected the gold, bob (blind) voted against it,
+    and alice's Disagreements queue read "gold: no (set by alice), bob: yes": correcting the gold
+    is no vote, and a vote stays hidden from her until she votes (her history hid it already)."""
+    ctx = _ctx(catalog, tmp_path)
+    row = _row(catalog, PAIR_11_QA_CS)  # official gold: no
+    save(ctx, row, ALICE, "yes", "", [], "", "the flame is lit")  # alice corrects the gold
+    save(ctx, row, BOB, "no", "", [], "", "")  # bob, blind, votes against the correction
+    assert queue_frame(ctx, "Disagreements", "cdh-bench", ALICE).empty
+    assert "bob" in queue_frame(ctx, "Disagreements", "cdh-bench", CAROL)["detail"].iloc[0]
+
+
 def test_exports_hold_only_what_the_reviewer_may_see(catalog: Catalog, tmp_path: Path) -> None:
     ctx = _ctx(catalog, tmp_path)
     row = _row(catalog, PAIR_11_QA_CS)

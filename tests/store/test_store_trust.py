@@ -138,3 +138,29 @@ def test_final_labels_one_row_per_corrected_item_with_votes_and_adjudication(
     back = pd.read_parquet(tmp_path / "final.parquet")
     assert back["corrected_gold"].tolist() == ["No", "No"]
     assert (tmp_path / "final.csv").read_text(encoding="utf-8").splitlines()[0] == ",".join(FINAL_COLUMNS)
+
+
+def test_the_disagreement_queue_hides_a_vote_from_whoever_set_the_gold_until_they_vote(store: Store) -> None:
+    # Seen in a two-reviewer walkthrough: alice corrected the gold, bob (blind) voted against it,
+    # and alice's Disagreements queue read "gold: No (set by alice), bob: Yes", though the vote is
+    # hidden from her everywhere else (she has not voted on the item)
+    from analysis.store.agreement import disagreements_seen
+
+    item = cmm_item(1)
+    relabel(store, item, "gold", "No", ALICE, "no river in the clip")
+    vote(store, item, "gold", "Yes", BOB)
+    official = {"item0001": "Yes"}
+    alice = disagreements_seen(store, "cmm", Viewer("alice"), official)
+    assert alice.empty  # no vote of hers: bob's stays out of her sight, in the queue too
+    assert "bob" not in visible_events(events_frame(store, "cmm"), Viewer("alice"))["reviewer"].tolist()
+    carol = disagreements_seen(store, "cmm", Viewer("carol", adjudicator=True), official)
+    assert carol["votes"].tolist() == [{"bob": "yes"}] and carol["gold_by"].tolist() == ["alice"]  # as stored
+    blind_carol = disagreements_seen(store, "cmm", Viewer("carol", blind=True, adjudicator=True), official)
+    assert blind_carol["votes"].tolist() == [{}] and blind_carol["hidden"].tolist() == [1]
+    assert blind_carol["gold"].tolist() == [None]
+    # bob, blind, voted against the gold alone: listing it would tell him the gold differs
+    assert disagreements_seen(store, "cmm", Viewer("bob", blind=True), official).empty
+    # once alice votes, she sees bob's vote beside hers
+    vote(store, item, "gold", "No", ALICE)
+    alice = disagreements_seen(store, "cmm", Viewer("alice"), official)
+    assert alice["votes"].tolist() == [{"alice": "no", "bob": "yes"}]
