@@ -409,6 +409,10 @@ def _wire_tab(
         ) -> tuple[Any, ...]:
             who = identity_of(request, profile)
             ticket = fills.take(request)
+            labels = review_extra.offered_queues(ctx.access(who))
+            # at page load this may run before the picker got its value (``offered``): the queue it
+            # is about to show, the first offered, is filled (the tab opened on an empty table)
+            kind = kind if kind in labels or not labels else labels[0]
             try:
                 items = review_extra.queue_update(ctx, kind, benchmark, who)
             except Refused as exc:  # a queue this reviewer is not offered: said where the tab speaks
@@ -419,8 +423,16 @@ def _wire_tab(
                 items = gr.skip()
             return items, review_extra.agreement_markdown(ctx, benchmark, who), ""
 
+        # nothing fills the queue at load (the benchmark shown first changes nothing): the tab's
+        # first opening does, with the queue its picker shows (it opened on an empty table)
         memory.follow(
-            tab, TAB, f.benchmark, followed, [rt.items, rt.agreement, rt.message], inputs=[rt.queue]
+            tab,
+            TAB,
+            f.benchmark,
+            followed,
+            [rt.items, rt.agreement, rt.message],
+            inputs=[rt.queue],
+            filled=False,
         )
 
     def open_item(

@@ -168,6 +168,9 @@ def test_without_a_reviewer_the_review_panel_is_hidden(page: Any, app_url: str) 
     options = [t.strip() for t in queue.locator("label").all_inner_texts() if t.strip()]
     assert options == ["Flagged by the audit", "Suspected wrong gold"], options
     rows = page.locator("#rv-queue-items [data-row='0'][data-col='0']")
+    # the tab opens on its picked queue, filled (it opened on an empty table until a queue was picked)
+    expect(page.locator("#rv-queue-items")).to_contain_text("Flagged by the audit: ", timeout=WAIT)
+    expect(rows).to_have_text(re.compile(r"\S"), timeout=WAIT)
     expect(page.locator("#rv-queue-load")).to_be_visible()
     # a queue picked shows at once (it once kept the last queue until Show queue was pressed)
     for option, detail in (("Suspected wrong gold", ""), ("Flagged by the audit", "audit finding")):
