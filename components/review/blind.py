@@ -6,7 +6,9 @@ model's answers and other reviewers' labels; every text is escaped.
 
 from __future__ import annotations
 
+import json
 from html import escape
+from typing import Any
 
 from analysis.store import Identity, blind_view
 from analysis.store.values import as_shown
@@ -20,10 +22,11 @@ def blind_html(ctx: ReviewContext, row: int, who: Identity | None) -> str:
         return '<p class="hs-none">Blind mode needs a signed-in reviewer.</p>'
     view = blind_view(item, ctx.store, who)
     meta = " · ".join(escape(str(view[k])) for k in ("benchmark", "task", "category") if view.get(k))
-    options = view.get("options")
-    listed = ""
-    if isinstance(options, str) and options:
-        listed = f'<div class="hs-options">{escape(options)}</div>'
+    listed = _options_html(view.get("options"))
+    side, pair = view.get("side"), view.get("pair_id")
+    if side:  # which image or clip of a pair the question is about (two are shown): no gold in it
+        of_pair = f" of pair <code>{escape(str(pair))}</code>" if pair else ""
+        listed += f'<p class="hs-side">This item asks about <b>{escape(str(side))}</b>{of_pair}.</p>'
     official = official_of(item)  # only its spelling is used: Yes / No beside an official Yes
     mine = " · ".join(
         f"{escape(str(k))}: {escape(str(as_shown(str(k), v, official)))}"
@@ -35,3 +38,16 @@ def blind_html(ctx: ReviewContext, row: int, who: Identity | None) -> str:
         f'<p class="hs-none">Gold, verdicts and other reviewers\' labels are hidden. '
         f"My votes: {mine or 'none yet'}</p>"
     )
+
+
+def _options_html(options: Any) -> str:
+    """The answer options as the inspector lists them (the column holds them as a JSON list)."""
+    if not isinstance(options, str) or not options:
+        return ""
+    try:
+        parsed = json.loads(options)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, list) and all(isinstance(o, str) for o in parsed):
+        return '<ul class="hs-options">' + "".join(f"<li>{escape(o)}</li>" for o in parsed) + "</ul>"
+    return f'<div class="hs-options">{escape(options)}</div>'

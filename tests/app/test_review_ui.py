@@ -185,6 +185,25 @@ def test_five_clients_relabel_concurrently_through_the_app(
     assert sorted(events["reviewer"].value_counts().tolist()) == [20] * 5
 
 
+def test_blind_mode_says_which_clip_is_asked_about_and_lists_the_options(
+    catalog: Catalog, tmp_path: Path
+) -> None:
+    # Seen in a two-reviewer walkthrough: a blind reviewer saw both clips of a VidHalluc pair and
+    # nothing saying which one the yes/no question asks about; the MCQ options came as a JSON list
+    from components.review.blind import blind_html
+
+    ctx = _ctx(catalog, tmp_path)
+    table = catalog.table
+    for task in ("bqa", "mcq"):
+        row = int(table.index[(table["benchmark"] == "vidhalluc") & (table["task"] == task)][0])
+        html = blind_html(ctx, row, ALICE)
+        side, pair = str(table.at[row, "side"]), str(table.at[row, "pair_id"])
+        assert f"This item asks about <b>{side}</b> of pair <code>{pair}</code>." in html
+        assert "Gold, verdicts and other reviewers' labels are hidden" in html
+        if task == "mcq":
+            assert '<ul class="hs-options"><li>A. ' in html and '["' not in html
+
+
 def test_blind_mode_hides_gold_and_other_reviewers(catalog: Catalog, tmp_path: Path) -> None:
     from components.review.blind import blind_html
 
