@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 import pandas as pd
 
+from analysis.benchmarks import REGISTRY
 from analysis.charts.common import derive_columns
 from analysis.query import prepare
 from analysis.review import suspects
@@ -185,6 +186,8 @@ def queue_frame(ctx: ReviewContext, queue: str, benchmark: str | None, who: Iden
         if not access.signed_in:
             raise Refused(f"Sign in to see the queue {queue!r}.")
         raise Refused(f"The queue {queue!r} is not offered to you (audit findings quote gold).")
+    if not benchmark or benchmark not in REGISTRY:  # every benchmark at once: a queue is of one
+        return _frame(rows, [], [])
     if queue == QUEUES[0]:
         ids = rows.loc[rows["_flagged"].astype(bool), "item_id"].astype(str).unique().tolist()
         return _frame(rows, ids, ["named by an audit finding"] * len(ids))

@@ -34,6 +34,10 @@ from components.review.context import ReviewContext
 
 MARK = "✎"
 BLIND_CHARTS = "Charts are hidden in blind mode: every chart is drawn over gold."
+BLIND_ANSWERS = (
+    '<p class="hs-none">The models\' answers are hidden in blind mode: each is read against gold.</p>'
+)
+"""What the section of every model's answer says to a blind reviewer (it stood empty)."""
 
 
 class ReviewerView(ItemView):
@@ -123,7 +127,8 @@ class ReviewerView(ItemView):
             from components.review.blind import blind_html
 
             status, media, _, _, _ = inspect_row(self.catalog, row, position)
-            return status, media, blind_html(self.ctx, row, self.who), gr.update(value="", visible=False), ""
+            hidden = gr.update(value="", visible=False)
+            return status, media, blind_html(self.ctx, row, self.who), hidden, BLIND_ANSWERS
         shown = inspect_row(self.catalog, row, position, detail=self.detail(row))
         spans = shown[3]
         if isinstance(spans, dict) and spans.get("visible") and spans.get("value"):

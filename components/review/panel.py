@@ -94,6 +94,11 @@ class ReviewWidgets:
         ]
 
 
+CHANGE_REASON = "Reason for the change (needed for a gold change)"
+VOTE_REASON = "Reason for your vote (optional)"
+"""The reason box's label: a correction of the gold needs a reason, a blind reviewer's vote does not."""
+
+
 def build_review() -> ReviewWidgets:
     """Controls for one item: gold (by kind), flags, note, reason, then save / save-and-next / undo."""
     who = gr.Markdown(f"{READ_ONLY} {SIGN_IN_SERVE}", elem_id="rv-who")
@@ -115,7 +120,7 @@ def build_review() -> ReviewWidgets:
             # as text areas they took the Enter as a newline (issue 20)
             note = gr.Textbox(label="Note", elem_id="rv-note", scale=2, max_lines=1)
             reason = gr.Textbox(
-                label="Reason for the change (needed for a gold change)",
+                label=CHANGE_REASON,
                 elem_id="rv-reason",
                 scale=2,
                 max_lines=1,
@@ -363,7 +368,8 @@ def panel(
         text,
         gr.update(value=list(shown.flags)),
         gr.update(value=shown.note),
-        gr.update(value=""),
+        # a blind reviewer's gold is a vote, which needs no reason (the label said it did)
+        gr.update(value="", label=VOTE_REASON if blind else CHANGE_REASON),
         letters,
         part_choice,
         part_text,

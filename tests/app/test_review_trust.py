@@ -20,7 +20,7 @@ from components.browse import navigate
 from components.browse.page import show_page
 from components.review.context import Refused, ReviewContext
 from components.review.extra import adjudication_target, build_exports, queue_frame
-from components.review.gold import BLIND_CHARTS, MARK, ReviewerView
+from components.review.gold import BLIND_ANSWERS, BLIND_CHARTS, MARK, ReviewerView
 from components.review.panel import form_value, panel, save
 
 pytestmark = [*GRADIO_LOOP_WARNINGS, pytest.mark.usefixtures("close_gradio_loop")]
@@ -72,7 +72,7 @@ def test_a_blind_reviewers_table_inspector_and_charts_hold_no_gold(catalog: Cata
     assert (plain["gold"] != "").any()  # the same page for a reviewer who is not blind has gold
     row = _row(catalog, PAIR_11_QA_CS)
     _, _, item, spans, others = bob.inspect(row)
-    assert "blind mode" in item and others == "" and spans["visible"] is False
+    assert "blind mode" in item and others == BLIND_ANSWERS and spans["visible"] is False
     assert "hs-facts" not in item and "balanced" not in item  # no verdict row, no model's answer
     note, *figures = bob.charts(filters)
     assert note == BLIND_CHARTS and all(f["visible"] is False and f["value"] is None for f in figures)
@@ -125,7 +125,7 @@ def test_a_blind_reviewers_api_answers_hold_no_gold(
         hidden = [columns.index(c) for c in ("answer", "parsed", "gold", "verdict")]
         assert table["data"] and all(r[i] == "" for r in table["data"] for i in hidden)
         _, _, item, _, others = bob.predict(PAIR_11_QA_CS, *filters, api_name="/item")
-        assert "blind mode" in item and not others
+        assert "blind mode" in item and others == BLIND_ANSWERS
         step = bob.predict(1, *filters, api_name="/next_item")
         assert "blind mode" in step[2] and "hs-facts" not in step[2]
         back = bob.predict(2, *filters, api_name="/previous_item")
