@@ -494,10 +494,12 @@ def _pair_list(ctx: PairsContext, me: Identity | None) -> pd.DataFrame:
     key = ctx.access(me).sees_gold
     actions = ctx.pairs["actions"].map(lambda a: " | ".join(a.values()) if key else "").to_numpy()
     if me is None or not ctx.access(me).sees_team:  # visitors and blind reviewers: no one's validations
+        # but a blind reviewer's own queue is theirs to see (the legend promised it; it stood empty)
+        queue = set(my_queue(ctx.store, ctx.assignments(me), me)) if me is not None else set()
         return pd.DataFrame(
             {
                 "pair_id": ids.to_numpy(),
-                "mine": "",
+                "mine": ["●" if p in queue else "" for p in ids],
                 "status": "",
                 "decision": "",
                 "votes": 0,
