@@ -45,7 +45,11 @@ table.hs-others th { text-align: left; }
   fill: var(--body-text-color) !important; }
 .dark .js-plotly-plot :is(.gridlayer, .zerolinelayer) path { stroke: var(--hs-rule) !important; }
 .dark .js-plotly-plot :is(.xlines-above, .ylines-above) { stroke: #6e7681 !important; }
-.dark .js-plotly-plot .modebar-btn path { fill: var(--hs-subdued) !important; }
+.dark .js-plotly-plot .modebar-btn path { fill: var(--body-text-color) !important; opacity: 0.75; }
+/* plotly's toolbar sits on a half-white bar: pale icons on light grey in dark mode */
+.dark .js-plotly-plot .modebar-group { background-color: transparent !important; }
+/* a phone's narrow chart: the toolbar wraps inside it instead of running past its right edge */
+.js-plotly-plot .modebar { display: flex; flex-wrap: wrap; justify-content: flex-end; max-width: 100%; }
 /* marks drawn black (the gold-yes line, its legend entry) turn light */
 .dark .js-plotly-plot path[style*="stroke: rgb(0, 0, 0)"] { stroke: #e6edf3 !important; }
 /* the intervals' bars, drawn dark grey for a white page, were all but invisible on the dark one */

@@ -101,7 +101,7 @@ CSS = """
 .hs-tok:hover { border-color: #d9822b; }
 .hs-tok.hs-sel { background: #f8c9a0; border-color: #d9822b; color: #5a2a00; }
 .hs-picker-head { font-size: 0.85em; opacity: 0.8; margin-bottom: 2px; }
-.hs-type { font: inherit; font-size: 0.8em; margin: 0 2px; padding: 0 2px; max-width: 14em;
+.hs-type { font: inherit; font-size: 0.8em; margin: 0 2px; padding: 0 2px; max-width: min(24em, 100%);
            color: inherit; background: var(--background-fill-primary);
            border: 1px dashed #d9822b; border-radius: 4px; }
 """
