@@ -63,6 +63,8 @@ def load_files(
     """
     if gold is not None and bench.TAKES_GOLD:  # another benchmark's file: said as such, before reading it
         expect(gold, bench, "gold", task)
+    # a run of several tasks' files with one task's gold: that task, told once (None: not asked)
+    gold_task = _task_of(gold) if gold is not None and task is None else None
     tables = []
     for path in files:
         if mapping or (fmt or sniff(path)) != "native":
@@ -71,8 +73,8 @@ def load_files(
         found = detect(path)
         if found.benchmark != bench.NAME:
             raise InputError(path, f"this is a {found.benchmark or found.role} file, not {bench.NAME}")
-        if gold is not None and path != gold and found.role == "predictions" and task is None:
-            _same_task(bench, gold, path, found.task)
+        if gold is not None and gold_task is not None and path != gold and found.role == "predictions":
+            _same_task(bench, gold, gold_task, path, found.task)
         if found.role == "gold" and path != gold:
             tables.append(bench.load_gold([path]))
         else:
@@ -80,13 +82,17 @@ def load_files(
     return concat_tables(tables)
 
 
-def _same_task(bench: Benchmark, gold: Path, path: Path, file_task: str | None) -> None:
-    """Refuse one ``--gold`` of one task for a prediction file of another (files of several tasks)."""
+def _task_of(gold: Path) -> str | None:
+    """The task a gold file holds, from its content; None when it cannot tell (the reader then says why)."""
     try:
-        gold_task = detect(gold).task
+        return detect(gold).task
     except InputError:
-        return  # the reader says what is wrong with it
-    if gold_task is not None and file_task is not None and gold_task != file_task:
+        return None
+
+
+def _same_task(bench: Benchmark, gold: Path, gold_task: str, path: Path, file_task: str | None) -> None:
+    """Refuse one ``--gold`` of one task for a prediction file of another (files of several tasks)."""
+    if file_task is not None and gold_task != file_task:
         raise InputError(
             gold,
             f"this is {bench.NAME} {gold_task} gold, but {path.name} is a {file_task} file: "
