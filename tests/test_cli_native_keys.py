@@ -16,7 +16,7 @@ import pytest
 
 from analysis import benchmarks
 from analysis.cli.items import FIELDS, item_lines, load_files
-from analysis.table.columns import media_json, media_paths
+from analysis.table.columns import media_json, media_paths, media_refs
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples"
 
@@ -142,3 +142,11 @@ def test_media_paths_reads_back_what_media_json_writes() -> None:
     assert media_paths("") == {} and media_paths(None) == {}
     # the first path of a kind is the one kept (a second video is a side view, not the key)
     assert media_paths(media_json([("video", "1.mp4", "x"), ("video", "2.mp4", "y")])) == {"video": "1.mp4"}
+    # the one reader of media texts (the inspector's and the pairs' too): every reference in order,
+    # nothing from a text that is not a list of references
+    assert media_refs(text) == [("video", "a/b.mp4", "silent video"), ("audio", 'c "d".wav', "audio track")]
+    assert (
+        media_refs("not json") == []
+        and media_refs('{"path": "x"}') == []
+        and media_refs('[{"kind": "x"}]') == []
+    )

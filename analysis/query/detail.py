@@ -16,6 +16,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from analysis.query.pages import reading_labels
+from analysis.table.columns import media_refs
 
 
 def verdict_word(correct: Any, scored: bool = True, reason: str = "") -> str:
@@ -195,11 +196,7 @@ def _others(table: pd.DataFrame, rows: npt.NDArray[np.intp], current: int) -> li
 
 
 def _media(fields: dict[str, Any], side: str) -> list[MediaRef]:
-    refs = []
-    for entry in _json_list(fields.get("media") or ""):
-        if isinstance(entry, dict) and isinstance(entry.get("path"), str):
-            refs.append(MediaRef(str(entry.get("kind", "")), entry["path"], str(entry.get("role", "")), side))
-    return refs
+    return [MediaRef(kind, path, role, side) for kind, path, role in media_refs(fields.get("media"))]
 
 
 def _plain(value: Any) -> Any:

@@ -263,14 +263,29 @@ def media_json(refs: Sequence[tuple[MediaKind, str, str]]) -> str:
     return "[" + ", ".join(entries) + "]"
 
 
+def media_refs(media: str | None) -> list[tuple[str, str, str]]:
+    """The ``(kind, path, role)`` references of a ``media`` text: the inverse of :func:`media_json`.
+
+    Entries without a text path are left out; a text that is not a JSON list has none.
+    """
+    try:
+        entries = json.loads(media) if media else []
+    except ValueError:
+        return []
+    if not isinstance(entries, list):
+        return []
+    return [
+        (str(e.get("kind", "")), e["path"], str(e.get("role", "")))
+        for e in entries
+        if isinstance(e, dict) and isinstance(e.get("path"), str)
+    ]
+
+
 def media_paths(media: str | None) -> dict[str, str]:
-    """The first path of each kind in a ``media`` text (the inverse of :func:`media_json`); empty for none."""
-    if not media:
-        return {}
+    """The first path of each kind in a ``media`` text (:func:`media_refs`); empty for none."""
     found: dict[str, str] = {}
-    for ref in json.loads(media):
-        if isinstance(ref, dict) and isinstance(ref.get("path"), str):
-            found.setdefault(str(ref.get("kind")), ref["path"])
+    for kind, path, _ in media_refs(media):
+        found.setdefault(kind, path)
     return found
 
 

@@ -37,6 +37,7 @@ from analysis.benchmarks.vidhalluc.native import write_corrected
 from analysis.errors import InputError
 from analysis.files.atomic import write_text_atomic
 from analysis.files.readers import read_object
+from analysis.table.columns import media_paths
 
 ACH_TASKS: tuple[str, ...] = ("bqa", "mcq")
 CATALOGUE_COLUMNS: tuple[str, ...] = (
@@ -220,11 +221,7 @@ def _question_index(rows: pd.DataFrame) -> pd.Series:
 
 
 def _video_paths(media: pd.Series) -> list[str]:
-    paths = []
-    for text in _texts(media):
-        refs = _loads(text) if text else []
-        paths.append(next((str(r["path"]) for r in refs if r.get("kind") == "video"), ""))
-    return paths
+    return [media_paths(text).get("video", "") for text in _texts(media)]
 
 
 def _describe_clips(mcq: pd.DataFrame, records: Sequence[dict[str, Any]]) -> dict[str, tuple[str, str]]:
