@@ -128,6 +128,11 @@ def test_votes_fill_the_disagreement_queue_and_my_queue_shrinks(catalog: Catalog
     assert len(queue_frame(ctx, "My unreviewed items", "cdh-bench", ALICE)) == n_items - 1
     found = queue_frame(ctx, "Disagreements", "cdh-bench", ALICE)
     assert found["item_id"].tolist() == [PAIR_11_QA_CS] and "alice: yes" in found["detail"][0]
+    # a queue is of one benchmark: of every benchmark at once it is empty (the suspects' queue raised)
+    from analysis.query import ALL
+
+    for queue in ("Suspected wrong gold", "Disagreements", "Flagged by the audit"):
+        assert queue_frame(ctx, queue, ALL, ALICE).empty
     # a vote never changes the corrected gold
     assert "No gold corrections" in metric_lines(ctx, "cdh-bench")
 
@@ -216,6 +221,10 @@ def test_blind_mode_hides_gold_and_other_reviewers(catalog: Catalog, tmp_path: P
     shown = panel(_blind(ctx, ALICE), row, ALICE)
     assert shown[1]["value"] is None  # the gold radio starts empty, not at the official "no"
     assert "No labels" in shown[-4]  # bob's vote is not in alice's blind history
+    # her gold is a vote, which needs no reason: the box says so (it asked for one, as for a change)
+    from components.review.panel import CHANGE_REASON, VOTE_REASON
+
+    assert shown[5]["label"] == VOTE_REASON and panel(ctx, row, ALICE)[5]["label"] == CHANGE_REASON
     save(_blind(ctx, ALICE), row, ALICE, "yes", "", [], "", "")
     assert "My votes: gold: yes" in blind_html(ctx, row, ALICE)
 
