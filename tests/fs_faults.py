@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -43,6 +43,39 @@ def read_only_folder(folder: Path) -> Iterator[Path]:
         pytest.skip("cannot mount a read-only tmpfs here")
     try:
         yield folder
+    finally:
+        _unmount(folder)
+
+
+@contextmanager
+def frozen_later(folder: Path) -> Iterator[Callable[[], None]]:
+    """``folder`` writable until the ``freeze()`` it yields is called, then read-only with its files.
+
+    As root, a small ``tmpfs`` remounted read-only (the kernel refuses every write, root's too);
+    else the folder and its files lose their write bits.
+    """
+    if os.geteuid() != 0:
+        folder.mkdir(parents=True, exist_ok=True)
+
+        def chmod_freeze() -> None:
+            for entry in folder.iterdir():
+                entry.chmod(0o444)
+            folder.chmod(0o555)
+
+        try:
+            yield chmod_freeze
+        finally:
+            folder.chmod(0o755)
+        return
+    if not _mount(folder, "size=8m"):
+        pytest.skip("cannot mount a tmpfs here")
+
+    def remount_freeze() -> None:
+        done = subprocess.run(["mount", "-o", "remount,ro", str(folder)], capture_output=True, check=False)
+        assert done.returncode == 0, done.stderr
+
+    try:
+        yield remount_freeze
     finally:
         _unmount(folder)
 

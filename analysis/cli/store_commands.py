@@ -20,7 +20,7 @@ import pandas as pd
 from analysis.benchmarks import UnknownBenchmark, get
 from analysis.benchmarks.base import Benchmark
 from analysis.benchmarks.shared.corrected import load_as_shown
-from analysis.errors import InputError, InvalidLabel, StoreError, UsageError
+from analysis.errors import InputError, InvalidLabel, ReadOnlyStore, StoreError, UsageError
 from analysis.files.csv_cells import csv_unsafe, read_csv_rows
 from analysis.files.readers import check_file, read_jsonl
 from analysis.files.table_formats import guess_format
@@ -38,15 +38,26 @@ CORRECTION_COLUMNS = ("item_id", "field", "value", "reason")
 """Columns of a corrections file; the task and the official gold come from the ``--gold`` files."""
 
 
-def _open(db: str | None, *, must_exist: bool) -> Store:
+def _open(db: str | None, *, only_read: bool) -> Store:
+    """The store ``--db`` names (default: the data folder's).
+
+    ``only_read``: for a command that only reads labels. The store must exist, and a store the user
+    may read but not write (another user's file, a read-only folder) is opened read-only rather
+    than refused; its schema must then be this version's, since bringing it up to date writes.
+    """
     target = db or default_db_path()
-    if must_exist and not str(target).startswith(("postgres", "sqlite:")):
+    if only_read and not str(target).startswith(("postgres", "sqlite:")):
         if not Path(target).is_file():
             raise InputError(target, "no such database file")
         if Path(target).stat().st_size == 0:  # SQLite would take it as a new database
             raise InputError(target, "is empty, not a label store")
     try:
-        return open_store(target)
+        try:
+            return open_store(target)
+        except ReadOnlyStore:
+            if not only_read:
+                raise
+            return open_store(target, read_only=True)
     except StoreError as exc:
         raise UsageError(str(exc)) from None
 
@@ -56,7 +67,7 @@ def corrected_table(db: str | None, bench: Benchmark, table: pd.DataFrame) -> pd
 
     The count of corrections goes to stderr. Used by ``score --corrected`` and ``items --db``.
     """
-    store = _open(db, must_exist=True)
+    store = _open(db, only_read=True)
     try:
         fixed = corrected_view(table, store)
     finally:
@@ -69,7 +80,7 @@ def reviewed_items(db: str | None, bench: Benchmark) -> dict[str, str]:
     """Item id -> ``corrected`` or ``confirmed``: the team's verdicts on suspects (``docs/suspects.md``)."""
     from analysis.review.suspects import verdicts
 
-    store = _open(db, must_exist=True)
+    store = _open(db, only_read=True)
     try:
         return verdicts(store, bench.NAME)
     finally:
@@ -275,7 +286,7 @@ def run_import(args: argparse.Namespace) -> str:
             raise InputError(args.corrections, what, record=where, field="benchmark")
     known = known_items(bench, args.gold)
     writes = planned_writes(bench, args.corrections, rows, known)
-    store = _open(args.db, must_exist=False)
+    store = _open(args.db, only_read=False)
     try:
         added = len(write_label_rows(store, writes, who, scope="final"))  # one transaction
     finally:
@@ -321,7 +332,7 @@ def _merge(paths: Sequence[Path], db: str | None, who: Identity, *, benchmark: s
                 raise InputError(path, what, record=where, field="benchmark")
             rows.append((f"{path.name}: {where}", event))
     names = ", ".join(p.name for p in paths)
-    store = _open(db, must_exist=False)
+    store = _open(db, only_read=False)
     try:
         added = insert_events(store, rows, source=names, origin=f"merge by {who.name} from {names}"[:256])
     finally:
@@ -349,7 +360,7 @@ def _shown(bench: Benchmark, path: Path) -> pd.DataFrame | None:
 def run_export(args: argparse.Namespace, fmt: str) -> str:
     """Do the export in ``fmt`` (:func:`~analysis.cli.checks.check_export`'s); returns the line to print."""
     bench = get(args.benchmark)
-    store = _open(args.db, must_exist=True)
+    store = _open(args.db, only_read=True)
     try:
         if fmt == "native":
             from analysis.load.detect import expect_benchmark

@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.pool import NullPool
 
 from analysis.errors import ReadOnlyStore, StoreError, WriteRefused
 from analysis.store.db import (
@@ -22,11 +23,14 @@ from analysis.store.db import (
     check_identifier,
     check_sqlite,
     is_read_only,
+    read_only_connector,
+    read_only_hooks,
     refuse_foreign_sqlite,
     resolve_url,
     sqlite_hooks,
 )
 from analysis.store.migrations import migrate as run_migrations
+from analysis.store.migrations import missing_migrations
 
 
 def open_store(
@@ -37,13 +41,21 @@ def open_store(
     mirror: EventSink | None = None,
     media_roots: Sequence[Path] = (),
     migrate: bool = True,
+    read_only: bool = False,
 ) -> Store:
     """Open (creating if needed) the label store and bring its schema to the latest migration.
 
     A SQLite file is checked first (:func:`~analysis.store.db.check_sqlite`): a damaged one raises
     :class:`StoreError`, an unwritable one (or folder) :class:`ReadOnlyStore`, in one line.
+
+    ``read_only``: open an existing store only to read it (the commands that read labels, on a file
+    the user may read but not write): nothing is created or migrated, a SQLite file is opened by
+    :func:`~analysis.store.db.read_only_connector`, and a schema older than this version's is
+    refused in one line (:class:`ReadOnlyStore`), since reading it would need a migration.
     """
     url, path = resolve_url(target, data_dir)
+    if read_only:
+        return _open_read_only(url, path, schema, media_roots)
     if path is not None:
         assert_not_served(path, media_roots)
         try:
@@ -80,6 +92,36 @@ def open_store(
         except StoreError:  # a foreign database
             store.close()
             raise
+    return store
+
+
+def _open_read_only(url: str, path: Path | None, schema: str | None, media_roots: Sequence[Path]) -> Store:
+    if path is None:
+        connect_args: dict[str, Any] = {} if "connect_timeout" in url else {"connect_timeout": 10}
+        if schema is not None:
+            check_identifier(schema)
+            connect_args["options"] = f"-csearch_path={schema}"
+        engine = create_engine(url, poolclass=NullPool, connect_args=connect_args)
+    else:
+        assert_not_served(path, media_roots)
+        if not path.is_file():
+            raise StoreError(f"{path}: no such label store")
+        refuse_foreign_sqlite(path)
+        engine = create_engine("sqlite://", creator=read_only_connector(path), poolclass=NullPool)
+        read_only_hooks(engine)
+        check_sqlite(engine, path)
+    store = Store(engine, make_url(url).render_as_string(hide_password=True), path)
+    try:
+        missing = missing_migrations(store)
+    except StoreError:
+        store.close()
+        raise
+    if missing:
+        store.close()
+        raise ReadOnlyStore(
+            f"{path or store.url}: was written by an older version (missing {', '.join(missing)}); "
+            "open it once where it can be written, so its schema is brought up to date"
+        )
     return store
 
 

@@ -231,6 +231,51 @@ def sqlite_hooks(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
+def read_only_connector(path: Path) -> Any:
+    """A connection factory reading the SQLite file ``path`` without writing a byte, here or beside it.
+
+    ``mode=ro`` first: it reads the write-ahead log of a server writing the file meanwhile, but
+    SQLite must be able to make the ``-shm`` index beside the file. In a folder that cannot be
+    written and with no log beside the file, that fails; the file is then opened as immutable
+    (``immutable=1``: no index, no locks), which is exact only because every committed write is
+    then in the file itself. A log that is there but cannot be read refuses the open
+    (:class:`ReadOnlyStore`): the file alone would be missing its latest writes.
+    """
+    uri = path.resolve().as_uri()
+
+    def connect() -> sqlite3.Connection:
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, check_same_thread=False)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            if not is_read_only(exc, path):
+                raise
+            wal = path.with_name(path.name + "-wal")
+            if wal.exists() and wal.stat().st_size > 0:
+                raise ReadOnlyStore(
+                    f"{path}: cannot be read: it is being written (its log {wal.name} is there) and "
+                    f"SQLite cannot read that log from a folder it may not write ({reason_of(exc)})"
+                ) from None
+        return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, check_same_thread=False)
+
+    return connect
+
+
+def read_only_hooks(engine: Engine) -> None:
+    """The busy timeout and transactions begun by us, for a store opened only to read."""
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None
+        dbapi_conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        conn.exec_driver_sql("BEGIN")
+
+
 @contextmanager
 def write_tx(store: Store) -> Iterator[Connection]:
     """A write transaction: committed when the block ends, rolled back on an exception.

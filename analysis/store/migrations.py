@@ -26,7 +26,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.schema import CreateIndex, CreateTable
 
-from analysis.store.db import Store, lock_label, refuse_foreign, write_tx
+from analysis.store.db import Store, lock_label, read_tx, refuse_foreign, write_tx
 from analysis.store.schema import EVENT_ID, schema_migrations
 
 
@@ -140,6 +140,19 @@ def applied_migrations(store: Store) -> list[str]:
     return sorted(rows, key=lambda n: order.get(n, len(order)))
 
 
+def missing_migrations(store: Store) -> list[str]:
+    """The migrations this database lacks, read without writing (every one for a database without them).
+
+    A database holding another program's tables is refused (:class:`StoreError`), as on opening.
+    """
+    _refuse_foreign(store)
+    with read_tx(store) as conn:
+        if not inspect(conn).has_table("schema_migrations"):
+            return [m.name for m in MIGRATIONS]
+        have = set(conn.execute(select(schema_migrations.c.name)).scalars())
+    return [m.name for m in MIGRATIONS if m.name not in have]
+
+
 def migrate(store: Store, upto: str | None = None) -> list[str]:
     """Apply every migration not yet applied, up to and including ``upto`` (default: all).
 
@@ -171,4 +184,4 @@ def migrate(store: Store, upto: str | None = None) -> list[str]:
     return done
 
 
-__all__ = ["HEAD", "MIGRATIONS", "Migration", "applied_migrations", "migrate"]
+__all__ = ["HEAD", "MIGRATIONS", "Migration", "applied_migrations", "migrate", "missing_migrations"]
