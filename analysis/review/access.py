@@ -22,8 +22,8 @@ from analysis.query import Filters
 from analysis.store.visibility import Viewer
 
 HIDDEN_COLUMNS: tuple[str, ...] = ("answer", "parsed", "gold", "verdict", "flag")
-"""Columns of the item table page a blind reviewer receives empty (the flag marks an audit
-finding, which quotes gold)."""
+"""Columns of the item table page a blind reviewer does not receive (the flag marks an audit
+finding, which quotes gold). The last ones of the page, so the others keep their places."""
 
 SEARCHED_BLIND: tuple[str, ...] = ("item_id", "question")
 """What a blind reviewer's search looks in (not the answers, which would sort rows by them)."""
@@ -97,7 +97,7 @@ class Access:
 
     @property
     def hidden_columns(self) -> tuple[str, ...]:
-        """Columns of the table page sent empty."""
+        """Columns of the table page left out."""
         return HIDDEN_COLUMNS if self.blind else ()
 
     def filters(self, wanted: Filters) -> Filters:

@@ -81,11 +81,8 @@ class ReviewerView(ItemView):
 
     def frame(self, rows: npt.NDArray[np.intp]) -> pd.DataFrame:
         """The table page: current gold with the official beside it, or (blind) no gold at all."""
-        if self.blind:
-            frame = display_frame(self.catalog.table, rows)
-            for column in self.access.hidden_columns:
-                frame[column] = ""
-            return frame
+        if self.blind:  # the columns themselves go: shown empty, they read as answers missing
+            return display_frame(self.catalog.table, rows).drop(columns=list(self.access.hidden_columns))
         fixed = self.corrected(rows)
         frame = display_frame(fixed, np.arange(len(fixed), dtype=np.intp))
         frame["row"] = rows.astype(np.int64)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from analysis.query import Filters
+from analysis.query.pages import DISPLAY_COLUMNS
 from analysis.review.access import HIDDEN_COLUMNS, Access, Roles
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,6 +36,8 @@ def test_each_role_is_read_from_the_operators_roles(
     assert access.may_adjudicate == (signed_in and adjudicator)
     assert access.gold_scope == ("vote" if blind else "final")
     assert access.hidden_columns == (HIDDEN_COLUMNS if blind else ())
+    # the last columns of the page: the ones kept keep their places (and their widths)
+    assert DISPLAY_COLUMNS[-len(HIDDEN_COLUMNS) :] == HIDDEN_COLUMNS
     seen = access.viewer
     assert (seen.name, seen.blind, seen.adjudicator) == (name or "", blind, adjudicator)
 
