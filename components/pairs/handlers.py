@@ -18,6 +18,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from analysis.benchmarks.base import PairView
@@ -494,18 +495,15 @@ def _pair_list(ctx: PairsContext, me: Identity | None) -> pd.DataFrame:
     key = ctx.access(me).sees_gold
     actions = ctx.pairs["actions"].map(lambda a: " | ".join(a.values()) if key else "").to_numpy()
     if me is None or not ctx.access(me).sees_team:  # visitors and blind reviewers: no one's validations
-        # but a blind reviewer's own queue is theirs to see (the legend promised it; it stood empty)
-        queue = set(my_queue(ctx.store, ctx.assignments(me), me)) if me is not None else set()
-        return pd.DataFrame(
-            {
-                "pair_id": ids.to_numpy(),
-                "mine": ["●" if p in queue else "" for p in ids],
-                "status": "",
-                "decision": "",
-                "votes": 0,
-                "actions": actions,
-            }
-        )
+        # so no status, decision or vote count columns (sent blank, a count of 0 read as "no votes");
+        # a blind reviewer's own queue is theirs to see (the legend promised it), a visitor has none
+        listed = {"pair_id": ids.to_numpy()}
+        if me is not None:
+            queue = set(my_queue(ctx.store, ctx.assignments(me), me))
+            listed["mine"] = np.array(["●" if p in queue else "" for p in ids], dtype=object)
+        if key:
+            listed["actions"] = actions
+        return pd.DataFrame(listed)
     final = decisions(ctx.store, ids, required=ctx.k, viewer=ctx.viewer(me))  # same order as ids
     queue = set(my_queue(ctx.store, ctx.assignments(me), me))
     return pd.DataFrame(
