@@ -67,11 +67,7 @@ def open_store(
         sqlite_hooks(engine)
         check_sqlite(engine, path)
     else:
-        # a server that does not answer (not one that refuses) is given up after 10 s, not libpq's forever
-        connect_args: dict[str, Any] = {} if "connect_timeout" in url else {"connect_timeout": 10}
-        if schema is not None:
-            check_identifier(schema)
-            connect_args["options"] = f"-csearch_path={schema}"
+        connect_args = _server_args(url, schema)
         # no pre-ping (a round trip per checkout); connections are recycled instead
         engine = create_engine(
             url, pool_size=5, max_overflow=30, pool_timeout=60, pool_recycle=1800, connect_args=connect_args
@@ -95,13 +91,19 @@ def open_store(
     return store
 
 
+def _server_args(url: str, schema: str | None) -> dict[str, Any]:
+    """A database server's connection arguments: a timeout, and the schema to work in."""
+    # a server that does not answer (not one that refuses) is given up after 10 s, not libpq's forever
+    connect_args: dict[str, Any] = {} if "connect_timeout" in url else {"connect_timeout": 10}
+    if schema is not None:
+        check_identifier(schema)
+        connect_args["options"] = f"-csearch_path={schema}"
+    return connect_args
+
+
 def _open_read_only(url: str, path: Path | None, schema: str | None, media_roots: Sequence[Path]) -> Store:
     if path is None:
-        connect_args: dict[str, Any] = {} if "connect_timeout" in url else {"connect_timeout": 10}
-        if schema is not None:
-            check_identifier(schema)
-            connect_args["options"] = f"-csearch_path={schema}"
-        engine = create_engine(url, poolclass=NullPool, connect_args=connect_args)
+        engine = create_engine(url, poolclass=NullPool, connect_args=_server_args(url, schema))
     else:
         assert_not_served(path, media_roots)
         if not path.is_file():
