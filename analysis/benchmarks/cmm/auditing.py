@@ -8,7 +8,10 @@
   question template (at least half the clips carry two or more questions) and stays silent on a
   file of another shape: the full release gives every row its own clip, where the rule would flag
   every row.
-- ``video-path-none``: ``video_path`` is the string ``"None"``.
+- ``video-path-none``: ``video_path`` is the string ``"None"`` on a row whose modality needs a video
+  (``visual`` or ``visual+audio``, or none named). The release writes ``"None"`` for the audio-only
+  rows (``modality: audio``, the audio-language questions) by design: a format quirk read as no
+  video, not a finding (it flagged every such row, some 400 of the release).
 - ``missing-media`` / ``unreadable-media`` (error, with a media root): no playable file under
   either folder spelling.
 """
@@ -35,6 +38,7 @@ class _Row:
     audio: str | None
     question: str
     answer: str
+    modality: str | None = None
 
     @property
     def key(self) -> Key:
@@ -59,7 +63,8 @@ def audit_rows(files: Sequence[Rows], media_root: Path | None, resolve: Resolver
 
 
 def _rows(rows: Rows) -> list[_Row]:
-    c = {name: rows.columns[name].to_pylist() for name in ("video_path", "audio_path", "question", "answer")}
+    names = ("video_path", "audio_path", "question", "answer", "modality")
+    c = {name: rows.columns[name].to_pylist() for name in names}
     labels = rows.label_list()
     return [
         _Row(
@@ -68,6 +73,7 @@ def _rows(rows: Rows) -> list[_Row]:
             c["audio_path"][i],
             c["question"][i],
             c["answer"][i],
+            c["modality"][i],
         )
         for i in range(len(labels))
     ]
@@ -151,7 +157,7 @@ def _clip_findings(rows: list[_Row]) -> list[Finding]:
                     tuple(dict.fromkeys(ids[clip])),
                 )
             )
-    nones = {(row.video, row.audio) for row in rows if row.video == "None"}
+    nones = {(row.video, row.audio) for row in rows if row.video == "None" and row.modality != "audio"}
     out += [
         Finding(
             "video-path-none",

@@ -426,6 +426,8 @@ def test_audit_finds_probe_and_key_problems(tmp_path: Path) -> None:
         row(7, "no", None),  # clip 3: a repeated key
         row(8, "maybe", None),
         row(9, "no", None, video_path="None", audio_path="./raw_files/a/9.wav"),
+        # the release's audio-language rows: "None" is their video by design, no finding
+        row(10, "yes", None, modality="audio", video_path="None", audio_path="./raw_files/a/10.wav"),
     ]
     findings = cmm.audit([write_jsonl(tmp_path / "gold.jsonl", rows)])
     by_check: dict[str, list[Any]] = {}
@@ -441,7 +443,7 @@ def test_audit_finds_probe_and_key_problems(tmp_path: Path) -> None:
     imbalanced = {f.where: f.detail for f in by_check["probe-imbalance"]}
     assert "2 yes-probe(s) and 0 no-probe(s)" in imbalanced["./raw_files/vl/obj/00001.mp4"]
     assert "./raw_files/vl/obj/00000.mp4" not in imbalanced
-    assert by_check["video-path-none"][0].where == "audio ./raw_files/a/9.wav"
+    assert [f.where for f in by_check["video-path-none"]] == ["audio ./raw_files/a/9.wav"]
     assert "missing-media" not in by_check  # no media root given
 
 
