@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from analysis.benchmarks.base import Finding, Fix
@@ -44,17 +45,26 @@ def _ids(pair: GoldPair, tasks: Sequence[str] = TASKS, sides: Sequence[str] = SI
 
 
 def _repeated_pairs(pairs: Sequence[GoldPair]) -> Iterator[Finding]:
+    """A pair id on several lines: a warning when the lines say the same, an error when they differ.
+
+    The lines' rows share item ids, so differing lines give those items two golds or questions.
+    """
     counts = Counter(p.pair_id for p in pairs)
     for pair_id, n in counts.items():
         if n > 1:
-            sources = ", ".join(p.source for p in pairs if p.pair_id == pair_id)
-            first = next(p for p in pairs if p.pair_id == pair_id)
+            same = [p for p in pairs if p.pair_id == pair_id]
+            sources = ", ".join(p.source for p in same)
+            first = replace(same[0], source="")
+            differ = any(replace(p, source="") != first for p in same[1:])
+            what = "repeated exactly"
+            if differ:
+                what = "with different content: its items get two golds or questions"
             yield Finding(
                 "duplicate-record",
                 pair_id,
-                f"pair id appears {n} times ({sources}); its rows share item ids",
-                "error",
-                _ids(first),
+                f"pair id appears {n} times ({sources}), {what}",
+                "error" if differ else "warning",
+                _ids(same[0]),
             )
 
 

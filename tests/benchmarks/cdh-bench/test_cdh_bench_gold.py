@@ -241,6 +241,8 @@ def test_audit_finds_each_planted_problem_and_nothing_else(tmp_path: Path) -> No
     assert "5 entries" in by_where["Pair 171"].detail and "'bed is tiny'" in by_where["Pair 171"].detail
     assert by_where["Pair 77"].severity == "warning" and "never mention" in by_where["Pair 77"].detail
     assert by_where["Pair 222"].severity == "error"
+    # Pair 103 twice with different content: its items would get two golds (an exact repeat is a warning)
+    assert by_where["Pair 103"].severity == "error" and "different content" in by_where["Pair 103"].detail
     # the name ("hot ice vs cold ice") says the question states the commonsense side first, so
     # commonsense should be yes: an error, and the fix swaps the two sides' gold
     inverted = by_where["Pair 236"]
@@ -249,6 +251,14 @@ def test_audit_finds_each_planted_problem_and_nothing_else(tmp_path: Path) -> No
     assert sorted((f.field, f.value) for f in inverted.fix) == [("gold", "no"), ("gold", "yes")]
     gold_ids = set(cdh_bench.load_gold([tmp_path / "benchmark.jsonl"])["item_id"])
     assert all(set(f.item_ids) <= gold_ids and f.item_ids for f in findings)
+
+
+def test_a_pair_repeated_exactly_is_a_warning(tmp_path: Path) -> None:
+    lines = [gold_line(i) for i in range(4)] + [gold_line(2)]
+    findings = cdh_bench.audit([write_jsonl(tmp_path / "benchmark.jsonl", lines)])
+    repeated = [f for f in findings if f.check == "duplicate-record"]
+    assert [(f.where, f.severity) for f in repeated] == [("Pair 3", "warning")]
+    assert "repeated exactly" in repeated[0].detail and "line 3, benchmark.jsonl:line 5" in repeated[0].detail
 
 
 def test_polarity_follows_the_majority_of_the_set(tmp_path: Path) -> None:
