@@ -47,6 +47,19 @@ def test_truncated_json_names_file_and_line(tmp_path: Path) -> None:
     assert "truncated" in err.value.line()
 
 
+def test_a_pretty_printed_json_file_is_said_to_be_one_document_not_invalid(tmp_path: Path) -> None:
+    # seen on a real release's leaderboard.json given where JSON Lines is read: "invalid JSON
+    # (unexpected end of data)" on line 1 of a valid file
+    pretty = tmp_path / "leaderboard.json"
+    pretty.write_text(json.dumps({"rows": [{"model": "m", "f1": 0.5}]}, indent=2))
+    with pytest.raises(InputError, match="line 1: is one JSON document written over several lines"):
+        read_jsonl(pretty)
+    broken = tmp_path / "broken.json"  # a broken document is still invalid JSON
+    broken.write_text('{\n  "rows": [\n')
+    with pytest.raises(InputError, match="line 1: invalid JSON"):
+        read_jsonl(broken)
+
+
 def test_truncated_jsonl_line(tmp_path: Path) -> None:
     path = write(tmp_path, "t.jsonl", '{"x": 1}\n{"x": 2}\n{"x": ')
     with pytest.raises(InputError) as err:

@@ -369,17 +369,31 @@ def iter_jsonl(path: Path, *, check_keys: bool = True) -> Iterator[tuple[int, An
                 )
             if not line.strip():
                 continue
-            seen = True
             try:
                 value = orjson.loads(line)
             except orjson.JSONDecodeError as exc:
                 problem = _decode_problem(exc)
+                if not seen and _one_document(path):  # a pretty-printed file: valid JSON, not JSON Lines
+                    problem = _NOT_LINES
                 raise InputError(path, problem, record=f"line {number}") from None
+            seen = True
             if check_keys:
                 check_unique_keys(path, line, f"line {number}", value=value)
             yield number, value
     if not seen:
         raise InputError(path, "file is empty")
+
+
+_NOT_LINES = "is one JSON document written over several lines, not JSON Lines (a record a line)"
+
+
+def _one_document(path: Path) -> bool:
+    """Whether the whole file is one JSON document (asked only when its first line is not one)."""
+    try:
+        orjson.loads(without_bom(path.read_bytes()))
+    except (orjson.JSONDecodeError, OSError, MemoryError):
+        return False
+    return True
 
 
 def read_jsonl(path: Path) -> Records:
