@@ -199,3 +199,28 @@ def test_audit_with_a_media_folder_that_does_not_exist_says_so(
         ["audit", "avhbench", str(SAMPLES / "avhbench/QA.json"), "--media-root", str(missing)], capsys
     )
     assert (code, out) == (2, "") and f"--media-root {missing}: no such folder" in err
+
+
+LEADERBOARD = {
+    "_comment": "Leaderboard data: main results and domain-level results.",
+    "models": [{"model": "m", "type": "open", "real": {"p": 0.1, "r": 0.2, "f1": 0.13}}],
+}
+"""The shape of a real release's project-page leaderboard.json: no benchmark's data file."""
+
+
+@pytest.mark.parametrize("name", ["detailverifybench", "cmm", "avhbench", "cdh-bench", "vidhalluc"])
+def test_a_leaderboard_file_is_no_benchmarks_file_and_is_not_given_one_s_role(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Seen on the real leaderboard.json: `audit detailverifybench` said "this is detailverifybench
+    # predictions" (the role VidHalluc's detection guessed, with the benchmark asked for), `items`
+    # "this is a vidhalluc file" (a text value made it a scene-change results file)
+    import json
+
+    path = tmp_path / "leaderboard.json"
+    path.write_text(json.dumps(LEADERBOARD, indent=2))
+    for command in (["audit", name, str(path)], ["items", name, str(path), "--json"]):
+        code, out, err = run(command, capsys)
+        assert (code, out) == (2, ""), (command, err)
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+        assert "predictions" not in err.split(";")[0] and "vidhalluc file" not in err, err

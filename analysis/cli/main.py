@@ -513,7 +513,13 @@ def run_audit(args: argparse.Namespace) -> list[Finding]:
         raise UsageError(f"--media-root {args.media_root}: no such folder")
     for path in args.gold:
         expect(path, bench, "gold")
-    return bench.audit(list(args.gold), media_root=args.media_root)
+    try:
+        return bench.audit(list(args.gold), media_root=args.media_root)
+    except InputError as exc:  # a file of no format this benchmark reads: said so, as score says it
+        from analysis.load.detect import with_formats_tried
+
+        named = [Path(p) for p in args.gold if str(p) == exc.path]
+        raise (with_formats_tried(exc, named[0], bench, "gold") if named else exc) from None
 
 
 def write_fixes(path: Path, findings: Sequence[Finding]) -> None:

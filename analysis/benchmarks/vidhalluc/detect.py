@@ -40,7 +40,12 @@ def recognise(path: Path, content: Content) -> Detected | None:
         return None
     first = _first_value(content)
     if isinstance(first, str):
-        return Detected("vidhalluc", "sth", "predictions")
+        # a scene-change results file maps each video to the model's text: every value a text
+        # (a leaderboard's {"_comment": "...", "models": [...]} was taken for one)
+        looked = list(content.values())[:_LOOKED_AT]
+        if all(isinstance(v, str) or v is None for v in looked):
+            return Detected("vidhalluc", "sth", "predictions")
+        return None
     if isinstance(first, list) and first and isinstance(first[0], dict) and {"q", "a"} <= set(first[0]):
         return _bqa(path, content)
     if isinstance(first, dict):
