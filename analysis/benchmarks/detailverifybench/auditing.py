@@ -18,12 +18,13 @@ _KNOWN_TAGS = frozenset({"<HALLUCINATION>", "</HALLUCINATION>", "<Hallucination>
 def audit_gold(paths: Sequence[Path], media_root: Path | None) -> list[Finding]:
     """Tag, label, ``Modify``, duplicate and media problems of the gold rows."""
     findings: list[Finding] = []
-    rows = read_gold(paths)
-    for row in rows:
-        findings.extend(_row_findings(row))
-        if media_root is not None:
-            findings.extend(_media_findings(row, media_root))
-    findings.extend(_duplicates(rows))
+    for path in paths:  # a file at a time: two files of one name (two folders) are two files
+        rows = read_gold([path])
+        for row in rows:
+            findings.extend(_row_findings(row))
+            if media_root is not None:
+                findings.extend(_media_findings(row, media_root))
+        findings.extend(_duplicates(rows))
     return findings
 
 
@@ -110,12 +111,13 @@ def _media_findings(row: GoldRow, root: Path) -> list[Finding]:
 
 
 def _duplicates(rows: Sequence[GoldRow]) -> list[Finding]:
-    """The same file name twice in one gold file (real and synthetic sets share names on purpose)."""
-    seen: dict[tuple[str, str], list[GoldRow]] = defaultdict(list)
+    """The same file name twice in the rows of one gold file (the real and synthetic sets share names)."""
+    seen: dict[str, list[GoldRow]] = defaultdict(list)
     for row in rows:
-        seen[(row.file, row.filename)].append(row)
+        seen[row.filename].append(row)
     out: list[Finding] = []
-    for (file, name), group in seen.items():
+    for name, group in seen.items():
+        file = group[0].file
         if len(group) > 1:
             where = ", ".join(r.record_label for r in group)
             ids = tuple(dict.fromkeys(make_item_id(r.filename, r.tagged) for r in group))

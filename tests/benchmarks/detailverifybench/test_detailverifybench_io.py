@@ -383,6 +383,13 @@ def test_cli_audit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["audit", "detailverifybench", str(gold), "--json"]) == 0
     findings = json.loads(capsys.readouterr().out)["findings"]
     assert [f["check"] for f in findings] == ["duplicate-record"]
+    # two files of one name in two folders, each without a repeat: no repeat (it was keyed by the name)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = write_jsonl(tmp_path / "a" / "real_test.jsonl", gold_rows())
+    other = write_jsonl(tmp_path / "b" / "real_test.jsonl", gold_rows())
+    assert main(["audit", "detailverifybench", str(first), str(other), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["findings"] == []
 
 
 def test_an_empty_list_scores_zero_items(tmp_path: Path) -> None:
