@@ -510,7 +510,8 @@ def run_audit(args: argparse.Namespace) -> list[Finding]:
 
     bench = get(args.benchmark)
     if args.media_root is not None and not args.media_root.is_dir():  # else every file "missing"
-        raise UsageError(f"--media-root {args.media_root}: no such folder")
+        what = "is a file, not a folder" if args.media_root.exists() else "no such folder"
+        raise UsageError(f"--media-root {args.media_root}: {what}")
     for path in args.gold:
         expect(path, bench, "gold")
     try:

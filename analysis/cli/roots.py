@@ -17,6 +17,7 @@ def media_roots(values: Sequence[str]) -> dict[str, list[Path]]:
         if not sep or not folder:
             raise UsageError(f"--media-root expects BENCH=DIR, got {value!r}")
         if not Path(folder).is_dir():
-            raise UsageError(f"--media-root {value!r}: no such folder")
+            what = "is a file, not a folder" if Path(folder).exists() else "no such folder"
+            raise UsageError(f"--media-root {value!r}: {what}")
         roots.setdefault(get(bench).NAME, []).append(Path(folder))
     return roots

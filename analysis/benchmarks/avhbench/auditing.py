@@ -49,6 +49,11 @@ def _id(record: Record) -> str:
     return item_key(record[0], record[2].strip())
 
 
+def _kept(record: Record) -> str:
+    """What happens to the first of repeated records: scored, or only kept (captioning is never scored)."""
+    return "kept (captioning is not scored)" if record[1] == CAPTIONING else "scored"
+
+
 def _repeats(rows: list[tuple[str, Record]]) -> list[Finding]:
     by_key: dict[tuple[str, str], list[tuple[str, Record]]] = defaultdict(list)
     for where, record in rows:
@@ -67,7 +72,7 @@ def _repeats(rows: list[tuple[str, Record]]) -> list[Finding]:
                 Finding(
                     "conflicting-duplicate",
                     name,
-                    f"labelled {said}; the first ({group[0][1][3]}) is scored",
+                    f"labelled {said}; the first ({group[0][1][3]}) is {_kept(group[0][1])}",
                     "error",
                     ids,
                 )
@@ -77,7 +82,13 @@ def _repeats(rows: list[tuple[str, Record]]) -> list[Finding]:
         check = "duplicate-record" if exact else "repeated-key"
         what = "identical records" if exact else "records with the same label"
         out.append(
-            Finding(check, name, f"{len(group)} {what} ({places}); the first is scored", "warning", ids)
+            Finding(
+                check,
+                name,
+                f"{len(group)} {what} ({places}); the first is {_kept(group[0][1])}",
+                "warning",
+                ids,
+            )
         )
     return out
 

@@ -182,6 +182,14 @@ def test_audit_reports_duplicates_and_conflicts(tmp_path: Path) -> None:
     assert conflict.item_ids == (item_key("00001", "Question 1?"),) and expected in conflict.detail
 
 
+def test_a_repeated_caption_is_said_to_be_kept_not_scored(tmp_path: Path) -> None:
+    # captioning is never scored: "the first is scored" said otherwise of a repeated caption record
+    caption = rec("00000", CAP, "Describe what you see and hear in a single sentence.", "A dog.")
+    findings = avhbench.audit([write(tmp_path / "QA.json", [caption, dict(caption)])])
+    assert [f.check for f in findings] == ["duplicate-record"]
+    assert "the first is kept (captioning is not scored)" in findings[0].detail
+
+
 def test_audit_gold_tasks_and_media(tmp_path: Path) -> None:
     media = tmp_path / "videos"
     media.mkdir()
