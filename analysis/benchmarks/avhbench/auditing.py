@@ -17,7 +17,7 @@ from pathlib import Path
 
 from analysis.benchmarks.avhbench.read import Parsed
 from analysis.benchmarks.avhbench.table import CAPTIONING
-from analysis.benchmarks.base import Finding
+from analysis.benchmarks.base import Finding, Fix
 from analysis.benchmarks.shared.media_checks import file_problem
 from analysis.table.columns import item_key
 
@@ -75,6 +75,7 @@ def _repeats(rows: list[tuple[str, Record]]) -> list[Finding]:
                     f"labelled {said}; the first ({group[0][1][3]}) is {_kept(group[0][1])}",
                     "error",
                     ids,
+                    tuple(Fix(i, "flag", "ambiguous") for i in ids),  # which label is right: a reviewer says
                 )
             )
             continue

@@ -65,6 +65,7 @@ def _repeated_pairs(pairs: Sequence[GoldPair]) -> Iterator[Finding]:
                 f"pair id appears {n} times ({sources}), {what}",
                 "error" if differ else "warning",
                 _ids(same[0]),
+                tuple(Fix(i, "flag", "ambiguous") for i in _ids(same[0])) if differ else (),
             )
 
 

@@ -180,6 +180,10 @@ def test_audit_reports_duplicates_and_conflicts(tmp_path: Path) -> None:
     # labels beside their records, in file order: the first named is the one scored
     expected = "labelled Yes at QA.json:record 2, No at QA.json:record 9; the first (Yes) is scored"
     assert conflict.item_ids == (item_key("00001", "Question 1?"),) and expected in conflict.detail
+    # which label is right, the data cannot say: the item is flagged for a reviewer (it had no fix)
+    fixed = [(x.item_id, x.field, x.value) for x in conflict.fix]
+    assert fixed == [(conflict.item_ids[0], "flag", "ambiguous")]
+    assert all(not f.fix for f in findings if f.check == "duplicate-record")  # exact repeats: nothing to fix
 
 
 def test_a_repeated_caption_is_said_to_be_kept_not_scored(tmp_path: Path) -> None:

@@ -243,6 +243,8 @@ def test_audit_finds_each_planted_problem_and_nothing_else(tmp_path: Path) -> No
     assert by_where["Pair 222"].severity == "error"
     # Pair 103 twice with different content: its items would get two golds (an exact repeat is a warning)
     assert by_where["Pair 103"].severity == "error" and "different content" in by_where["Pair 103"].detail
+    assert {(x.field, x.value) for x in by_where["Pair 103"].fix} == {("flag", "ambiguous")}
+    assert len(by_where["Pair 103"].fix) == 4  # each of the pair's items
     # the name ("hot ice vs cold ice") says the question states the commonsense side first, so
     # commonsense should be yes: an error, and the fix swaps the two sides' gold
     inverted = by_where["Pair 236"]
@@ -259,6 +261,7 @@ def test_a_pair_repeated_exactly_is_a_warning(tmp_path: Path) -> None:
     repeated = [f for f in findings if f.check == "duplicate-record"]
     assert [(f.where, f.severity) for f in repeated] == [("Pair 3", "warning")]
     assert "repeated exactly" in repeated[0].detail and "line 3, benchmark.jsonl:line 5" in repeated[0].detail
+    assert repeated[0].fix == ()  # nothing to correct
 
 
 def test_polarity_follows_the_majority_of_the_set(tmp_path: Path) -> None:
