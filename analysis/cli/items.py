@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.benchmarks.base import Benchmark
+from analysis.benchmarks.official import official_value
 from analysis.errors import InputError
 from analysis.files.harness import sniff
 from analysis.load.detect import detect, expect
@@ -117,15 +118,7 @@ def model_rows(
 
 def native_gold(bench: Benchmark, row: pd.Series) -> str | None:
     """The row's gold in the form a correction takes (its kind's ``native`` spelling, where it has one)."""
-    gold = row["gold"]
-    if gold is None or gold is pd.NA:
-        return None
-    text = str(gold)
-    kind = bench.gold_kind(str(row["task"] or ""), text)
-    if kind.native is None:
-        return text
-    extra = json.loads(row["extra"]) if isinstance(row["extra"], str) and row["extra"] else {}
-    return kind.native(text, extra if isinstance(extra, dict) else {})
+    return official_value(row)  # the row names its benchmark
 
 
 def item_lines(bench: Benchmark, table: pd.DataFrame, corrected: pd.DataFrame | None = None) -> Iterator[str]:

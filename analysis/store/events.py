@@ -28,7 +28,7 @@ from sqlalchemy.exc import IntegrityError
 from analysis.store.db import Store, lock_label, read_tx, write_tx
 from analysis.store.identity import Identity, as_identity
 from analysis.store.schema import label_events
-from analysis.store.values import InvalidLabel, check_reason, normalize
+from analysis.store.values import InvalidLabel, check_reason, normalize, official_value
 
 SCOPES = ("final", "vote")
 KINDS = ("set", "undo", "adjudicate")
@@ -96,13 +96,7 @@ def as_item(item: ItemRef | Mapping[str, Any] | pd.Series) -> ItemRef:
     benchmark, item_id = get("benchmark"), get("item_id")
     if not benchmark or not item_id:
         raise InvalidLabel("an item needs its benchmark and item_id")
-    gold = get("gold")
-    return ItemRef(
-        str(benchmark),
-        str(item_id),
-        str(get("task") or ""),
-        None if gold is None or pd.isna(gold) else str(gold),
-    )
+    return ItemRef(str(benchmark), str(item_id), str(get("task") or ""), official_value(item))
 
 
 _ANY: Any = object()

@@ -14,7 +14,7 @@ import pandas as pd
 
 from analysis.store.db import Store
 from analysis.store.labels import current_labels, events_frame
-from analysis.store.values import as_shown
+from analysis.store.values import as_shown, official_value
 
 FINAL_COLUMNS: tuple[str, ...] = (
     "benchmark",
@@ -43,8 +43,8 @@ def official_gold(events: pd.DataFrame, table: pd.DataFrame | None) -> dict[str,
     if table is not None and len(table):
         rows = table.drop_duplicates("item_id")
         rows = rows[rows["item_id"].astype(str).isin(found)]
-        for key, gold in zip(rows["item_id"].astype(str), rows["gold"], strict=True):
-            found[key] = None if gold is None or pd.isna(gold) else str(gold)
+        for _, row in rows.iterrows():  # the corrected items only: a few
+            found[str(row["item_id"])] = official_value(row)  # whole, as the files spell it
     return found
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from analysis import benchmarks
 from analysis.benchmarks.base import GoldKind
+from analysis.benchmarks.official import official_value as official_value
 from analysis.benchmarks.shared.corrected import table_spelling
 from analysis.benchmarks.shared.kinds import YES_NO_SPELLINGS
 from analysis.errors import InvalidLabel as InvalidLabel

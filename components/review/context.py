@@ -15,6 +15,7 @@ import pandas as pd
 from analysis.load.catalog import Catalog
 from analysis.review.access import Access, Roles
 from analysis.store import Identity, Store
+from analysis.store.values import official_value
 from analysis.suspects.rank import Suspect
 from components.browse.item_changes import ItemChanges, SessionCounts
 
@@ -86,9 +87,12 @@ class ReviewContext:
 
 
 def official_of(item: pd.Series) -> str | None:
-    """The item's official gold as its files spell it (None when it has none)."""
-    gold = item.get("gold")
-    return None if gold is None or pd.isna(gold) else str(gold)
+    """The item's official gold as its files spell it (None when it has none).
+
+    The store's :func:`~analysis.store.values.official_value`: a message says what a correction
+    replaced, whole.
+    """
+    return official_value(item)
 
 
 def extra_of(item: pd.Series) -> dict[str, Any]:

@@ -231,3 +231,27 @@ def test_the_chart_numbers_csv_holds_the_gold_the_charts_show(
     for mode, drawn in (("official", catalog), ("corrected", fixed)):
         expected = pd.read_csv(chart_csv(drawn, Filters(benchmark=name), tmp_path / mode)["value"])
         assert shown[mode][numbers].equals(expected[numbers]), mode
+
+
+def test_a_scene_change_correction_keeps_the_whole_official_value(catalog: Catalog, tmp_path: Path) -> None:
+    # Seen in a walkthrough: changing an STH item's locations recorded and said "gold Yes -> Scene
+    # change: Yes, Locations: ...": the official locations were in no message, history or export
+    from analysis.store import events_frame
+
+    table = catalog.table
+    sth = table[(table["benchmark"] == "vidhalluc") & (table["task"] == "sth") & (table["gold"] == "Yes")]
+    row = int(sth.index[0])
+    where = json.loads(str(table.at[row, "extra"]))["gold_locations"]
+    official = f"Scene change: Yes, Locations: {where}"
+    ctx = ReviewContext(catalog, open_store(tmp_path / "labels.db"), ("alice",))
+    new = "Scene change: Yes, Locations: from the moon to mars."
+    said = save(ctx, row, ALICE, new, new, [], "", "the second place is wrong", part_choice="Yes",
+                part_text="from the moon to mars.")  # fmt: skip
+    assert official in said, said
+    assert ctx.store is not None
+    events = events_frame(ctx.store, "vidhalluc")
+    assert events["old_value"].tolist() == [official]
+    from analysis.store.final import final_labels
+
+    cited = final_labels(ctx.store, "vidhalluc", table)
+    assert cited["official_gold"].tolist() == [official] and cited["corrected_gold"].tolist() == [new]
