@@ -496,7 +496,12 @@ def save(
             continue
         except (InvalidLabel, IdentityMismatch) as exc:
             raise Refused(f"Not saved: {exc}") from exc
-        done.append(_change(name, event.old_value, event.new_value, official_of(item)))
+        change = _change(name, event.old_value, event.new_value, official_of(item))
+        if action == "vote":  # a vote never moves the gold: said, or "gold ∅ → C" read as a correction
+            change = f"your vote on {change}"
+            if not access.blind and name == "gold":
+                change += _settled_note(events, shown.gold, official_of(item))
+        done.append(change)
     line = f"Saved as {md_text(who.name)}: " + "; ".join(done) + "." if done else ""
     # a field left as it was opened that someone changed meanwhile is said: the form saved showed
     # the old value, and the panel is about to show theirs (it flipped without a word)
@@ -566,6 +571,14 @@ def confirm_gold(ctx: ReviewContext, row: int | None, who: Identity | None) -> s
         return "Already confirmed: the gold was judged right before."
     shown = as_shown("gold", gold, official_of(item))
     return f"Saved as {md_text(who.name)}: gold {md_text(_show(shown))} confirmed as right."
+
+
+def _settled_note(events: pd.DataFrame, gold: str | None, official: str | None) -> str:
+    """`` (the gold stays B, settled by carol: a vote against it reopens the disagreement)``."""
+    settled = events[(events["kind"] == "adjudicate") & (events["field"] == "gold")]
+    by = str(settled.iloc[-1]["reviewer"]) if len(settled) else "an adjudicator"
+    stays = md_text(as_shown("gold", gold, official)) or "∅"
+    return f" (the gold stays {stays}, settled by {md_text(by)}: a vote against it reopens the disagreement)"
 
 
 def _change(name: str, old: str | None, new: str | None, official: str | None = None) -> str:

@@ -565,7 +565,10 @@ def test_an_adjudicator_is_not_told_she_took_a_side_by_her_own_adjudication(
     save(ctx, row, ALICE, "yes", "", [], "", "the flame is lit")
     save(ctx, row, BOB, "no", "", [], "", "it is not")
     adjudicate_item(ctx, row, CAROL, "yes", "checked the image")
-    assert save(ctx, row, BOB, "no", "", [], "", "still not").startswith("Saved as bob")  # a vote now
+    # a vote now, and said to be one, with the gold that stays (it read "Saved as bob: gold ∅ → no")
+    said = save(ctx, row, BOB, "no", "", [], "", "still not")
+    assert said.startswith("Saved as bob: your vote on gold ∅ → no"), said  # his first vote
+    assert "(the gold stays yes, settled by carol: a vote against it reopens the disagreement)" in said
     queue = queue_frame(ctx, "Disagreements", "cdh-bench", CAROL)
     assert len(queue) == 1
     assert "you took a side" not in " ".join(queue.astype(str).to_numpy().ravel())

@@ -136,7 +136,7 @@ def test_four_roles_at_once(browser: Any, roles_url: str) -> None:
     _open(bob, CS)
     bob.locator("#rv-gold input[value='no']").check()
     _fill(bob, "rv-reason", f"![p]({PIXEL}) no flame")
-    _save(bob, "Saved as bob: gold")
+    _save(bob, "Saved as bob: your vote on gold")
     SHOTS.mkdir(parents=True, exist_ok=True)
     bob.screenshot(path=str(SHOTS / "roles-bob-blind.png"), full_page=True)
 
@@ -174,7 +174,8 @@ def test_four_roles_at_once(browser: Any, roles_url: str) -> None:
     expect(alice.locator("#rv-who")).to_contain_text("settled by an adjudication", timeout=T)
     alice.locator("#rv-gold input[value='yes']").check()
     _fill(alice, "rv-reason", "I still see a flame")
-    _save(alice, "Saved as alice: gold")
+    _save(alice, "Saved as alice: your vote on gold")  # said to be a vote (it read "gold ∅ → yes")
+    expect(alice.locator("#rv-message")).to_contain_text("the gold stays no, settled by carol")
     alice.locator("#rv-undo").click()
     expect(alice.locator("#rv-message")).to_contain_text("Undone by alice", timeout=T)  # her vote
     _reopen(carol, CS)
@@ -185,7 +186,7 @@ def test_four_roles_at_once(browser: Any, roles_url: str) -> None:
     # alice votes again, so the disagreement is open again; frank (blind adjudicator) settles it
     alice.locator("#rv-gold input[value='yes']").check()
     _fill(alice, "rv-reason", "the flame, again")
-    _save(alice, "Saved as alice: gold")
+    _save(alice, "Saved as alice: your vote on gold")
     _open(frank, CS)
     _blind_dom(frank)
     queue = _disagreements(frank)

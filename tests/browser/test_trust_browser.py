@@ -125,7 +125,8 @@ def test_blind_votes_reveal_adjudication_and_one_gold(browser: Any, trust_url: s
     alice.keyboard.press("y")
     expect(alice.locator("#rv-gold input[value='yes']")).to_be_checked(timeout=T)
     alice.keyboard.press("Enter")
-    expect(alice.locator("#rv-message")).to_contain_text("Saved as alice: gold ∅ → yes", timeout=T)
+    voted = "Saved as alice: your vote on gold ∅ → yes"
+    expect(alice.locator("#rv-message")).to_contain_text(voted, timeout=T)
 
     _open(bob, CS)
     _assert_blind_dom(bob)
@@ -146,7 +147,7 @@ def test_blind_votes_reveal_adjudication_and_one_gold(browser: Any, trust_url: s
     bob.locator("#rv-gold input[value='yes']").click()
     bob.keyboard.press("n")
     bob.keyboard.press("Enter")
-    expect(bob.locator("#rv-message")).to_contain_text("Saved as bob: gold ∅ → no", timeout=T)
+    expect(bob.locator("#rv-message")).to_contain_text("Saved as bob: your vote on gold ∅ → no", timeout=T)
     expect(bob.locator("#rv-history")).to_contain_text("alice", timeout=T)  # revealed once bob voted
     _shoot(bob, "votes-revealed-1280-light")
 
