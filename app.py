@@ -425,6 +425,19 @@ def _wire(
     return refresh, refresh_out, find
 
 
+def _corrected(ctx: ReviewContext, benchmark: str | None) -> int:
+    """How many items of ``benchmark`` have a corrected gold (0 without a store, or one that is down)."""
+    from analysis.errors import StoreError
+    from analysis.review.corrected import corrected_gold
+
+    if ctx.store is None or not benchmark:
+        return 0
+    try:
+        return len(corrected_gold(ctx.store, benchmark))
+    except StoreError:
+        return 0
+
+
 def _hides_gold(ctx: ReviewContext, request: gr.Request, profile: gr.OAuthProfile | None) -> bool:
     """Whoever sent ``request`` may not see gold, verdicts or anything computed from them (blind)."""
     return not ctx.access(identity_of(request, profile)).sees_gold
@@ -483,7 +496,9 @@ def _wire_failures(
         a: str | None,
         b: str | None,
     ) -> tuple[Any, ...]:
-        return failures.show(ctx.catalog, benchmark, a, b, _hides_gold(ctx, request, profile))
+        return failures.show(
+            ctx.catalog, benchmark, a, b, _hides_gold(ctx, request, profile), _corrected(ctx, benchmark)
+        )
 
     def items(
         request: gr.Request,
@@ -498,7 +513,8 @@ def _wire_failures(
     def defaults(
         request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None
     ) -> tuple[Any, ...]:
-        return failures.show(ctx.catalog, benchmark, None, None, _hides_gold(ctx, request, profile))
+        hides = _hides_gold(ctx, request, profile)
+        return failures.show(ctx.catalog, benchmark, None, None, hides, _corrected(ctx, benchmark))
 
     ins = [f.benchmark, fw.model, fw.other]
     fail_tab, memory = shown_tab

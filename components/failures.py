@@ -142,9 +142,19 @@ def _metric(value: float | None) -> str:
 
 
 def show(
-    catalog: Catalog, benchmark: str | None, model: str | None, other: str | None, blind: bool
+    catalog: Catalog,
+    benchmark: str | None,
+    model: str | None,
+    other: str | None,
+    blind: bool,
+    corrected: int = 0,
 ) -> tuple[Any, ...]:
-    """Everything the tab shows for ``model`` (A) and ``other`` (B) of ``benchmark``."""
+    """Everything the tab shows for ``model`` (A) and ``other`` (B) of ``benchmark``.
+
+    ``corrected``: how many of the benchmark's items have a corrected gold the viewer sees. The
+    tab counts against the official gold, while the Items tab it opens shows the corrected one:
+    the line then says so, or a cell's items read other verdicts than its count without a word.
+    """
     empty = (
         pd.DataFrame(columns=SLICE_COLUMNS),
         pd.DataFrame(columns=["cell", "items"]),
@@ -170,6 +180,11 @@ def show(
         f"(Benjamini-Hochberg q ≤ 0.05 over {tested} tested, clustered exact tests; docs/failures.md). "
         "Click a slice, or a cell of the flip table, to see its items in the Items tab."
     )
+    if corrected:
+        line += (
+            f" Counted against the **official** gold: {corrected} item(s) of {benchmark} have a "
+            "corrected gold, which the Items tab shows, so their verdicts there may differ from these counts."
+        )
     groups = [(f"slice: {_where(s)}", f"slice\x1f{_where(s)}") for s in found]
     flips, diffs, losses = empty[1], empty[2], ""
     if other is not None:

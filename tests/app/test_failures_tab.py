@@ -41,6 +41,28 @@ def test_a_reviewer_sees_the_slices_the_flip_table_and_the_differences(cat: Cata
     assert "-0.000" not in diffs.to_string()  # the boards' format: no negative zero
     assert "loses to **yes-biased**" in losses
     assert _value(group) == "slice\x1fside = counterfactual"
+    assert "official" not in line  # no corrections: nothing to tell apart
+
+
+def test_the_line_says_the_tab_counts_official_gold_when_items_are_corrected(
+    cat: Catalog, tmp_path: Any
+) -> None:
+    # Seen in a walkthrough: a flip cell's count (official gold) opened items shown with their
+    # corrected gold and other verdicts, and nothing on the tab said which gold it counted
+    import app
+    from analysis.store import Identity, open_store, relabel
+    from components.review.context import ReviewContext
+
+    store = open_store(tmp_path / "labels.db")
+    ctx = ReviewContext(cat, store, ("alice",))
+    assert app._corrected(ctx, "cmm") == 0
+    row = cat.table[cat.table["benchmark"] == "cmm"].iloc[0]
+    flipped = "yes" if str(row["gold"]).lower() == "no" else "no"
+    relabel(store, row, "gold", flipped, Identity("alice"), "heard")
+    assert app._corrected(ctx, "cmm") == 1 and app._corrected(ctx, "cdh-bench") == 0
+    line = failures.show(cat, "cmm", None, None, blind=False, corrected=1)[2]
+    assert "Counted against the **official** gold: 1 item(s) of cmm have a corrected gold" in line
+    store.close()
 
 
 def test_a_blind_reviewer_gets_one_line_and_no_numbers(cat: Catalog) -> None:
