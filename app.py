@@ -397,8 +397,6 @@ def _wire(
         api_visibility="private",
         **fast,
     )
-    # the id in "Go to item id" was the old benchmark's: Enter would have reopened it (in the browser)
-    f.benchmark.input(None, None, jump, js="() => ''", api_visibility="private")
     for widget in (f.models, f.task, f.category, f.wrong_only, f.parser_dependent, f.flagged_only):
         widget.input(refresh, fin, refresh_out, trigger_mode="always_last", api_visibility="private", **fast)
     # the page and charts of a view: also the API's /view (the same handler whatever calls it)
