@@ -111,6 +111,15 @@ def suspect_ids(rows: pd.DataFrame, benchmark: str | None = None) -> set[str]:
     return out
 
 
+def queued(found: Sequence[Suspect]) -> list[Suspect]:
+    """The queue's items: the most suspect first, up to :data:`SHOWN`, while the evidence is against the gold.
+
+    That is a score above 0. An item the models' answers support is no suspect: listed, it read as
+    one (a queue of every item where all models agreed with the gold).
+    """
+    return [s for s in found[:SHOWN] if s.score > 0]
+
+
 def suspect_count(found: Sequence[Suspect]) -> int:
     """Items whose evidence makes wrong gold more likely than not (a ``suggested`` value)."""
     return sum(s.suggested is not None for s in found)

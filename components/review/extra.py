@@ -192,7 +192,7 @@ def queue_frame(ctx: ReviewContext, queue: str, benchmark: str | None, who: Iden
         ids = rows.loc[rows["_flagged"].astype(bool), "item_id"].astype(str).unique().tolist()
         return _frame(rows, ids, ["named by an audit finding"] * len(ids))
     if QUEUE_IDS.get(queue) == "suspects":
-        top = ctx.suspects(str(benchmark))[: suspects.SHOWN]
+        top = suspects.queued(ctx.suspects(str(benchmark)))
         judged = suspects.verdicts(ctx.store, str(benchmark)) if access.sees_team else {}
         ids = [s.item_id for s in top]
         return _frame(rows, ids, [suspects.queue_detail(s, judged, access) for s in top])
