@@ -29,25 +29,6 @@ def _unmount(folder: Path) -> None:
 
 
 @contextmanager
-def read_only_folder(folder: Path) -> Iterator[Path]:
-    """``folder`` as a folder nobody can write in (a read-only mount, or mode 0555 when not root)."""
-    if os.geteuid() != 0:
-        folder.mkdir(parents=True, exist_ok=True)
-        folder.chmod(0o555)
-        try:
-            yield folder
-        finally:
-            folder.chmod(0o755)
-        return
-    if not _mount(folder, "ro,size=1m"):
-        pytest.skip("cannot mount a read-only tmpfs here")
-    try:
-        yield folder
-    finally:
-        _unmount(folder)
-
-
-@contextmanager
 def frozen_later(folder: Path) -> Iterator[Callable[[], None]]:
     """``folder`` writable until the ``freeze()`` it yields is called, then read-only with its files.
 
@@ -78,6 +59,14 @@ def frozen_later(folder: Path) -> Iterator[Callable[[], None]]:
         yield remount_freeze
     finally:
         _unmount(folder)
+
+
+@contextmanager
+def read_only_folder(folder: Path) -> Iterator[Path]:
+    """``folder`` as a folder nobody can write in: :func:`frozen_later`, frozen at once."""
+    with frozen_later(folder) as freeze:
+        freeze()
+        yield folder
 
 
 @contextmanager
