@@ -116,11 +116,6 @@ def model_rows(
     return table, sorted(set(table["model"].astype(str)))
 
 
-def native_gold(bench: Benchmark, row: pd.Series) -> str | None:
-    """The row's gold in the form a correction takes (its kind's ``native`` spelling, where it has one)."""
-    return official_value(row)  # the row names its benchmark
-
-
 def item_lines(bench: Benchmark, table: pd.DataFrame, corrected: pd.DataFrame | None = None) -> Iterator[str]:
     """One JSON line per row of ``table``.
 
@@ -132,11 +127,11 @@ def item_lines(bench: Benchmark, table: pd.DataFrame, corrected: pd.DataFrame | 
     keys = bench.native_keys(table)
     for (_, row), key in zip(table.iterrows(), keys, strict=True):
         record: dict[str, Any] = {k: _plain(row[k]) for k in FIELDS}
-        record["gold"] = native_gold(bench, row)
+        record["gold"] = official_value(row)  # as the files spell it
         record.update((name, value) for name, value in key.items() if name not in record)
         if fixed is not None:
             _, other = next(fixed)
-            record[CORRECTED_KEY] = native_gold(bench, other)
+            record[CORRECTED_KEY] = official_value(other)
         yield json.dumps(record, ensure_ascii=False)
 
 
