@@ -424,16 +424,22 @@ def _wire(
 
 
 def _corrected(ctx: ReviewContext, benchmark: str | None) -> int:
-    """How many items of ``benchmark`` have a corrected gold (0 without a store, or one that is down)."""
+    """How many items of ``benchmark`` have a corrected gold (0 without a store, or one that is down).
+
+    Counted as the Charts tab and ``score --corrected`` count (``count_corrections``): a gold
+    adjudicated back to the official one is no correction.
+    """
     from analysis.errors import StoreError
-    from analysis.review.corrected import corrected_gold
+    from analysis.review.corrected import corrected_benchmark
+    from analysis.store.apply import count_corrections
 
     if ctx.store is None or not benchmark:
         return 0
     try:
-        return len(corrected_gold(ctx.store, benchmark))
+        fixed = corrected_benchmark(ctx.catalog.table, ctx.store, benchmark)
     except StoreError:
         return 0
+    return 0 if fixed is None else count_corrections(fixed)
 
 
 def _hides_gold(ctx: ReviewContext, request: gr.Request, profile: gr.OAuthProfile | None) -> bool:

@@ -60,6 +60,10 @@ def test_the_line_says_the_tab_counts_official_gold_when_items_are_corrected(
     flipped = "yes" if str(row["gold"]).lower() == "no" else "no"
     relabel(store, row, "gold", flipped, Identity("alice"), "heard")
     assert app._corrected(ctx, "cmm") == 1 and app._corrected(ctx, "cdh-bench") == 0
+    # set back to the official gold (an adjudication, say): no correction any more
+    relabel(store, row, "gold", str(row["gold"]).lower(), Identity("bob"), "heard it again")
+    assert app._corrected(ctx, "cmm") == 0
+    relabel(store, row, "gold", flipped, Identity("alice"), "heard")
     line = failures.show(cat, "cmm", None, None, blind=False, corrected=1)[2]
     assert "Counted against the **official** gold: 1 item(s) of cmm have a corrected gold" in line
     store.close()
