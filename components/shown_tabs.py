@@ -14,6 +14,11 @@ reverse (the app moved to Items while the memory still names another tab) only c
 eager answer. A session that has opened no tab yet (the first page, the API) gets every tab's
 content, as before.
 
+The opening and the switch are two events, and the server may handle them in either order. Every
+order ends right: a switch handled before the opening it followed fills the tab just left (the
+new benchmark, work wasted); an opening handled before the switch it followed is taken as shown
+by the switch, which then fills it.
+
 A tab can also be *never filled at load* (``follow(..., filled=False)``): the *Where it fails*
 tab, whose slice search and bootstrap are too slow to run for a page nobody looks at. Such a tab
 counts as shown only once the session has opened it, and its first opening fills it.

@@ -361,6 +361,10 @@ def test_a_hidden_tab_waits_for_its_opening_and_then_shows_the_benchmark(
     line = page.locator("#findings-line")
     expect(line).to_contain_text("in avhbench", timeout=TIMEOUT)
     page.get_by_role("tab", name="Items").click()
+    # The server learns of the opening from an event of its own. Handled after the switch (it was,
+    # in one full run on a loaded machine), the hidden tab is filled eagerly: the right
+    # benchmark, only work wasted, but not what this test looks at. So the opening goes first.
+    page.wait_for_timeout(1000)
     page.locator("#f-benchmark input").click()
     page.get_by_role("option", name="cdh-bench", exact=True).click()
     expect(page.locator("#items [data-row='0'][data-col='1']")).to_contain_text("cdh-", timeout=TIMEOUT)
