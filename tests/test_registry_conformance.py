@@ -80,6 +80,25 @@ def test_the_names_read_without_the_package_say_what_the_package_says(name: str)
     }
 
 
+@pytest.mark.parametrize("name", [n for n in REGISTRY if REGISTRY.early(n) is not None])
+def test_an_early_read_loads_without_its_package_or_pandas(name: str) -> None:
+    # `halluscope score` starts early.read before it imports the package: loading early.py must
+    # import neither the package (it would import pandas) nor pandas itself
+    import subprocess
+    import sys
+
+    probe = (
+        "import json, sys; from analysis.benchmarks import early; m = early(sys.argv[1]); "
+        "print(json.dumps([callable(m.read), sorted(k for k in sys.modules "
+        "if k.startswith(('analysis.benchmarks.', 'pandas', 'duckdb')))]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, name], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    readable, loaded = json.loads(done.stdout)
+    assert readable and loaded == [], f"loading early.py imported {loaded}"
+
+
 @pytest.mark.parametrize("name", list(REGISTRY))
 def test_module_interface(name: str) -> None:
     bench = REGISTRY[name]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import importlib.util
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,7 +42,8 @@ class _Registry(Mapping[str, "Benchmark"]):
     def __init__(self, packages: Sequence[str]) -> None:
         self._modules = {name.replace("_", "-"): f"analysis.benchmarks.{name}" for name in packages}
         self._loaded: dict[str, Benchmark] = {}
-        self._names: dict[str, Any] = {}
+        self._names: dict[tuple[str, str], Any] = {}
+        """(id, stem) -> a module of the package loaded alone by path, or None (no such file)."""
 
     def __getitem__(self, name: str) -> Benchmark:
         found = self._loaded.get(name)
@@ -66,18 +68,34 @@ class _Registry(Mapping[str, "Benchmark"]):
         """
         if name in self._loaded:
             return self._loaded[name]
-        if name not in self._names:
+        found = self._alone(name, "names")
+        return self[name] if found is None else found
+
+    def early(self, name: str) -> Any:
+        """The package's ``early.py``, read by path (the package not imported); None if it has none.
+
+        Its ``read(path)`` may start before the package is imported; its result goes to the
+        package's ``score_file(path, ..., early=result)`` (``docs/adding-a-benchmark.md``).
+        """
+        return self._alone(name, "early")
+
+    def _alone(self, name: str, stem: str) -> Any:
+        """The module ``<package>/<stem>.py`` loaded by its path alone (None if the file is absent)."""
+        key = (name, stem)
+        if key not in self._names:
             spec = importlib.util.find_spec(self._modules[name])  # finds, does not import, the package
             folders = list(spec.submodule_search_locations or []) if spec is not None else []
-            path = Path(folders[0]) / "names.py" if folders else None
+            path = Path(folders[0]) / f"{stem}.py" if folders else None
             if path is None or not path.is_file():
-                return self[name]
-            names_spec = importlib.util.spec_from_file_location(f"_halluscope_names_{name}", path)
-            assert names_spec is not None and names_spec.loader is not None
-            module = importlib.util.module_from_spec(names_spec)
-            names_spec.loader.exec_module(module)
-            self._names[name] = module
-        return self._names[name]
+                self._names[key] = None
+                return None
+            alone = importlib.util.spec_from_file_location(f"_halluscope_{stem}_{name}", path)
+            assert alone is not None and alone.loader is not None
+            module = importlib.util.module_from_spec(alone)
+            sys.modules[alone.name] = module  # as an import would (a dataclass there looks itself up)
+            alone.loader.exec_module(module)
+            self._names[key] = module
+        return self._names[key]
 
     def add(self, module: str) -> str:
         """Register the benchmark package ``module`` (a dotted name), last; returns its id."""
@@ -93,7 +111,7 @@ class _Registry(Mapping[str, "Benchmark"]):
         """Forget a benchmark added with :meth:`add` (the listed packages stay)."""
         self._modules.pop(name, None)
         self._loaded.pop(name, None)
-        self._names.pop(name, None)
+        self._names = {key: module for key, module in self._names.items() if key[0] != name}
 
 
 def _checked(module: object) -> Benchmark:
@@ -150,6 +168,11 @@ def names(name: str) -> Any:
     return REGISTRY.names(_key(name))
 
 
+def early(name: str) -> Any:
+    """The benchmark ``name``'s ``early.py``, its package unimported, or None (:meth:`_Registry.early`)."""
+    return REGISTRY.early(_key(name))
+
+
 def _key(name: str) -> str:
     """The registered id ``name`` means; :class:`UnknownBenchmark`, with the closest id, if none."""
     key = name.strip().lower().replace("_", "-")
@@ -176,6 +199,7 @@ __all__ = [
     "Finding",
     "ScoreReport",
     "UnknownBenchmark",
+    "early",
     "get",
     "names",
     "register",

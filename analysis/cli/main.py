@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 # Only light modules here: ``halluscope --help`` and a usage error answer before pandas, numpy or
 # a benchmark package is imported (each command imports what it needs; docs/cli.md).
-from analysis.benchmarks import REGISTRY, UnknownBenchmark, get, names
+from analysis.benchmarks import REGISTRY, UnknownBenchmark, early, get, names
 from analysis.cli.checks import check_export, check_slices, check_suspects
 from analysis.cli.roots import media_roots
 from analysis.errors import InputError, StoreError, UsageError
@@ -326,28 +326,32 @@ def run_score(args: argparse.Namespace) -> dict[str, Any]:
     parser = args.parser or named.PARSERS[0]
     if parser not in named.PARSERS:
         raise UsageError(f"unknown parser {parser!r} for {named.NAME} (known: {', '.join(named.PARSERS)})")
-    bench = get(args.benchmark)
-    from concurrent.futures import Future, ThreadPoolExecutor
-
-    from analysis.files.readers import without_gc_pauses
-    from analysis.load.detect import expect
+    from concurrent.futures import ThreadPoolExecutor
 
     # A benchmark may score its own native file without building the item table (same report,
     # faster); files of other pipelines, and corrected scores (they need the table), go through
-    # the loader. The fast read runs beside the check of the files' kinds (it waits on the disk
-    # and DuckDB's threads, the check on imports): its report is used only once the check passes.
-    fast = getattr(bench, "score_file", None)
+    # the loader. Its early read (a module loaded alone) starts before the package and pandas are
+    # imported. A report vouches for the file's kind (``score_file`` reads only its own native
+    # predictions, docs/adding-a-benchmark.md), so the check of the kinds runs only without one.
     plain = not (args.ci or args.corrected or args.db)  # --ci and --corrected need the item table
-    quick: Future[ScoreReport | None] | None = None
+    native = args.format is None and not mapping and plain
+    early_module = early(args.benchmark) if native and args.gold is None else None
+    done: ScoreReport | None = None
     with ThreadPoolExecutor(max_workers=1) as beside:
-        if fast is not None and args.format is None and not mapping and plain:
-            quick = beside.submit(fast, args.predictions, gold=args.gold, task=task, parser=parser)
-        expect(args.predictions, bench, "predictions", task)
-        if args.gold is not None and bench.TAKES_GOLD:  # the others refuse --gold itself
-            expect(args.gold, bench, "gold", task)
-        done = quick.result() if quick is not None else None
+        read_early = beside.submit(early_module.read, args.predictions) if early_module is not None else None
+        bench = get(args.benchmark)
+        fast = getattr(bench, "score_file", None)
+        if fast is not None and native:
+            ahead = {} if read_early is None else {"early": read_early.result()}
+            done = fast(args.predictions, gold=args.gold, task=task, parser=parser, **ahead)
     if done is not None:
         return dict(done)
+    from analysis.files.readers import without_gc_pauses
+    from analysis.load.detect import expect
+
+    expect(args.predictions, bench, "predictions", task)
+    if args.gold is not None and bench.TAKES_GOLD:  # the others refuse --gold itself
+        expect(args.gold, bench, "gold", task)
     try:
         table = without_gc_pauses(bench.load)(
             args.predictions, gold=args.gold, task=task, fmt=args.format, mapping=mapping

@@ -209,18 +209,20 @@ def score_file(
     gold: Path | None = None,
     task: str | None = None,
     parser: str | None = None,
+    early: Any = _cmm_fast.NOT_READ,
 ) -> ScoreReport | None:
     """``score(load(predictions))`` without building the item table; None when the file needs ``load``.
 
     For ``halluscope score``: the same report, read at DuckDB's speed (see :mod:`.fast`).
     None (the caller then loads the file, which names any error) for a gold file argument, or a
-    file the fast reader cannot vouch for.
+    file the fast reader cannot vouch for. ``early``: what this package's :func:`.early.read` of
+    ``predictions`` returned, when the caller ran it already (``docs/development.md``).
     """
     refuse_task(NAME, task)
     parser = resolve_parser(NAME, PARSERS, parser)
     if gold is not None:
         return None
-    frame = _cmm_fast.counts(Path(predictions))
+    frame = _cmm_fast.counts(Path(predictions), early)
     if frame is None:
         return None
     overall, groups = _cmm_fast.score_counts(frame, parser, ALT_PARSER)

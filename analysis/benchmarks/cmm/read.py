@@ -19,22 +19,9 @@ import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
 import pyarrow.json as pj  # type: ignore[import-untyped, unused-ignore]
 
+from analysis.benchmarks.cmm.early import FIELDS as FIELDS  # the template's fields, written once
 from analysis.errors import InputError
 from analysis.files import readers
-
-FIELDS: tuple[str, ...] = (
-    "category",
-    "sub_category",
-    "modality",
-    "granularity",
-    "correlation_type",
-    "video_path",
-    "audio_path",
-    "question",
-    "answer",
-    "pred",
-)
-"""Every field of a CMM row, in the order of the released template."""
 
 REQUIRED: tuple[str, ...] = ("sub_category", "granularity", "question", "answer")
 """Fields the official scorer (or the item key) cannot do without; ``pred`` too for predictions."""

@@ -15,9 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis.benchmarks import cmm
-from analysis.benchmarks.cmm import fast
+from analysis.benchmarks import REGISTRY, cmm
+from analysis.benchmarks.cmm import early, fast
 from analysis.cli import main as cli
+from analysis.errors import InputError
 
 SAMPLES = Path(__file__).resolve().parents[3] / "samples" / "cmm" / "predictions"
 CASES = Path(__file__).resolve().parents[2] / "cases" / "cmm.jsonl"
@@ -101,7 +102,7 @@ def test_a_large_random_file_takes_the_fast_path(tmp_path: Path) -> None:
     assert fast is not None and fast == slow and fast["n_scored"] == 5000
 
 
-@pytest.mark.parametrize("late_at", [3, fast._PREFIX_ROWS + 20], ids=["in the first records", "past them"])
+@pytest.mark.parametrize("late_at", [3, early._PREFIX_ROWS + 20], ids=["in the first records", "past them"])
 @pytest.mark.parametrize("direction", ["ASC", "DESC"])
 def test_sub_categories_keep_the_order_of_their_first_record(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, late_at: int, direction: str
@@ -109,12 +110,12 @@ def test_sub_categories_keep_the_order_of_their_first_record(
     # The official tables list sub-categories as first seen (not sorted): the fast path reads that
     # order from the first records, and reads the file again when one first shows up after them.
     # DuckDB's groups come in no set order: here sorted either way, so no order passes by luck.
-    grouped = fast._query
+    grouped = early._query
     monkeypatch.setattr(
-        fast, "_query", lambda keys: f"SELECT * FROM ({grouped(keys)}) ORDER BY sub {direction}"
+        early, "_query", lambda keys: f"SELECT * FROM ({grouped(keys)}) ORDER BY sub {direction}"
     )
     subs = ["visual-language", "audio-language", "overrely_visual_ignore_audio", "a"]
-    n = fast._PREFIX_ROWS + 40
+    n = early._PREFIX_ROWS + 40
     rows = [_row(i, "yes" if i % 2 else "no", "yes", sub_category=subs[i % 2]) for i in range(n)]
     rows[late_at]["sub_category"] = subs[2]
     rows[late_at + 5]["sub_category"] = subs[3]
@@ -176,3 +177,33 @@ def test_bad_input_still_names_line_and_field(tmp_path: Path, capsys: pytest.Cap
     assert cli.main(["score", "cmm", str(path)]) == 2
     err = capsys.readouterr().err.strip()
     assert "line 2" in err and "pred" in err and len(err.splitlines()) == 1
+
+
+def test_the_command_line_reads_early_and_reports_what_the_slow_path_reports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `halluscope score cmm` starts early.read (the module loaded by its path) before it imports
+    # the package, hands its result to score_file, and skips the check of the file's kind: the
+    # report must still be the one load + score give, and the early read must be the one used.
+    rng = random.Random(3)
+    answers = ["Yes.", "no", "maybe", "YES"]
+    rows = [_row(i, rng.choice(["yes", "no"]), rng.choice(answers)) for i in range(300)]
+    path = _write(tmp_path / "run.jsonl", rows)
+    module = REGISTRY.early("cmm")
+    assert module is not None and module is not early  # loaded alone, not as the package's module
+    calls: list[Path] = []
+    real = module.read
+    monkeypatch.setattr(module, "read", lambda p: calls.append(p) or real(p))
+    monkeypatch.setattr(fast, "read", lambda p: pytest.fail("the early read was not used"))
+    report = cli.run_score(cli.build_parser().parse_args(["score", "cmm", str(path)]))
+    assert calls == [path]
+    assert report == cmm.score(cmm.load(path))
+
+
+def test_a_file_the_early_read_declines_is_checked_for_its_kind(tmp_path: Path) -> None:
+    # a CMM gold file (no pred) is declined by the early read; the kind check then names it
+    gold = [{k: v for k, v in _row(i, "yes", "yes").items() if k != "pred"} for i in range(5)]
+    path = _write(tmp_path / "gold.jsonl", gold)
+    assert REGISTRY.early("cmm").read(path) is None and cmm.score_file(path) is None
+    with pytest.raises(InputError, match="this is cmm gold"):
+        cli.run_score(cli.build_parser().parse_args(["score", "cmm", str(path)]))
