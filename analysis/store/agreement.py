@@ -114,16 +114,20 @@ def agreement_report(
 def disagreements(
     store: Store, benchmark: str, field: str = "gold", official: Mapping[str, str | None] | None = None
 ) -> pd.DataFrame:
-    """Items whose votes differ from each other or from the current gold, not settled since.
+    """Items whose votes or corrections differ from each other or from the current gold, not settled since.
 
     The current gold is the label's corrected value where a correction set one, else the
     ``official`` value (item id -> gold, from the item table; unknown without it). A vote that
     differs from it is a disagreement as much as two votes that differ: a blind vote against a
-    correction, or against the published gold, is what an adjudicator settles. An item is settled
-    when an adjudication came after its last vote and its last correction.
+    correction, or against the published gold, is what an adjudicator settles. So are two
+    reviewers' corrections that differ (the later one replaced the earlier, with no vote cast):
+    each reviewer's side is the value their latest correction (or undo) since the last
+    adjudication left. An item is settled when an adjudication came after its last vote and its
+    last correction.
 
     Columns: ``item_id``, ``votes`` ({reviewer: value}), ``n_votes``, ``gold`` (the current gold,
-    or None when unknown) and ``gold_by`` (who set it: a reviewer, ``official``, or None).
+    or None when unknown), ``gold_by`` (who set it: a reviewer, ``official``, or None) and
+    ``corrections`` ({reviewer: value} when corrections differ, else empty).
     """
     events = events_frame(store, benchmark)
     events = events[events["field"] == field]
@@ -132,6 +136,7 @@ def disagreements(
     finals = events[events["scope"] == "final"]
     last_set = finals[finals["kind"] != "adjudicate"].groupby("item_key")["id"].max().to_dict()
     settled_at = finals[finals["kind"] == "adjudicate"].groupby("item_key")["id"].max().to_dict()
+    sides_set = {k: {r: v for r, (v, _) in taken.items()} for k, taken in correction_sides(events).items()}
     current = current_labels(store, benchmark)
     current = current[current["field"] == field]
     corrected = dict(
@@ -141,17 +146,45 @@ def disagreements(
             strict=True,
         )
     )
+    voted = {str(item_id): row for item_id, row in matrix.iterrows()}
     rows = []
-    for item_id, row in matrix.iterrows():
-        key = str(item_id)
-        votes = {str(r): str(v) for r, v in row.items() if not _missing(v)}
+    for key in [*voted, *(k for k in sides_set if k not in voted)]:
+        row = voted.get(key)
+        votes = {} if row is None else {str(r): str(v) for r, v in row.items() if not _missing(v)}
         gold, by = _current_gold(key, corrected, official)
-        sides = {_same(v) for v in votes.values()} | ({_same(gold)} if gold is not None else set())
+        sides = {_same(v) for v in votes.values()} | ({_same(gold)} if gold is not None and votes else set())
+        corrections = sides_set.get(key, {})
         latest_change = max(last_vote.get(key, -1), last_set.get(key, -1))
         settled = key in settled_at and settled_at[key] > latest_change
-        if len(sides) > 1 and not settled:
-            rows.append((key, votes, len(votes), gold, by))
-    return pd.DataFrame(rows, columns=["item_id", "votes", "n_votes", "gold", "gold_by"])
+        if (len(sides) > 1 or corrections) and not settled:
+            rows.append((key, votes, len(votes), gold, by, corrections))
+    return pd.DataFrame(rows, columns=["item_id", "votes", "n_votes", "gold", "gold_by", "corrections"])
+
+
+def correction_sides(events: pd.DataFrame) -> dict[str, dict[str, tuple[str, str]]]:
+    """Per item, every reviewer's last correction (value, reason) since the last adjudication, if they differ.
+
+    ``events``: the events of one field (:func:`~analysis.store.labels.events_frame`, oldest
+    first). A correction (``set``) or an undo leaves the label at its ``new_value``: that is the
+    side the reviewer took last. Items where every reviewer who corrected left the same value
+    are left out; so are reviewers' corrections made before the item's last adjudication.
+    """
+    finals = events[events["scope"] == "final"]
+    settled_at = finals[finals["kind"] == "adjudicate"].groupby("item_key")["id"].max()
+    changes = finals[finals["kind"] != "adjudicate"]
+    if changes.empty:
+        return {}
+    after = changes["id"].to_numpy() > changes["item_key"].map(settled_at).fillna(-1).to_numpy()
+    last = changes[after].groupby(["item_key", "reviewer"], sort=False).tail(1)
+    found: dict[str, dict[str, tuple[str, str]]] = {}
+    for key, group in last.groupby("item_key", sort=False):
+        if group["reviewer"].nunique() < 2:
+            continue
+        rows = zip(group["reviewer"], group["new_value"], group["reason"], strict=True)
+        taken = {str(r): ("" if _missing(v) else str(v), str(why or "")) for r, v, why in rows}
+        if len({_same(v) for v, _ in taken.values()}) > 1:
+            found[str(key)] = taken
+    return found
 
 
 def disagreements_seen(
@@ -161,27 +194,39 @@ def disagreements_seen(
 
     An adjudicator gets every disagreement; anyone else only the items they hold a vote on (having
     corrected the gold is no vote: another reviewer's vote stays hidden from the one who set the
-    gold until they vote too). A blind reviewer is not listed an item for their vote alone (only
-    the gold would differ, which tells them the gold), and a blind adjudicator who took no side is
-    listed the item with its votes hidden. Columns as :func:`disagreements`, plus ``hidden``: how
-    many votes are withheld (their values never leave the store).
+    gold until they vote too), and the items where their correction and another's differ (with
+    those corrections, not the votes). A blind reviewer is not listed an item for their vote alone
+    (only the gold would differ, which tells them the gold), nor for corrections, which are gold;
+    a blind adjudicator who took no side is listed the item with its sides hidden. Columns as
+    :func:`disagreements`, plus ``hidden``: how many sides (votes and corrections) are withheld
+    (their values never leave the store).
     """
     found = disagreements(store, benchmark, official=official)
     rows: list[tuple[Any, ...]] = []
-    for key, votes, n, gold, by in zip(
-        found["item_id"], found["votes"], found["n_votes"], found["gold"], found["gold_by"], strict=True
+    for key, votes, n, gold, by, corrections in zip(
+        found["item_id"],
+        found["votes"],
+        found["n_votes"],
+        found["gold"],
+        found["gold_by"],
+        found["corrections"],
+        strict=True,
     ):
         mine = viewer.name in votes
-        if not viewer.adjudicator and not mine:
+        party = viewer.name in corrections and not viewer.blind
+        if not viewer.adjudicator and not (mine or party):
             continue
         if viewer.blind and mine and not votes_differ(votes):
             continue
         if viewer.blind and not mine:  # a blind adjudicator who took no side
-            rows.append((key, {}, n, None, None, n))
+            rows.append((key, {}, n, None, None, {}, n + len(corrections)))
             continue
         shown = gold if not viewer.blind else None
-        rows.append((key, dict(votes), n, shown, by if shown is not None else None, 0))
-    return pd.DataFrame(rows, columns=["item_id", "votes", "n_votes", "gold", "gold_by", "hidden"])
+        seen_votes = dict(votes) if (mine or viewer.adjudicator) else {}
+        seen_corrections = dict(corrections) if not viewer.blind else {}
+        rows.append((key, seen_votes, n, shown, by if shown is not None else None, seen_corrections, 0))
+    columns = ["item_id", "votes", "n_votes", "gold", "gold_by", "corrections", "hidden"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _current_gold(

@@ -33,7 +33,7 @@ from analysis.store import (
     metric_changes,
     my_unreviewed,
 )
-from analysis.store.agreement import disagreements_seen, took_a_side
+from analysis.store.agreement import correction_sides, disagreements_seen, took_a_side
 from analysis.store.events import as_item
 from analysis.store.export import corrections_frame, write_frame
 from analysis.store.final import final_labels
@@ -206,20 +206,22 @@ def queue_frame(ctx: ReviewContext, queue: str, benchmark: str | None, who: Iden
     published = official_gold(table, str(benchmark))
     found = disagreements_seen(ctx.store, benchmark, access.viewer, official=published)
     ids, detail = [], []
-    for item_id, votes, gold, by, hidden in zip(
+    for item_id, votes, gold, by, corrections, hidden in zip(
         found["item_id"].astype(str),
         found["votes"],
         found["gold"],
         found["gold_by"],
+        found["corrections"],
         found["hidden"],
         strict=True,
     ):
-        if hidden:  # the votes stay hidden from a blind adjudicator who took no side
+        if hidden:  # the sides stay hidden from a blind adjudicator who took no side
             ids.append(item_id)
-            detail.append(f"{hidden} vote(s) in dispute (hidden: you adjudicate blind)")
+            detail.append(f"{hidden} side(s) in dispute (hidden: you adjudicate blind)")
             continue
         spelled = published.get(item_id)
         sides = [f"{r}: {as_shown('gold', v, spelled)}" for r, v in votes.items()]
+        sides += [f"{r} corrected it to {as_shown('gold', v, spelled)}" for r, v in corrections.items()]
         if gold is not None:
             shown = as_shown("gold", gold, spelled)
             sides.insert(0, f"gold: {shown} ({'official' if by == 'official' else f'set by {by}'})")
@@ -350,6 +352,12 @@ def adjudication_target(ctx: ReviewContext, row: int | None, who: Identity | Non
         listed = "hidden: you adjudicate blind, decide from the item itself"
     gold = ""
     if access.sees_gold:
+        disputed = correction_sides(events[events["field"] == "gold"]).get(item_id, {})
+        if disputed:  # two reviewers' corrections differ: each is a side (the store's rule)
+            listed += " · corrections in dispute: " + ", ".join(
+                f"{md_text(r)}: {md_text(as_shown('gold', v, official))}{_why(why)}"
+                for r, (v, why) in disputed.items()
+            )
         final = current_final(events, item_id)
         if final is None:
             gold = f" · gold: {md_text(str(item.get('gold') or '–'))} (official)"

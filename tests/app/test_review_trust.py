@@ -278,7 +278,7 @@ def test_a_blind_reviewers_disagreement_queue_does_not_tell_him_the_gold(
     save(blind_carol, other, CAROL, "no" if official == "yes" else "yes", "", [], "", "")
     shown = queue_frame(blind_carol, "Disagreements", "cdh-bench", CAROL)
     assert str(catalog.table.at[other, "item_id"]) not in shown["item_id"].tolist()
-    assert shown["detail"].tolist() == ["2 vote(s) in dispute (hidden: you adjudicate blind)"]
+    assert shown["detail"].tolist() == ["2 side(s) in dispute (hidden: you adjudicate blind)"]
 
 
 def test_a_reviewer_who_set_the_gold_is_not_queued_a_vote_she_has_not_earned(

@@ -164,3 +164,45 @@ def test_the_disagreement_queue_hides_a_vote_from_whoever_set_the_gold_until_the
     vote(store, item, "gold", "No", ALICE)
     alice = disagreements_seen(store, "cmm", Viewer("alice"), official)
     assert alice["votes"].tolist() == [{"alice": "no", "bob": "yes"}]
+
+
+def test_two_reviewers_corrections_that_differ_reach_the_adjudicator(store: Store) -> None:
+    # Seen at stop 42: alice corrected B -> C, bob then C -> D; no vote was cast, so the
+    # Disagreements queue stayed empty and bob's correction replaced alice's unseen by anyone.
+    from analysis.store import undo
+    from analysis.store.agreement import disagreements, disagreements_seen
+
+    item = cmm_item(1)
+    official = {"item0001": "Yes"}
+    relabel(store, item, "gold", "No", ALICE, "no river in the clip")
+    assert disagreements(store, "cmm", official=official).empty  # one correction is no dispute
+    relabel(store, item, "gold", "Yes", BOB, "the river is there at 0:04")
+    found = disagreements(store, "cmm", official=official)
+    assert found["item_id"].tolist() == ["item0001"] and found["n_votes"].tolist() == [0]
+    assert found["corrections"].tolist() == [{"alice": "no", "bob": "yes"}]
+    assert found["gold"].tolist() == ["yes"] and found["gold_by"].tolist() == ["bob"]
+    # who is told: the adjudicator and both correctors, never a blind reviewer or a bystander
+    seen = {
+        name: disagreements_seen(store, "cmm", viewer, official)
+        for name, viewer in {
+            "carol": Viewer("carol", adjudicator=True),
+            "alice": Viewer("alice"),
+            "dave": Viewer("dave"),
+            "bob_blind": Viewer("bob", blind=True),
+            "carol_blind": Viewer("carol", blind=True, adjudicator=True),
+        }.items()
+    }
+    assert seen["carol"]["corrections"].tolist() == [{"alice": "no", "bob": "yes"}]
+    assert seen["alice"]["corrections"].tolist() == [{"alice": "no", "bob": "yes"}]
+    assert seen["dave"].empty and seen["bob_blind"].empty
+    blind = seen["carol_blind"]
+    assert blind["corrections"].tolist() == [{}] and blind["hidden"].tolist() == [2]
+    assert blind["gold"].tolist() == [None] and blind["votes"].tolist() == [{}]
+    # bob takes his correction back: the label is alice's again, and both sides are the same
+    undo(store, item, "gold", BOB, "alice was right")
+    assert disagreements(store, "cmm", official=official).empty
+    # a new dispute is settled by an adjudication, and stays settled
+    relabel(store, item, "gold", "Yes", BOB, "looked again: the river is there")
+    assert disagreements(store, "cmm", official=official)["item_id"].tolist() == ["item0001"]
+    adjudicate(store, item, "gold", "yes", CAROL, "the river shows at 0:04")
+    assert disagreements(store, "cmm", official=official).empty
