@@ -295,6 +295,30 @@ def test_a_reviewer_who_set_the_gold_is_not_queued_a_vote_she_has_not_earned(
     assert "bob" in queue_frame(ctx, "Disagreements", "cdh-bench", CAROL)["detail"].iloc[0]
 
 
+def test_corrections_that_differ_are_queued_to_the_adjudicator_with_their_reasons(
+    catalog: Catalog, tmp_path: Path
+) -> None:
+    """Seen at stop 42: alice corrected a gold, dave corrected hers to another value, and no
+    queue showed it: corrections are not votes. Now carol is queued it, and her panel names both."""
+    ctx = replace(_ctx(catalog, tmp_path), reviewers=("alice", "bob", "carol", "dave"))
+    dave = Identity("dave")
+    row = _row(catalog, PAIR_11_QA_CS)  # official gold: no
+    save(ctx, row, ALICE, "yes", "", [], "", "the flame is lit")
+    assert queue_frame(ctx, "Disagreements", "cdh-bench", CAROL).empty  # one correction: no dispute
+    save(ctx, row, dave, "no", "", [], "", "the wick is bare")
+    found = queue_frame(ctx, "Disagreements", "cdh-bench", CAROL)
+    assert found["item_id"].tolist() == [PAIR_11_QA_CS]
+    detail = found["detail"].iloc[0]
+    assert "alice corrected it to yes" in detail and "dave corrected it to no" in detail
+    panel_text = adjudication_target(ctx, row, CAROL)
+    assert "corrections in dispute" in panel_text and "the flame is lit" in panel_text
+    assert "the wick is bare" in panel_text
+    # alice, one of the two, is queued her dispute; bob (blind) is not, and is told nothing
+    assert queue_frame(ctx, "Disagreements", "cdh-bench", ALICE)["item_id"].tolist() == [PAIR_11_QA_CS]
+    assert queue_frame(ctx, "Disagreements", "cdh-bench", BOB).empty
+    assert "corrections in dispute" not in adjudication_target(_blind(ctx, CAROL), row, CAROL)
+
+
 def test_exports_hold_only_what_the_reviewer_may_see(catalog: Catalog, tmp_path: Path) -> None:
     ctx = _ctx(catalog, tmp_path)
     row = _row(catalog, PAIR_11_QA_CS)
