@@ -11,12 +11,13 @@ are current is :func:`analysis.store.current_labels`.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from analysis import benchmarks
+from analysis.benchmarks.official import official_value
 from analysis.errors import InputError
 from analysis.store import Store, apply_corrections, count_corrections, current_labels
 
@@ -51,13 +52,36 @@ def uncorrected(table: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def official_gold(table: pd.DataFrame, benchmark: str) -> dict[str, str | None]:
-    """Item id -> the published gold of ``benchmark``'s items (what a vote is compared with)."""
+def official_gold(table: pd.DataFrame, benchmark: str) -> Mapping[str, str | None]:
+    """Item id -> the published gold of ``benchmark``'s items, spelled as in their files (votes meet it).
+
+    :func:`~analysis.benchmarks.official.official_value`: a gold the table keeps in two parts (a
+    scene change and its locations, say) is the whole published value, as a vote or a correction
+    records it, not the table's part (a vote equal to the published gold was queued as a
+    disagreement). Worked out for the items asked for only (a queue asks for a few of them).
+    """
     rows = table[(table["benchmark"] == benchmark).to_numpy(dtype=bool)].drop_duplicates("item_id")
-    return {
-        str(i): (None if g is None or g is pd.NA else str(g))
-        for i, g in zip(rows["item_id"], rows["gold"], strict=True)
-    }
+    return _Official(rows)
+
+
+class _Official(Mapping[str, "str | None"]):
+    """Item id -> its official value, each computed once, when first asked for."""
+
+    def __init__(self, rows: pd.DataFrame) -> None:
+        self._rows = rows
+        self._at = {str(i): n for n, i in enumerate(rows["item_id"])}
+        self._known: dict[str, str | None] = {}
+
+    def __getitem__(self, key: str) -> str | None:
+        if key not in self._known:
+            self._known[key] = official_value(self._rows.iloc[self._at[key]])
+        return self._known[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._at)
+
+    def __len__(self) -> int:
+        return len(self._at)
 
 
 def has_gold_corrections(store: Store, benchmark: str) -> bool:

@@ -319,6 +319,27 @@ def test_corrections_that_differ_are_queued_to_the_adjudicator_with_their_reason
     assert "corrections in dispute" not in adjudication_target(_blind(ctx, CAROL), row, CAROL)
 
 
+def test_a_vote_equal_to_a_two_part_official_gold_is_no_disagreement(
+    catalog: Catalog, tmp_path: Path
+) -> None:
+    """Seen at stop 43: bob (blind) voted a scene change's published gold, scene change and
+    locations, and carol was queued it as "gold: Yes (official), bob: Scene change: Yes,
+    Locations: ...": the vote was compared with the table's "Yes" alone."""
+    ctx = _ctx(catalog, tmp_path)
+    table = catalog.table
+    sth = (table["benchmark"] == "vidhalluc") & (table["task"] == "sth") & (table["gold"] == "Yes")
+    row = int(table.index[sth][0])
+    locations = json.loads(str(table.at[row, "extra"]))["gold_locations"]  # the published locations
+    said = save(ctx, row, BOB, None, None, [], "", "", None, "Yes", locations)
+    assert "your vote" in said
+    assert queue_frame(ctx, "Disagreements", "vidhalluc", CAROL).empty
+    # other locations are a vote against the published gold: queued, the gold shown whole
+    save(ctx, row, BOB, None, None, [], "", "", None, "Yes", "from a street to a beach.")
+    found = queue_frame(ctx, "Disagreements", "vidhalluc", CAROL)
+    assert found["item_id"].tolist() == [str(table.at[row, "item_id"])]
+    assert f"gold: Scene change: Yes, Locations: {locations} (official)" in found["detail"].iloc[0]
+
+
 def test_exports_hold_only_what_the_reviewer_may_see(catalog: Catalog, tmp_path: Path) -> None:
     ctx = _ctx(catalog, tmp_path)
     row = _row(catalog, PAIR_11_QA_CS)
