@@ -82,9 +82,13 @@ class ShownTabs:
             self._stale.add((_session(request), label))
 
     def catch_up(self, request: gr.Request, label: str) -> bool:
-        """The tab was opened: whether its content is stale (and now taken as brought up to date)."""
+        """The tab was opened: whether its content is stale (and now taken as brought up to date).
+
+        Which tab is open is noted by the tabs' own ``select`` event alone: this handler may run
+        after the reviewer has moved on (it computes the tab's content, slow under load), and
+        noting its tab then took the tab just left for the open one (a switch then filled it).
+        """
         key = (_session(request), label)
-        self.opened(request, label)
         with self._lock:
             stale = key in self._stale
             self._stale.discard(key)
