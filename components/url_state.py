@@ -47,6 +47,10 @@ PUSH_JS = """
   const id = rowId && (!rowBench || rowBench === benchmark) ? rowId : '';
   if (id) p.set('item', id);
   if (id && model) p.set('model', model);
+  // Gradio's own parameter (the light or dark theme) is the page's, not the view's: kept, so a
+  // reload or a shared link keeps its theme (the written address used to drop it)
+  const theme = new URLSearchParams(window.location.search).get('__theme');
+  if (theme) p.set('__theme', theme);
   const query = '?' + p.toString();
   if (query === window.location.search) return [];
   // the same view with its row closed (another benchmark closes it) or completed (its model

@@ -379,3 +379,25 @@ def test_a_hidden_tab_waits_for_its_opening_and_then_shows_the_benchmark(
     page.get_by_role("tab", name="Data problems").click()
     expect(line).to_contain_text("in cmm", timeout=TIMEOUT)
     page.context.close()
+
+
+def test_the_theme_stays_in_the_address_through_a_view_change_and_a_reload(
+    browser: Browser, app_url: str
+) -> None:
+    # Seen at stop 42: a page opened with &__theme=dark came back light after a reload, because
+    # the address the view writes dropped Gradio's theme parameter.
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light")
+    page = context.new_page()
+    dark = "() => document.body.classList.contains('dark')"
+    page.goto(app_url + "?__theme=dark&benchmark=avhbench")
+    page.wait_for_function("() => window.__hsViewRestored === true", timeout=TIMEOUT)
+    assert page.evaluate(dark)  # the predicate holds on a dark page (so the check below means it)
+    page.locator("#f-benchmark input").click()
+    page.get_by_role("option", name="cmm", exact=True).click()
+    page.wait_for_function("() => location.search.includes('benchmark=cmm')", timeout=TIMEOUT)
+    assert "__theme=dark" in page.evaluate("() => location.search")
+    page.reload()
+    page.wait_for_function("() => window.__hsViewRestored === true", timeout=TIMEOUT)
+    assert page.evaluate(dark)
+    assert "benchmark=cmm" in page.evaluate("() => location.search")
+    context.close()
