@@ -80,6 +80,19 @@ def test_corrected_view_works_for_vidhalluc_tasks(catalog: Catalog, tmp_path: Pa
     assert len(updates) == 1 + len(chart_list())  # the note, then every chart
 
 
+def test_each_runs_line_counts_the_corrections_its_report_saw(catalog: Catalog, tmp_path: Path) -> None:
+    # Seen at stop 42: with one correction in each of two tasks, every task's line read "after 2
+    # correction(s)", the benchmark's count, though each task's report saw one.
+    ctx = ReviewContext(catalog, open_store(tmp_path / "labels.db"), ("alice",))
+    _fix_one_wrong_answer(ctx, "vidhalluc", "bqa")
+    _fix_one_wrong_answer(ctx, "vidhalluc", "mcq")
+    lines = metric_lines(ctx, "vidhalluc", limit=100)
+    assert "**vidhalluc: 2 gold correction(s)**" in lines
+    changed = [line for line in lines.splitlines() if "→" in line]
+    assert any("· bqa</code>" in line for line in changed) and any("· mcq</code>" in line for line in changed)
+    assert all(line.endswith("after 1 correction(s)") for line in changed), changed
+
+
 @pytest.mark.parametrize("name", list(benchmarks.REGISTRY))
 def test_corrected_metrics_and_charts_for_every_benchmark(
     catalog: Catalog, tmp_path: Path, name: str
