@@ -95,5 +95,8 @@ table.hs-others th { text-align: left; }
     overflow-x: auto;
   }
   #fail-slices .table-wrap, #fail-diffs .table-wrap, #findings .table-wrap { min-width: 1040px; }
+  /* the review queues too: an item id broke five letters a line in its fifth of 390 px */
+  #rv-queue-items .table-container { overflow-x: auto; }
+  #rv-queue-items .table-wrap { min-width: 860px; }
 }
 """
