@@ -22,6 +22,7 @@ from analysis.benchmarks.base import GoldKind
 from analysis.review.access import Access
 from analysis.review.form import Form, changed_by, edit, form_of, write_scope
 from analysis.store import FLAGS, Identity, InvalidLabel, NoChange, NothingToUndo, events_frame
+from analysis.store.agreement import correction_sides
 from analysis.store.events import as_item, relabel
 from analysis.store.identity import IdentityMismatch
 from analysis.store.payload import submit
@@ -501,6 +502,8 @@ def save(
             change = f"your vote on {change}"
             if not access.blind and name == "gold":
                 change += _settled_note(events, shown.gold, official_of(item))
+        elif name == "gold":  # a correction that replaced another reviewer's is said, never silent
+            change += _disputed_note(ctx, item, who, official_of(item))
         done.append(change)
     line = f"Saved as {md_text(who.name)}: " + "; ".join(done) + "." if done else ""
     # a field left as it was opened that someone changed meanwhile is said: the form saved showed
@@ -579,6 +582,24 @@ def _settled_note(events: pd.DataFrame, gold: str | None, official: str | None) 
     by = str(settled.iloc[-1]["reviewer"]) if len(settled) else "an adjudicator"
     stays = md_text(as_shown("gold", gold, official)) or "∅"
     return f" (the gold stays {stays}, settled by {md_text(by)}: a vote against it reopens the disagreement)"
+
+
+def _disputed_note(ctx: ReviewContext, item: pd.Series, who: Identity, official: str | None) -> str:
+    """`` (alice corrected it to yes: the two corrections go to an adjudicator)``, or nothing.
+
+    The store's rule (:func:`~analysis.store.agreement.correction_sides`), read after the save:
+    a correction that replaced another reviewer's different one is a disagreement.
+    """
+    events = item_events(ctx, item)
+    sides = correction_sides(events[events["field"] == "gold"]).get(str(item["item_id"]), {})
+    others = [
+        f"{md_text(r)} corrected it to {md_text(as_shown('gold', v, official)) or '∅'}"
+        for r, (v, _) in sides.items()
+        if r != who.name
+    ]
+    if not others:
+        return ""
+    return f" ({', '.join(others)}: the corrections differ, so the item goes to an adjudicator)"
 
 
 def _change(name: str, old: str | None, new: str | None, official: str | None = None) -> str:

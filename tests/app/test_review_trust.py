@@ -303,9 +303,15 @@ def test_corrections_that_differ_are_queued_to_the_adjudicator_with_their_reason
     ctx = replace(_ctx(catalog, tmp_path), reviewers=("alice", "bob", "carol", "dave"))
     dave = Identity("dave")
     row = _row(catalog, PAIR_11_QA_CS)  # official gold: no
-    save(ctx, row, ALICE, "yes", "", [], "", "the flame is lit")
+    said = save(ctx, row, ALICE, "yes", "", [], "", "the flame is lit")
+    assert said == "Saved as alice: gold no → yes"  # nobody's correction replaced: nothing more said
     assert queue_frame(ctx, "Disagreements", "cdh-bench", CAROL).empty  # one correction: no dispute
-    save(ctx, row, dave, "no", "", [], "", "the wick is bare")
+    said = save(ctx, row, dave, "no", "", [], "", "the wick is bare")
+    # replacing alice's correction is said to dave, not done in silence
+    assert said == (
+        "Saved as dave: gold yes → no (alice corrected it to yes: the corrections differ, "
+        "so the item goes to an adjudicator)"
+    )
     found = queue_frame(ctx, "Disagreements", "cdh-bench", CAROL)
     assert found["item_id"].tolist() == [PAIR_11_QA_CS]
     detail = found["detail"].iloc[0]
