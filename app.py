@@ -330,6 +330,9 @@ def _wire(
         # the row for the address now, not after a round trip of its own: a filter changed meanwhile
         # would write an address without the row (and Back would then land on that)
         row = item[0] if isinstance(item[0], int) else None
+        if row is not None:  # the table pages to the link's item (it showed page 1 whatever the item)
+            shown = view(request, profile)
+            page = (*browse.page_showing(shown, browse.filters_from(*values), row), *page[len(table_out) :])
         url_row = url_state.item_of(catalog, row) if item_id or close else gr.skip()
         put_back.bump(request)
         return (
@@ -419,7 +422,17 @@ def _wire(
         button.click(stepping(delta), step_in, step_out, api_name=name, **fast).then(
             bump, moved, moved, api_visibility="private", **free
         )
-    jump.submit(find, [jump, *fin], item_out, api_name="item", **free)
+
+    def page_to(
+        request: gr.Request, profile: gr.OAuthProfile | None, row: int | None, *values: Any
+    ) -> tuple[Any, ...]:
+        if row is None:
+            return tuple(gr.skip() for _ in table_out)
+        return browse.page_showing(view(request, profile), browse.filters_from(*values), row)
+
+    jump.submit(find, [jump, *fin], item_out, api_name="item", **free).then(
+        page_to, [current, *fin], table_out, api_visibility="private", **free
+    )
     return refresh, refresh_out, find
 
 

@@ -11,12 +11,14 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from conftest import SHOTS, WAIT
 from playwright.sync_api import Browser, expect
 
 from analysis.boards.leaderboard import fmt, fmt_interval, leaderboards
 from analysis.load.catalog import SAMPLE_MANIFEST, load_manifest
+from analysis.query import PAGE_SIZE, Filters
 
 pytestmark = [
     pytest.mark.filterwarnings("ignore::pandas.errors.Pandas4Warning"),
@@ -401,3 +403,28 @@ def test_the_theme_stays_in_the_address_through_a_view_change_and_a_reload(
     assert page.evaluate(dark)
     assert "benchmark=cmm" in page.evaluate("() => location.search")
     context.close()
+
+
+def test_an_item_opened_by_link_or_by_id_is_on_the_page_the_table_shows(
+    browser: Browser, app_url: str
+) -> None:
+    # Seen at stop 42: a link to an item past the first page opened it in the inspector while the
+    # table stayed on page 1, without the row; so did "Go to item id".
+    cat = load_manifest(SAMPLE_MANIFEST)
+    rows = cat.rows_for(Filters(benchmark="cdh-bench"))
+    assert len(rows) > 2 * PAGE_SIZE  # the samples have a third page to go to
+    far = cat.table.iloc[int(rows[2 * PAGE_SIZE + 3])]
+    # an id opens the item's first row in the view: one whose first row is near the top of page 1
+    # (the table draws the rows in sight only), while the table shows page 3
+    firsts = {str(cat.table.at[int(r), "item_id"]): int(r) for r in rows[::-1]}
+    other = next(i for i, r in firsts.items() if 3 <= int(np.searchsorted(rows, r)) < 10)
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    page.goto(f"{app_url}?benchmark=cdh-bench&item={far['item_id']}&model={far['model']}")
+    expect(page.locator("#item")).to_contain_text(str(far["item_id"]), timeout=TIMEOUT)
+    expect(page.locator("#page-info")).to_contain_text("page 3 of", timeout=TIMEOUT)
+    expect(page.locator("#items")).to_contain_text(str(far["item_id"]), timeout=TIMEOUT)
+    page.locator("#jump textarea, #jump input").first.fill(other)
+    page.locator("#jump textarea, #jump input").first.press("Enter")
+    expect(page.locator("#page-info")).to_contain_text("page 1 of", timeout=TIMEOUT)
+    expect(page.locator("#items")).to_contain_text(other, timeout=TIMEOUT)
+    page.context.close()
