@@ -101,6 +101,19 @@ POP_JS = "(search) => [window.location.search]"
 """The address's query, handed to the server by the hidden button's click (Back, Forward)."""
 
 
+def linked_benchmark(request: gr.Request | None, benchmark: str | None, selector: gr.Dropdown) -> str | None:
+    """The benchmark the page's address names (one of ``selector``'s choices), else ``benchmark``.
+
+    What a tab fills at load: the page is drawn with the first benchmark chosen, and a link's own
+    view comes a moment later; filled with the chosen one, a ``?benchmark=cmm`` link showed
+    AVHBench's leaderboards for about a second first. An API call has no address: ``benchmark``.
+    """
+    params = getattr(request, "query_params", None) if request is not None else None
+    named = params.get("benchmark") if params is not None else None
+    known = [choice[1] if isinstance(choice, tuple) else choice for choice in selector.choices or []]
+    return named if named in known else benchmark
+
+
 def params_from(search: str) -> dict[str, str]:
     """The parameters of an address's query (``?benchmark=<id>&item=...``); the last of a repeated one."""
     return dict(parse_qsl((search or "").lstrip("?")))

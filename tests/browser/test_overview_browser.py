@@ -428,3 +428,28 @@ def test_an_item_opened_by_link_or_by_id_is_on_the_page_the_table_shows(
     expect(page.locator("#page-info")).to_contain_text("page 1 of", timeout=TIMEOUT)
     expect(page.locator("#items")).to_contain_text(other, timeout=TIMEOUT)
     page.context.close()
+
+
+def test_a_link_to_a_benchmark_never_shows_another_benchmarks_numbers(browser: Browser, app_url: str) -> None:
+    # Seen at stop 42: a shared ?benchmark=cmm link showed AVHBench's leaderboards for about 1.25 s
+    # (the page is drawn with the first benchmark, then the link's view is put in place).
+    table = load_manifest(SAMPLE_MANIFEST).table
+    first = {b: leaderboards(table, b)[0].board.title for b in ("avhbench", "cmm")}
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(
+        """window.__hsSeen = [];
+        setInterval(() => {
+          const row = document.getElementById('main-row');
+          const h = document.querySelector('#leaderboards .hs-board h3');
+          if (row && h && getComputedStyle(row).visibility !== 'hidden') window.__hsSeen.push(h.textContent);
+        }, 20);"""
+    )
+    page = context.new_page()
+    page.goto(app_url + "?benchmark=cmm")
+    title = page.locator("#leaderboards .hs-board h3").first
+    expect(title).to_have_text(first["cmm"], timeout=TIMEOUT)
+    expect(title).to_be_visible(timeout=TIMEOUT)
+    page.wait_for_timeout(300)
+    seen = page.evaluate("() => window.__hsSeen")
+    assert seen and set(seen) == {first["cmm"]}, sorted(set(seen))
+    context.close()
