@@ -105,8 +105,8 @@ def linked_benchmark(request: gr.Request | None, benchmark: str | None, selector
     """The benchmark the page's address names (one of ``selector``'s choices), else ``benchmark``.
 
     What a tab fills at load: the page is drawn with the first benchmark chosen, and a link's own
-    view comes a moment later; filled with the chosen one, a ``?benchmark=cmm`` link showed
-    AVHBench's leaderboards for about a second first. An API call has no address: ``benchmark``.
+    view comes a moment later; filled with the chosen one, a link to another benchmark showed the
+    first benchmark's leaderboards for about a second. An API call has no address: ``benchmark``.
     """
     params = getattr(request, "query_params", None) if request is not None else None
     named = params.get("benchmark") if params is not None else None
