@@ -149,6 +149,8 @@ class Run:
     task: str | None
     official: ScoreReport
     corrected: ScoreReport
+    corrections: int
+    """The items of this run whose gold the corrections change (:func:`count_corrections`)."""
 
 
 def corrected_runs(table: pd.DataFrame, corrected: pd.DataFrame, *, parser: str | None = None) -> list[Run]:
@@ -174,6 +176,7 @@ def corrected_runs(table: pd.DataFrame, corrected: pd.DataFrame, *, parser: str 
                     task,
                     bench.score(table[rows], task=task, parser=parser),
                     bench.score(corrected[rows], task=task, parser=parser),
+                    count_corrections(corrected[rows]),
                 )
             )
     return runs

@@ -101,11 +101,6 @@ def metric_lines(ctx: ReviewContext, benchmark: str | None, limit: int = 12) -> 
     lines = [f"**{benchmark}: {n} gold correction(s)**"]
     for run in corrected_runs(rows, fixed):
         who = run.model if run.task is None else f"{run.model} · {run.task}"
-        # the corrections this run's report saw: its model's items (of its task), not the benchmark's
-        mine = (fixed["model"] == run.model).to_numpy(dtype=bool)
-        if run.task is not None:
-            mine = mine & (fixed["task"] == run.task).to_numpy(dtype=bool)
-        n_run = count_corrections(fixed[mine])
         # metrics only (no counts), and no task/category cell: each benchmark's in one spelling
         changes = [
             (metric_label(p), a, b)
@@ -113,9 +108,8 @@ def metric_lines(ctx: ReviewContext, benchmark: str | None, limit: int = 12) -> 
             if "/" not in p and not _is_count(p.rsplit(".", 1)[-1])
         ]
         for path, old, new in changes[:limit]:
-            lines.append(
-                f"- {md_code(who)} {md_text(path)}: {_num(old)} → {_num(new)} after {n_run} correction(s)"
-            )
+            seen = f"after {run.corrections} correction(s)"  # those this run's report saw
+            lines.append(f"- {md_code(who)} {md_text(path)}: {_num(old)} → {_num(new)} {seen}")
         if len(changes) > limit:  # said, never cut silently (issue 20)
             lines.append(
                 f"- {md_code(who)}: {len(changes) - limit} more metric(s) changed; "
