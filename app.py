@@ -12,7 +12,7 @@ import argparse
 import os
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ import gradio as gr
 import pandas as pd
 
 from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
+from analysis.query import page_of
 from analysis.review.access import Roles
 from analysis.review.pairs.checks import pair_owner
 from analysis.review.pairs.previews import default_preview_dir
@@ -228,10 +229,17 @@ def _wire(
         return ReviewerView(ctx, identity_of(request, profile))
 
     def refresh(request: gr.Request, profile: gr.OAuthProfile | None, *values: Any) -> tuple[Any, ...]:
+        return view_at(request, profile, values, None)
+
+    def view_at(
+        request: gr.Request, profile: gr.OAuthProfile | None, values: Sequence[Any], row: int | None
+    ) -> tuple[Any, ...]:
+        """The page and charts of a view: its first page, or the page holding ``row`` (an opened link's)."""
         filters = browse.filters_from(*values)
         shown = view(request, profile)
         rows = shown.rows(filters)
-        return (*browse.show_page(shown, filters, 1, rows), *shown.charts(filters, rows))
+        number = 1 if row is None else page_of(rows, row)
+        return (*browse.show_page(shown, filters, number, rows), *shown.charts(filters, rows))
 
     def go_page(
         delta: int, request: gr.Request, profile: gr.OAuthProfile | None, page: float | None, *values: Any
@@ -325,14 +333,11 @@ def _wire(
             restored[-1],
         )
         values = url_state.values_of(restored[: len(fin)])
-        page = refresh(request, profile, *values)
         item = restore_item(request, profile, item_id, url_state.model_of(params), *values, close=close)
         # the row for the address now, not after a round trip of its own: a filter changed meanwhile
         # would write an address without the row (and Back would then land on that)
         row = item[0] if isinstance(item[0], int) else None
-        if row is not None:  # the table pages to the link's item (it showed page 1 whatever the item)
-            shown = view(request, profile)
-            page = (*browse.page_showing(shown, browse.filters_from(*values), row), *page[len(table_out) :])
+        page = view_at(request, profile, values, row)  # the table paged to the link's item
         url_row = url_state.item_of(catalog, row) if item_id or close else gr.skip()
         put_back.bump(request)
         return (
@@ -424,14 +429,12 @@ def _wire(
         )
 
     def page_to(
-        request: gr.Request, profile: gr.OAuthProfile | None, row: int | None, *values: Any
+        request: gr.Request, profile: gr.OAuthProfile | None, row: int | None, page: float | None, *v: Any
     ) -> tuple[Any, ...]:
-        if row is None:
-            return tuple(gr.skip() for _ in table_out)
-        return browse.page_showing(view(request, profile), browse.filters_from(*values), row)
+        return navigate.page_to_row(view(request, profile), row, page, list(v))
 
     jump.submit(find, [jump, *fin], item_out, api_name="item", **free).then(
-        page_to, [current, *fin], table_out, api_visibility="private", **free
+        page_to, [current, t.page, *fin], table_out, api_visibility="private", **free
     )
     return refresh, refresh_out, find
 

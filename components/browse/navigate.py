@@ -52,6 +52,15 @@ def step_item(
     )
 
 
+def page_to_row(
+    catalog: Catalog | ItemView, row: int | None, page: float | None, filter_values: list[Any]
+) -> tuple[Any, ...]:
+    """The table's page holding ``row`` (an item opened by its id), as a step to an item pages it."""
+    view = as_view(catalog)
+    filters = filters_from(*filter_values)
+    return _page_update(view, filters, view.rows(filters), row, page)
+
+
 def _page_update(
     catalog: ItemView, filters: Filters, rows: Any, row: int | None, page: float | None
 ) -> tuple[Any, ...]:

@@ -24,7 +24,6 @@ from analysis.query import (
     Filters,
     choices,
     page_count,
-    page_of,
     page_slice,
 )
 from analysis.query.flips import parse_flip
@@ -267,18 +266,6 @@ def show_page(
     first = (number - 1) * PAGE_SIZE + 1
     info = f"rows {first:,}–{first + len(shown) - 1:,} of {len(rows):,} · page {number} of {pages}"
     return view.frame(shown), number, info
-
-
-def page_showing(
-    catalog: Catalog | ItemView, filters: Filters, row: int | None, rows: npt.NDArray[np.intp] | None = None
-) -> tuple[pd.DataFrame, int, str]:
-    """:func:`show_page` at the page that holds ``row`` (the first when the view does not hold it).
-
-    An item opened by a link or by its id: the table pages to it, as the next and previous keys do.
-    """
-    view = as_view(catalog)
-    rows = view.rows(filters) if rows is None else rows
-    return show_page(view, filters, page_of(rows, row) if row is not None else 1, rows)
 
 
 def row_from_values(values: list[Any] | None) -> int | None:

@@ -13,7 +13,7 @@ import pytest
 from app_data import GRADIO_LOOP_WARNINGS, PAYLOAD, catalog, close_gradio_loop
 
 import app
-from analysis.load.catalog import Catalog
+from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.query import ALL
 from components.browse import charts, navigate, render
 from components.browse import page as browse
@@ -101,6 +101,21 @@ def test_next_and_previous_follow_the_view_and_its_page(cat: Catalog) -> None:
     back = navigate.step_item(cat, -1, rows[1], 1, f)
     assert back[0] == rows[0]
     assert back[-3] is not None  # table output present (skip or a page)
+
+
+def test_an_item_opened_by_id_pages_the_table_to_it() -> None:
+    # the table follows "Go to item id" as it follows next and previous: the page holding the row,
+    # nothing sent when that page is shown already or when no item opened
+    cat = load_manifest(SAMPLE_MANIFEST)  # the samples: a view of several pages
+    f = _filters(benchmark="cdh-bench")
+    rows = cat.rows_for(browse.filters_from(*f))
+    far = int(rows[-1])  # on the view's last page
+    last = -(-len(rows) // 50)
+    assert last > 1
+    frame, number, info = navigate.page_to_row(cat, far, 1, f)
+    assert number == last and far in frame["row"].tolist() and f"page {last} of {last}" in info
+    assert all(isinstance(x, dict) for x in navigate.page_to_row(cat, far, last, f))  # shown: skipped
+    assert all(isinstance(x, dict) for x in navigate.page_to_row(cat, None, 1, f))
 
 
 def test_find_item_by_id(cat: Catalog) -> None:
