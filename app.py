@@ -481,10 +481,7 @@ def _wire_problems(
     def shown(request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None) -> tuple[Any, ...]:
         return problems.show(ctx.catalog, benchmark, _hides_gold(ctx, request, profile))
 
-    def at_load(request: gr.Request, profile: gr.OAuthProfile | None, bench: str | None) -> tuple[Any, ...]:
-        return shown(request, profile, url_state.linked_benchmark(request, bench, f.benchmark))
-
-    demo.load(at_load, f.benchmark, pw.outputs(), **free)
+    demo.load(url_state.filled_at_load(shown, f.benchmark), f.benchmark, pw.outputs(), **free)
     memory.follow(tab, problems.TAB, f.benchmark, shown, pw.outputs())
     pw.open_item.click(navigate.open_in_items, pw.item, [jump, tabs], **free).success(
         find, [jump, *f.inputs()], item_out, **free

@@ -194,16 +194,8 @@ def wire(
     def whole(request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None) -> tuple[Any, ...]:
         return (*boards(request, profile, benchmark), *(more(request, profile, benchmark) if more else ()))
 
-    def linked(fill: Callable[..., tuple[Any, ...]]) -> Callable[..., tuple[Any, ...]]:
-        """``fill`` at load, for the benchmark a link names (its view comes a moment later)."""
-
-        def at_load(request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None) -> Any:
-            return fill(request, profile, url_state.linked_benchmark(request, benchmark, f.benchmark))
-
-        return at_load
-
-    # the API's /overview: boards only
-    demo.load(linked(boards), f.benchmark, out, api_name="overview", **free)
+    # the API's /overview: boards only; at load, those of the benchmark a link names
+    demo.load(url_state.filled_at_load(boards, f.benchmark), f.benchmark, out, api_name="overview", **free)
     if hidden is not None:  # no board to open failures from: the picker and its button go too
 
         def picker(request: gr.Request, profile: gr.OAuthProfile | None) -> tuple[Any, Any]:
@@ -212,7 +204,9 @@ def wire(
 
         demo.load(picker, None, [ov.target, ov.open_failures], api_visibility="private", **free)
     if more is not None:
-        demo.load(linked(more), f.benchmark, extra, api_visibility="private", **free)
+        demo.load(
+            url_state.filled_at_load(more, f.benchmark), f.benchmark, extra, api_visibility="private", **free
+        )
     memory.follow(tab, TAB, f.benchmark, whole, [*out, *extra], stale_on)
     ov.open_failures.click(
         lambda b, t: failure_filters(boards_of, b, t),

@@ -14,7 +14,7 @@ are tested without a browser.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -112,6 +112,18 @@ def linked_benchmark(request: gr.Request | None, benchmark: str | None, selector
     named = params.get("benchmark") if params is not None else None
     known = [choice[1] if isinstance(choice, tuple) else choice for choice in selector.choices or []]
     return named if named in known else benchmark
+
+
+def filled_at_load(fill: Callable[..., Any], selector: gr.Dropdown) -> Callable[..., Any]:
+    """``fill(request, profile, benchmark)`` as a load handler: for the benchmark the link names.
+
+    :func:`linked_benchmark`, for every tab that fills itself at load.
+    """
+
+    def at_load(request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None) -> Any:
+        return fill(request, profile, linked_benchmark(request, benchmark, selector))
+
+    return at_load
 
 
 def params_from(search: str) -> dict[str, str]:

@@ -105,3 +105,25 @@ def test_a_flip_cell_survives_the_round_trip_and_a_broken_one_is_dropped(cat: Ca
     assert params["flip"] == "only A wrong · A = balanced · B = yes-biased"
     assert restore(cat, params)[0].flip == ("balanced", "yes-biased", "only A wrong")
     assert restore(cat, {**params, "flip": "sometimes wrong · A = x · B = y"})[0].flip == ()
+
+
+def test_a_tab_filled_at_load_takes_the_benchmark_the_link_names_if_it_is_one() -> None:
+    # a ?benchmark=cmm link filled its tabs with the selector's first benchmark first; a name that
+    # is not a benchmark of the page, or a request without an address (the API), keeps the selector's
+    import gradio as gr
+    from starlette.requests import Request
+
+    from components.url_state import filled_at_load
+
+    selector = gr.Dropdown(["avhbench", "cmm"], value="avhbench")  # no app: no event loop left
+    fill = filled_at_load(lambda request, profile, benchmark: benchmark, selector)
+
+    def page(query: str) -> gr.Request:
+        scope = {"type": "http", "method": "GET", "path": "/", "query_string": query.encode(), "headers": []}
+        return gr.Request(Request(scope))
+
+    assert fill(page("benchmark=cmm&item=x"), None, "avhbench") == "cmm"
+    assert fill(page("benchmark=nope"), None, "avhbench") == "avhbench"
+    assert fill(page("benchmark=%3Cscript%3E"), None, "avhbench") == "avhbench"
+    assert fill(page(""), None, "avhbench") == "avhbench"
+    assert fill(gr.Request(), None, "cmm") == "cmm"  # no address: an API call
