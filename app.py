@@ -439,23 +439,20 @@ def _wire(
     return refresh, refresh_out, find
 
 
-def _corrected(ctx: ReviewContext, benchmark: str | None) -> int:
-    """How many items of ``benchmark`` have a corrected gold (0 without a store, or one that is down).
+def _corrected_rows(ctx: ReviewContext, benchmark: str | None) -> pd.DataFrame | None:
+    """``benchmark``'s rows against the store's corrected gold, or None.
 
-    Counted as the Charts tab and ``score --corrected`` count (``count_corrections``): a gold
-    adjudicated back to the official one is no correction.
+    None without a store or a correction, or with a store that is down (the store's line says so).
     """
     from analysis.errors import StoreError
     from analysis.review.corrected import corrected_benchmark
-    from analysis.store.apply import count_corrections
 
     if ctx.store is None or not benchmark:
-        return 0
+        return None
     try:
-        fixed = corrected_benchmark(ctx.catalog.table, ctx.store, benchmark)
+        return corrected_benchmark(ctx.catalog.table, ctx.store, benchmark)
     except StoreError:
-        return 0
-    return 0 if fixed is None else count_corrections(fixed)
+        return None
 
 
 def _hides_gold(ctx: ReviewContext, request: gr.Request, profile: gr.OAuthProfile | None) -> bool:
@@ -516,8 +513,9 @@ def _wire_failures(
         a: str | None,
         b: str | None,
     ) -> tuple[Any, ...]:
+        hides = _hides_gold(ctx, request, profile)
         return failures.show(
-            ctx.catalog, benchmark, a, b, _hides_gold(ctx, request, profile), _corrected(ctx, benchmark)
+            ctx.catalog, benchmark, a, b, hides, None if hides else _corrected_rows(ctx, benchmark)
         )
 
     def items(
@@ -528,13 +526,18 @@ def _wire_failures(
         b: str | None,
         group: str | None,
     ) -> tuple[Any, Any]:
-        return failures.group_items(ctx.catalog, benchmark, a, b, group, _hides_gold(ctx, request, profile))
+        hides = _hides_gold(ctx, request, profile)
+        return failures.group_items(
+            ctx.catalog, benchmark, a, b, group, hides, None if hides else _corrected_rows(ctx, benchmark)
+        )
 
     def defaults(
         request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None
     ) -> tuple[Any, ...]:
         hides = _hides_gold(ctx, request, profile)
-        return failures.show(ctx.catalog, benchmark, None, None, hides, _corrected(ctx, benchmark))
+        return failures.show(
+            ctx.catalog, benchmark, None, None, hides, None if hides else _corrected_rows(ctx, benchmark)
+        )
 
     ins = [f.benchmark, fw.model, fw.other]
     fail_tab, memory = shown_tab

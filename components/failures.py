@@ -22,6 +22,7 @@ from analysis.failures.slices import Slice, find_slices, own_metric
 from analysis.load.catalog import Catalog
 from analysis.query import ALL
 from analysis.query.flips import CELLS, describe_flip, paired_rows
+from analysis.store.apply import count_corrections
 
 TAB = "Where it fails"
 """The tab's label (the app tells from it that the tab is open)."""
@@ -114,6 +115,13 @@ def _models(catalog: Catalog, benchmark: str | None) -> list[str]:
     return sorted({str(m) for m in rows["model"].astype(str)} - {""})
 
 
+def _rows(catalog: Catalog, benchmark: str, corrected: pd.DataFrame | None) -> pd.DataFrame:
+    """The benchmark's rows with the gold the viewer sees: the corrected ones, when there are any."""
+    if corrected is not None:
+        return corrected
+    return catalog.table[(catalog.table["benchmark"] == benchmark).to_numpy(dtype=bool)]
+
+
 def _where(s: Slice) -> str:
     return describe(s.conditions)
 
@@ -147,13 +155,14 @@ def show(
     model: str | None,
     other: str | None,
     blind: bool,
-    corrected: int = 0,
+    corrected: pd.DataFrame | None = None,
 ) -> tuple[Any, ...]:
     """Everything the tab shows for ``model`` (A) and ``other`` (B) of ``benchmark``.
 
-    ``corrected``: how many of the benchmark's items have a corrected gold the viewer sees. The
-    tab counts against the official gold, while the Items tab it opens shows the corrected one:
-    the line then says so, or a cell's items read other verdicts than its count without a word.
+    ``corrected``: the benchmark's rows against the store's corrected gold
+    (:func:`analysis.review.corrected.corrected_benchmark`), None while nothing is corrected. The
+    tab counts against the gold the Items tab it opens shows, so a cell's items read the verdicts
+    its count counted; the line says how many golds are corrected.
     """
     empty = (
         pd.DataFrame(columns=SLICE_COLUMNS),
@@ -172,7 +181,7 @@ def show(
     model = model if model in models else models[0]
     others = [m for m in models if m != model]
     other = other if other in others else (others[0] if others else None)
-    rows = catalog.table[catalog.table["benchmark"] == benchmark]
+    rows = _rows(catalog, str(benchmark), corrected)
     found, tested = find_slices(str(benchmark), rows, models=[model], max_depth=2)
     slices = _slice_table(str(benchmark), rows, model, found)
     line = (
@@ -180,15 +189,16 @@ def show(
         f"(Benjamini-Hochberg q ≤ 0.05 over {tested} tested, clustered exact tests; docs/failures.md). "
         "Click a slice, or a cell of the flip table, to see its items in the Items tab."
     )
-    if corrected:
+    fixed = 0 if corrected is None else count_corrections(corrected)
+    if fixed:
         line += (
-            f" Counted against the **official** gold: {corrected} item(s) of {benchmark} have a "
-            "corrected gold, which the Items tab shows, so their verdicts there may differ from these counts."
+            f" Counted against the **corrected** gold, as the Items tab shows it: "
+            f"{fixed} item(s) of {benchmark} have one."
         )
     groups = [(f"slice: {_where(s)}", f"slice\x1f{_where(s)}") for s in found]
     flips, diffs, losses = empty[1], empty[2], ""
     if other is not None:
-        c = compare_runs(catalog.table, str(benchmark), model, other, n_boot=N_BOOT)
+        c = compare_runs(rows, str(benchmark), model, other, n_boot=N_BOOT)
         flips = pd.DataFrame(
             [[k.replace("A", model).replace("B", other), v] for k, v in c.flips.items()],
             columns=["cell", "items"],
@@ -269,12 +279,16 @@ def group_items(
     other: str | None,
     group: str | None,
     blind: bool,
+    corrected: pd.DataFrame | None = None,
 ) -> tuple[Any, Any]:
-    """The items of a slice (``model``'s, wrong first) or of a flip-table cell."""
+    """The items of a slice (``model``'s, wrong first) or of a flip-table cell.
+
+    ``corrected``: as in :func:`show`.
+    """
     if blind or not benchmark or not model or not group:
         return gr.update(choices=[], value=None), gr.update(interactive=False)
     kind, _, name = group.partition("\x1f")
-    rows = catalog.table[(catalog.table["benchmark"] == benchmark).to_numpy(dtype=bool)]
+    rows = _rows(catalog, benchmark, corrected)
     if kind == "slice":
         mine = rows[(rows["model"].astype(str) == model).to_numpy(dtype=bool)]
         _, columns = slice_columns(str(benchmark), mine)

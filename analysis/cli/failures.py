@@ -29,6 +29,9 @@ def add_parser(sub: argparse._SubParsersAction, benchmarks: str) -> None:  # typ
     )
     slices.add_argument("--alpha", type=float, default=0.05, help="largest q printed (default 0.05)")
     slices.add_argument("--json", action="store_true", help="JSON Lines, most significant first")
+    slices.add_argument(
+        "--db", help="label store: verdicts against its current corrected gold, as the app counts"
+    )
 
 
 def run_slices(args: argparse.Namespace, task: str | None) -> tuple[list[Slice], int]:
@@ -44,6 +47,10 @@ def run_slices(args: argparse.Namespace, task: str | None) -> tuple[list[Slice],
         if args.model not in models:
             raise UsageError(f"no model {args.model!r} in the given files; models: {', '.join(models)}")
         models = [args.model]
+    if args.db:
+        from analysis.cli.store_commands import corrected_table
+
+        table = corrected_table(args.db, bench, table)
     return find_slices(bench.NAME, table, models=models, max_depth=args.max_depth, alpha=args.alpha)
 
 

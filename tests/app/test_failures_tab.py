@@ -41,31 +41,48 @@ def test_a_reviewer_sees_the_slices_the_flip_table_and_the_differences(cat: Cata
     assert "-0.000" not in diffs.to_string()  # the boards' format: no negative zero
     assert "loses to **yes-biased**" in losses
     assert _value(group) == "slice\x1fside = counterfactual"
-    assert "official" not in line  # no corrections: nothing to tell apart
+    assert "corrected" not in line  # no corrections: nothing to tell apart
 
 
-def test_the_line_says_the_tab_counts_official_gold_when_items_are_corrected(
-    cat: Catalog, tmp_path: Any
-) -> None:
+def test_the_tab_counts_against_the_corrected_gold_the_items_tab_shows(cat: Catalog, tmp_path: Any) -> None:
     # Seen in a walkthrough: a flip cell's count (official gold) opened items shown with their
-    # corrected gold and other verdicts, and nothing on the tab said which gold it counted
+    # corrected gold and other verdicts. The tab now counts what the Items tab shows.
     import app
+    from analysis.review.corrected import corrected_view
     from analysis.store import Identity, open_store, relabel
     from components.review.context import ReviewContext
 
     store = open_store(tmp_path / "labels.db")
     ctx = ReviewContext(cat, store, ("alice",))
-    assert app._corrected(ctx, "cmm") == 0
-    row = cat.table[cat.table["benchmark"] == "cmm"].iloc[0]
+    assert app._corrected_rows(ctx, "cmm") is None  # nothing corrected: the catalog's own rows
+    rows = cat.table[cat.table["benchmark"] == "cmm"]
+    pairs = paired_rows(rows, "balanced", "yes-biased")
+    both_right = pairs[pairs["cell"] == "both right"].iloc[0]  # correcting its gold: both wrong
+    row = rows[rows["item_id"] == both_right["item_id"]].iloc[0]
     flipped = "yes" if str(row["gold"]).lower() == "no" else "no"
     relabel(store, row, "gold", flipped, Identity("alice"), "heard")
-    assert app._corrected(ctx, "cmm") == 1 and app._corrected(ctx, "cdh-bench") == 0
+    fixed = app._corrected_rows(ctx, "cmm")
+    assert fixed is not None and app._corrected_rows(ctx, "cdh-bench") is None
+    out = failures.show(cat, "cmm", "balanced", "yes-biased", blind=False, corrected=fixed)
+    line, flips = out[2], out[4].set_index("cell")["items"]
+    assert "Counted against the **corrected** gold, as the Items tab shows it: 1 item(s) of cmm" in line
+    official = failures.show(cat, "cmm", "balanced", "yes-biased", blind=False)[4].set_index("cell")["items"]
+    assert flips["both right"] == official["both right"] - 1
+    assert flips["both wrong"] == official["both wrong"] + 1
+    expected = paired_rows(corrected_view(rows, store), "balanced", "yes-biased")["cell"].value_counts()
+    named = {k.replace("A", "balanced").replace("B", "yes-biased"): v for k, v in expected.items()}
+    assert flips[flips > 0].to_dict() == named
+    items, _ = failures.group_items(
+        cat, "cmm", "balanced", "yes-biased", "cell\x1fboth wrong", blind=False, corrected=fixed
+    )
+    assert both_right["item_id"] in [c if isinstance(c, str) else c[1] for c in items["choices"]]
     # set back to the official gold (an adjudication, say): no correction any more
     relabel(store, row, "gold", str(row["gold"]).lower(), Identity("bob"), "heard it again")
-    assert app._corrected(ctx, "cmm") == 0
-    relabel(store, row, "gold", flipped, Identity("alice"), "heard")
-    line = failures.show(cat, "cmm", None, None, blind=False, corrected=1)[2]
-    assert "Counted against the **official** gold: 1 item(s) of cmm have a corrected gold" in line
+    again = app._corrected_rows(ctx, "cmm")
+    assert (
+        "corrected"
+        not in failures.show(cat, "cmm", "balanced", "yes-biased", blind=False, corrected=again)[2]
+    )
     store.close()
 
 

@@ -236,3 +236,38 @@ def test_a_gold_is_named_as_the_files_spell_it_and_matched_whatever_its_case() -
     columns = {"gold": np.array(["No", "Yes", "No"], dtype=object)}
     assert condition_mask(columns, [("gold", "no")]).tolist() == [True, False, True]  # typed in lower case
     assert condition_mask(columns, [("gold", "No")]).tolist() == [True, False, True]
+
+
+def test_with_a_store_the_slices_are_those_of_the_exported_corrected_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``slices --db`` counts against the corrected gold: the lines ``slices`` prints for the files
+    ``export --format native`` writes, and not the official ones (docs/failures.md)."""
+    from analysis.store import ItemRef, identity_from, open_store, relabel
+
+    files = [str(p) for p in sorted((SAMPLES / "cmm" / "predictions").iterdir())]
+    assert main(["slices", "cmm", *files, "--json", "--max-depth", "2"]) == 0
+    official = capsys.readouterr().out
+    rows = get("cmm").load(Path(files[0]))
+    # the event-level no-probes relabelled yes: the yes-biased model's "gold = no" slice moves
+    event = rows["subcategory"].astype(str) == "event-level"
+    chosen = rows[event & (rows["gold"].astype(str).str.lower() == "no")]
+    assert len(chosen) >= 5
+    db = tmp_path / "labels.db"
+    store = open_store(db)
+    try:
+        alice = identity_from("alice")
+        for item_id in chosen["item_id"].astype(str):
+            relabel(store, ItemRef("cmm", item_id, "", "no"), "gold", "yes", alice, "heard it")
+    finally:
+        store.close()
+    assert main(["slices", "cmm", *files, "--json", "--max-depth", "2", "--db", str(db)]) == 0
+    corrected = capsys.readouterr()
+    assert f"{len(chosen)} gold correction(s) applied" in corrected.err
+    out = tmp_path / "out"
+    export = ["export", "cmm", "--db", str(db), "--format", "native", "--out", str(out), "--gold", *files]
+    assert main(export) == 0
+    exported = [str(out / Path(f).name) for f in files]
+    capsys.readouterr()
+    assert main(["slices", "cmm", *exported, "--json", "--max-depth", "2"]) == 0
+    assert corrected.out == capsys.readouterr().out != official
