@@ -198,6 +198,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="write the suggested corrections as JSONL rows for `halluscope import`",
     )
+    audit.add_argument(
+        "--db", help="label store: say which findings its labels fixed, corrected or confirmed"
+    )
 
     export = sub.add_parser("export", help="export corrections, or corrected gold in native files")
     export.add_argument("benchmark", help=f"one of: {', '.join(REGISTRY)}")
@@ -536,14 +539,15 @@ def write_fixes(path: Path, findings: Sequence[Finding]) -> None:
         raise InputError(path, f"cannot be written ({exc.strerror or type(exc).__name__})") from None
 
 
-def format_findings(findings: Sequence[Finding]) -> str:
-    """Findings as readable lines, grouped by check."""
+def format_findings(findings: Sequence[Finding], states: Sequence[str | None] | None = None) -> str:
+    """Findings as readable lines, grouped by check; with ``states``, each one's review state."""
     if not findings:
         return "no problems found"
     lines = []
-    for f in findings:
+    for n, f in enumerate(findings):
         fix = f"  [fix: {', '.join(sorted({x.field + '=' + x.value for x in f.fix}))}]" if f.fix else ""
-        lines.append(f"{f.severity:7}  {f.check:24}  {f.where}: {f.detail}{fix}")
+        state = f"  [{states[n]}]" if states is not None and states[n] else ""
+        lines.append(f"{f.severity:7}  {f.check:24}  {f.where}: {f.detail}{fix}{state}")
     counts: dict[str, int] = {}
     for f in findings:
         counts[f.check] = counts.get(f.check, 0) + 1
@@ -581,16 +585,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             _out(json.dumps(report) if args.json else format_report(report))
         elif args.command == "audit":
             findings = run_audit(args)
-            if args.fixes is not None:
-                write_fixes(args.fixes, findings)
-            if args.json:
-                _out(
-                    json.dumps(
-                        {"benchmark": get(args.benchmark).NAME, "findings": [f.as_dict() for f in findings]}
-                    )
+            states = None
+            if args.db:
+                from analysis.cli.store_commands import finding_states
+
+                states = finding_states(args.db, get(args.benchmark), findings)
+            if args.fixes is not None:  # with --db, only the fixes not yet in force
+                write_fixes(
+                    args.fixes, [f for n, f in enumerate(findings) if not states or states[n] != "fixed"]
                 )
+            if args.json:
+                records = [
+                    {**f.as_dict(), **({"reviewed": states[n]} if states is not None else {})}
+                    for n, f in enumerate(findings)
+                ]
+                _out(json.dumps({"benchmark": get(args.benchmark).NAME, "findings": records}))
             else:
-                _out(format_findings(findings))
+                _out(format_findings(findings, states))
         elif args.command == "items":
             task = _check_task(names(args.benchmark), args.task) if args.task is not None else None
             from analysis.cli.items import item_lines, load_files

@@ -1,4 +1,4 @@
-"""The commands that use the label store: ``import``, ``merge``, ``score --corrected`` and ``export``.
+"""The commands that use the label store: ``import``, ``merge``, ``export``, and every ``--db``.
 
 Kept apart from :mod:`analysis.cli.main` so that ``halluscope score`` never imports SQLAlchemy. The
 numbers ``score --corrected`` prints are the app's corrected view: both apply the store's current
@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.benchmarks import UnknownBenchmark, get
-from analysis.benchmarks.base import Benchmark
+from analysis.benchmarks.base import Benchmark, Finding
 from analysis.benchmarks.shared.corrected import load_as_shown
 from analysis.errors import InputError, InvalidLabel, ReadOnlyStore, StoreError, UsageError
 from analysis.files.csv_cells import csv_unsafe, read_csv_rows
@@ -83,6 +83,17 @@ def reviewed_items(db: str | None, bench: Benchmark) -> dict[str, str]:
     store = _open(db, only_read=True)
     try:
         return verdicts(store, bench.NAME)
+    finally:
+        store.close()
+
+
+def finding_states(db: str | None, bench: Benchmark, findings: Sequence[Finding]) -> list[str | None]:
+    """``audit --db``: where the store's labels leave each finding (:mod:`analysis.review.findings`)."""
+    from analysis.review.findings import finding_states as states
+
+    store = _open(db, only_read=True)
+    try:
+        return states(store, bench.NAME, findings)
     finally:
         store.close()
 

@@ -1,0 +1,65 @@
+"""What the team's labels say of each audit finding: fixed, corrected otherwise, confirmed, or open.
+
+An audit reads the files, which a correction never changes, so the same findings come back on every
+run. With a label store (``halluscope audit --db``) each finding says where the team stands on it
+(``docs/audit.md``):
+
+- ``fixed``: it suggests a correction and every row of it is in force (the item's current gold
+  is the suggested one, spelled in any case; a suggested flag is among the item's current flags;
+  a suggested note is the current note);
+- ``corrected``: else, an item it names has a corrected gold (another one than suggested, or a
+  finding that suggests none);
+- ``confirmed``: else, a reviewer judged the gold of an item it names right;
+- None: no label touches it yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from analysis.benchmarks.base import Finding, Fix
+from analysis.review.suspects import CONFIRMED, CORRECTED, verdicts
+from analysis.store import Store, current_labels
+
+FIXED = "fixed"
+"""Every correction the finding suggests is in force."""
+
+
+def finding_states(store: Store, benchmark: str, findings: Sequence[Finding]) -> list[str | None]:
+    """The state of each finding, in order, from the store's current labels of ``benchmark``."""
+    labels = current_labels(store, benchmark)
+    current = _current(labels)
+    judged = verdicts(store, benchmark)
+    return [_state(f, current, judged) for f in findings]
+
+
+def _current(labels: pd.DataFrame) -> dict[tuple[str, str], str]:
+    rows = labels[labels["value"].notna()]
+    return {
+        (str(i), str(f)): str(v)
+        for i, f, v in zip(rows["item_id"], rows["field"], rows["value"], strict=True)
+    }
+
+
+def _in_force(fix: Fix, current: dict[tuple[str, str], str]) -> bool:
+    value = current.get((fix.item_id, fix.field))
+    if value is None:
+        return False
+    if fix.field == "flag":
+        return fix.value in value.split(",")
+    if fix.field == "gold":
+        return value.strip().casefold() == fix.value.strip().casefold()
+    return value == fix.value.strip()
+
+
+def _state(finding: Finding, current: dict[tuple[str, str], str], judged: dict[str, str]) -> str | None:
+    if finding.fix and all(_in_force(fix, current) for fix in finding.fix):
+        return FIXED
+    seen = {judged.get(i) for i in finding.item_ids}
+    if CORRECTED in seen:
+        return CORRECTED
+    if CONFIRMED in seen:
+        return CONFIRMED
+    return None
