@@ -122,15 +122,18 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
                                 dino_dir=ctx.extra.get("pair_dino"),
                             )
                     with gr.Tab(problems.TAB, id="problems-tab") as problems_tab:
-                        pw = problems.build(catalog)
+                        pw = problems.build(catalog, reviewed=ctx.store is not None)
                         if catalog.errors:
                             gr.HTML(_errors_html(catalog.errors), js_on_load=None)
         url_item = gr.Textbox(visible=False, elem_id="url-item")
         memory = ShownTabs.wired(demo, tabs)  # hidden tabs wait for their opening
         refresh, refresh_out, find = _wire(ctx, demo, current, f, t, ins, ch, jump, tabs, url_item, moved)
-        _wire_problems(ctx, demo, pw, problems_tab, memory, f, jump, tabs, find, [current, *ins.outputs()])
+        saves = [rv.message, rt.message]  # a save or an adjudication moves the gold Where it fails counts
+        _wire_problems(ctx, demo, pw, (problems_tab, memory), f, jump, tabs, find, [current, *ins.outputs()])
         item_out = [current, *ins.outputs()]
-        _wire_failures(ctx, fw, (fail_tab, memory), f, jump, tabs, find, item_out, (refresh, refresh_out))
+        _wire_failures(
+            ctx, fw, (fail_tab, memory, saves), f, jump, tabs, find, item_out, (refresh, refresh_out)
+        )
         charts_folder = Path(tempfile.mkdtemp(prefix="halluscope-charts-"))
 
         def chart_csv(request: gr.Request, profile: gr.OAuthProfile | None, mode: str, *values: Any) -> Any:
@@ -464,22 +467,26 @@ def _wire_problems(
     ctx: ReviewContext,
     demo: gr.Blocks,
     pw: problems.ProblemsWidgets,
-    tab: gr.Tab,
-    memory: ShownTabs,
+    shown_tab: tuple[gr.Tab, ShownTabs],
     f: browse.BrowseWidgets,
     jump: gr.Textbox,
     tabs: gr.Tabs,
     find: Any,
     item_out: list[Any],
 ) -> None:
-    """The Data problems tab follows the benchmark selector; its button opens a finding's item."""
+    """The Data problems tab follows the benchmark selector; its button opens a finding's item.
+
+    Filled again on every opening: the findings' states move with any reviewer's save, and a few
+    findings and one benchmark's labels are cheap to read.
+    """
     free: dict[str, Any] = {"concurrency_limit": None, "api_visibility": "private"}
 
     def shown(request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None) -> tuple[Any, ...]:
-        return problems.show(ctx.catalog, benchmark, _hides_gold(ctx, request, profile))
+        return problems.show(ctx.catalog, benchmark, _hides_gold(ctx, request, profile), ctx.store)
 
     demo.load(url_state.filled_at_load(shown, f.benchmark), f.benchmark, pw.outputs(), **free)
-    memory.follow(tab, problems.TAB, f.benchmark, shown, pw.outputs())
+    tab, memory = shown_tab
+    memory.follow(tab, problems.TAB, f.benchmark, shown, pw.outputs(), every_opening=True)
     pw.open_item.click(navigate.open_in_items, pw.item, [jump, tabs], **free).success(
         find, [jump, *f.inputs()], item_out, **free
     )
@@ -488,7 +495,7 @@ def _wire_problems(
 def _wire_failures(
     ctx: ReviewContext,
     fw: failures.FailureWidgets,
-    shown_tab: tuple[gr.Tab, ShownTabs],
+    shown_tab: tuple[gr.Tab, ShownTabs, list[Any]],
     f: browse.BrowseWidgets,
     jump: gr.Textbox,
     tabs: gr.Tabs,
@@ -540,8 +547,8 @@ def _wire_failures(
         )
 
     ins = [f.benchmark, fw.model, fw.other]
-    fail_tab, memory = shown_tab
-    memory.follow(fail_tab, failures.TAB, f.benchmark, defaults, fw.outputs(), filled=False)
+    fail_tab, memory, saves = shown_tab  # a save moves the corrected gold it counts against
+    memory.follow(fail_tab, failures.TAB, f.benchmark, defaults, fw.outputs(), filled=False, stale_on=saves)
     fw.model.input(shown, ins, fw.outputs(), **free)
     fw.other.input(shown, ins, fw.outputs(), **free)
     fw.group.change(items, [*ins, fw.group], [fw.item, fw.open_item], **free)

@@ -9,7 +9,7 @@ button does.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,10 +18,15 @@ import gradio as gr
 import pandas as pd
 
 from analysis.benchmarks.base import Finding
+from analysis.errors import StoreError
 from analysis.load.catalog import Catalog
+from analysis.review.findings import STATES, finding_states
+from analysis.store import Store
 
 TAB = "Data problems"
 FINDING_COLUMNS = ["benchmark", "severity", "check", "where", "detail", "items"]
+REVIEWED = "reviewed"
+"""With a label store: where its labels leave each finding (:mod:`analysis.review.findings`)."""
 BLIND_LINE = "Audit findings are hidden in blind mode: they quote the gold."
 
 
@@ -39,15 +44,28 @@ class ProblemsWidgets:
         return [self.line, self.table, self.item, self.open_item]
 
 
-def build(catalog: Catalog) -> ProblemsWidgets:
-    """The tab's layout; nothing in it until a request asks (see :func:`show`)."""
+def columns(reviewed: bool) -> list[str]:
+    """The table's columns: with a label store, each finding's state before its item count."""
+    return [*FINDING_COLUMNS[:-1], REVIEWED, FINDING_COLUMNS[-1]] if reviewed else FINDING_COLUMNS
+
+
+def build(catalog: Catalog, reviewed: bool = False) -> ProblemsWidgets:
+    """The tab's layout; nothing in it until a request asks (see :func:`show`).
+
+    ``reviewed``: the app has a label store, so the table has a column for each finding's state.
+    """
     line = gr.Markdown("", elem_id="findings-line")
+    widths: list[str | int] = (
+        ["10%", "9%", "13%", "18%", "34%", "9%", "7%"]
+        if reviewed
+        else ["10%", "9%", "15%", "22%", "36%", "8%"]
+    )
     table = gr.Dataframe(
-        pd.DataFrame(columns=FINDING_COLUMNS),
+        pd.DataFrame(columns=columns(reviewed)),
         interactive=False,
         max_height=500,
         wrap=True,
-        column_widths=["10%", "9%", "15%", "22%", "36%", "8%"],
+        column_widths=widths,
         elem_id="findings",
     )
     with gr.Row(equal_height=True):
@@ -68,8 +86,14 @@ def relative(text: str, roots: Sequence[Path]) -> str:
     return text
 
 
-def findings_frame(catalog: Catalog, benchmark: str | None = None) -> pd.DataFrame:
-    """The audit findings of ``benchmark`` (every benchmark when None), one row each."""
+def findings_frame(
+    catalog: Catalog, benchmark: str | None = None, states: Mapping[str, Sequence[str | None]] | None = None
+) -> pd.DataFrame:
+    """The audit findings of ``benchmark`` (every benchmark when None), one row each.
+
+    ``states``: benchmark -> the state of each of its findings, in order; a column of them then.
+    """
+    found = _findings(catalog, benchmark)
     records = [
         {
             "benchmark": b,
@@ -77,40 +101,48 @@ def findings_frame(catalog: Catalog, benchmark: str | None = None) -> pd.DataFra
             "check": x.check,
             "where": relative(x.where, catalog.media_roots.get(b, ())),
             "detail": relative(x.detail, catalog.media_roots.get(b, ())),
+            REVIEWED: _state(states, b, n),
             "items": len(x.item_ids),
         }
-        for b, x in _findings(catalog, benchmark)
+        for b, n, x in found
     ]
-    return pd.DataFrame.from_records(records, columns=FINDING_COLUMNS)
+    return pd.DataFrame.from_records(records, columns=columns(states is not None))
 
 
 def item_choices(catalog: Catalog, benchmark: str | None) -> list[tuple[str, str]]:
     """(label, item id) of every item a finding of ``benchmark`` names, each once, in finding order."""
     seen: dict[str, str] = {}
-    for _, x in _findings(catalog, benchmark):
+    for _, _, x in _findings(catalog, benchmark):
         for item_id in x.item_ids:
             seen.setdefault(item_id, f"{item_id} · {x.check}")
     return [(label, item_id) for item_id, label in seen.items()]
 
 
-def show(catalog: Catalog, benchmark: str | None, blind: bool) -> tuple[Any, ...]:
-    """Line, table, item choices and button state for a reviewer (blind: nothing quoting gold)."""
+def show(catalog: Catalog, benchmark: str | None, blind: bool, store: Store | None = None) -> tuple[Any, ...]:
+    """Line, table, item choices and button state for a reviewer (blind: nothing quoting gold).
+
+    With a label store, each finding's state: ``fixed``, ``corrected``, ``confirmed`` or blank.
+    """
     if blind:
         return (
             BLIND_LINE,
-            pd.DataFrame(columns=FINDING_COLUMNS),
+            pd.DataFrame(columns=columns(store is not None)),
             gr.update(choices=[], value=None),
             gr.update(interactive=False),
         )
-    frame = findings_frame(catalog, benchmark)
+    states = None if store is None else _states(catalog, benchmark, store)
+    frame = findings_frame(catalog, benchmark, states)
     choices = item_choices(catalog, benchmark)
     where = f" in {benchmark}" if benchmark else ""
     if frame.empty:
         line = f"No audit finding{where}."
     else:
+        counts = frame[REVIEWED].value_counts() if REVIEWED in frame else pd.Series(dtype=int)
+        settled = ", ".join(f"{counts[s]} {s}" for s in STATES if s in counts)
         line = (
-            f"{len(frame)} audit finding(s){where}. Open an item they name below, or tick "
-            "*Flagged by the audit* to browse them all."
+            f"{len(frame)} audit finding(s){where}"
+            + (f" ({settled} by the team's labels)" if settled else "")
+            + ". Open an item they name below, or tick *Flagged by the audit* to browse them all."
         )
     return (
         line,
@@ -120,5 +152,25 @@ def show(catalog: Catalog, benchmark: str | None, blind: bool) -> tuple[Any, ...
     )
 
 
-def _findings(catalog: Catalog, benchmark: str | None) -> list[tuple[str, Finding]]:
-    return [(b, x) for b, found in catalog.findings.items() if benchmark in (None, b) for x in found]
+def _findings(catalog: Catalog, benchmark: str | None) -> list[tuple[str, int, Finding]]:
+    """(benchmark, the finding's place among that benchmark's, finding) of ``benchmark`` or all."""
+    return [
+        (b, n, x)
+        for b, found in catalog.findings.items()
+        if benchmark in (None, b)
+        for n, x in enumerate(found)
+    ]
+
+
+def _state(states: Mapping[str, Sequence[str | None]] | None, benchmark: str, n: int) -> str:
+    known = (states or {}).get(benchmark)
+    return (known[n] or "") if known else ""
+
+
+def _states(catalog: Catalog, benchmark: str | None, store: Store) -> dict[str, list[str | None]]:
+    """Benchmark -> its findings' states; none for a store that is down (its own line says so)."""
+    names = [b for b, found in catalog.findings.items() if benchmark in (None, b) and found]
+    try:
+        return {b: finding_states(store, b, catalog.findings[b]) for b in names}
+    except StoreError:
+        return {}

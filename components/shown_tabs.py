@@ -135,12 +135,15 @@ class ShownTabs:
         stale_on: list[Any] | None = None,
         inputs: list[Any] | None = None,
         filled: bool = True,
+        every_opening: bool = False,
     ) -> None:
         """Fill the tab ``label``'s ``outputs`` with ``compute(request, profile, benchmark, *inputs)``.
 
         On a benchmark change while the tab is shown, and on opening the tab after a change it
         missed. A change of any of ``stale_on`` (a save) marks it stale as well. ``filled=False``:
         the tab is not filled at load; its first opening fills it (:meth:`on_change`).
+        ``every_opening``: a tab cheap to fill that shows what other sessions change (another
+        reviewer's save) is filled again on every opening.
         """
         free: dict[str, Any] = {"concurrency_limit": None, "api_visibility": "private"}
         skip_all = tuple(gr.skip() for _ in outputs)
@@ -155,7 +158,7 @@ class ShownTabs:
         def opened(
             request: gr.Request, profile: gr.OAuthProfile | None, bench: str | None, *more: Any
         ) -> tuple[Any, ...]:
-            if not self.on_open(request, label, filled=filled):
+            if not self.on_open(request, label, filled=filled) and not every_opening:
                 return skip_all
             return compute(request, profile, bench, *more)
 

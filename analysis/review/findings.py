@@ -25,6 +25,8 @@ from analysis.store import Store, current_labels
 
 FIXED = "fixed"
 """Every correction the finding suggests is in force."""
+STATES = (FIXED, CORRECTED, CONFIRMED)
+"""The states, in the order they are decided."""
 
 
 def finding_states(store: Store, benchmark: str, findings: Sequence[Finding]) -> list[str | None]:

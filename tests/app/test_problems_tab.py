@@ -97,3 +97,36 @@ def test_the_app_wires_the_tab_to_the_selector_and_the_opener_to_the_inspector(c
     (then,) = [d for d in deps if d.get("trigger_after") == opener]
     assert then["trigger_only_on_success"] and named(then["inputs"])[0] == "jump"
     assert "item" in named(then["outputs"])  # the inspector shows the item
+
+
+def test_with_a_store_each_finding_says_where_the_labels_leave_it(cat: Catalog, tmp_path: Path) -> None:
+    """As ``audit --db`` says it (analysis/review/findings.py): a column, and a count in the line."""
+    from analysis.benchmarks.base import Fix
+    from analysis.store import ItemRef, identity_from, open_store, relabel
+
+    conflict = Finding(
+        "conflicting-duplicate",
+        "00191",
+        "two labels",
+        "error",
+        ("avh-Audio",),
+        (Fix("avh-Audio", "flag", "ambiguous"),),
+    )
+    cat = dataclasses.replace(cat, findings={**cat.findings, "avhbench": [conflict]})
+    store = open_store(tmp_path / "labels.db")
+    try:
+        line, frame, _, _ = problems.show(cat, None, blind=False, store=store)
+        assert list(frame.columns) == problems.columns(True) and set(frame[problems.REVIEWED]) == {""}
+        assert "by the team's labels" not in line
+        alice = identity_from("alice")
+        for fix in conflict.fix:  # the suggested flags, on every item: fixed
+            relabel(store, ItemRef("avhbench", fix.item_id), fix.field, fix.value, alice, "both labels heard")
+        relabel(store, ItemRef("cmm", "cmm-1", "", "yes"), "gold", "no", alice, "the clip is silent")
+        line, frame, _, _ = problems.show(cat, None, blind=False, store=store)
+        by_check = dict(zip(frame["check"], frame[problems.REVIEWED], strict=True))
+        assert by_check[conflict.check] == "fixed" and by_check["missing-media"] == "corrected"
+        assert "(1 fixed, 1 corrected by the team's labels)" in line
+        line, frame, _, _ = problems.show(cat, "cmm", blind=True, store=store)  # blind: still nothing
+        assert line == problems.BLIND_LINE and frame.empty
+    finally:
+        store.close()

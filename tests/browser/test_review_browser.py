@@ -69,6 +69,10 @@ def test_two_reviewers_relabel_pair_11_and_see_the_metric_change(browser: Any, r
     alice.locator("#f-search textarea, #f-search input").first.fill("leaf")
     alice.keyboard.press("Enter")
     expect(alice.locator("#rv-message")).to_have_text("", timeout=WAIT)
+    # the audit's Pair 11 finding suggests both sides' gold: one of them in force, "corrected"
+    alice.get_by_role("tab", name="Data problems").click()
+    findings = alice.locator("#findings-line")
+    expect(findings).to_contain_text("(1 corrected by the team's labels)", timeout=WAIT)
 
     _open(bob, CF)
     bob.locator("body").click(position={"x": 5, "y": 5})
@@ -78,6 +82,11 @@ def test_two_reviewers_relabel_pair_11_and_see_the_metric_change(browser: Any, r
     bob.locator("body").click(position={"x": 5, "y": 5})
     bob.keyboard.press("s")  # save and next
     expect(bob.locator("#rv-message")).to_contain_text("Saved as bob: gold yes → no", timeout=WAIT)
+    # bob's save puts the other side in force: alice's tab says so on its next opening
+    alice.get_by_role("tab", name="Items").click()
+    alice.get_by_role("tab", name="Data problems").click()
+    expect(findings).to_contain_text("(1 fixed by the team's labels)", timeout=WAIT)
+    expect(alice.locator("#findings")).to_contain_text("fixed")
     bob.get_by_role("tab", name="Charts").click()
     bob.get_by_label("corrected").check()
     changes = bob.locator("#metric-changes")
