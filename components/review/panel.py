@@ -66,7 +66,7 @@ class ReviewWidgets:
     save: gr.Button
     save_next: gr.Button
     undo: gr.Button
-    group: gr.Group
+    group: gr.Column
     confirm: gr.Button
     """*Confirm gold (r)*: a reviewer's verdict that a suspect's gold stands (hidden when blind)."""
     drafts: gr.State
@@ -103,7 +103,8 @@ VOTE_REASON = "Reason for your vote (optional)"
 def build_review() -> ReviewWidgets:
     """Controls for one item: gold (by kind), flags, note, reason, then save / save-and-next / undo."""
     who = gr.Markdown(f"{READ_ONLY} {SIGN_IN_SERVE}", elem_id="rv-who")
-    with gr.Group(visible=False, elem_id="rv-panel") as group:
+    # the id on a column around the group: Gradio 6 writes a Group's elem_id on two nested divs
+    with gr.Column(visible=False, elem_id="rv-panel") as group, gr.Group():
         with gr.Row(equal_height=True):
             gold = gr.Radio([], label="Gold label (y / n, a-d or 1-4)", elem_id="rv-gold", scale=2)
             gold_text = gr.Textbox(label="Gold", visible=False, elem_id="rv-gold-text", scale=2, lines=2)

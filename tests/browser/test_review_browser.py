@@ -47,6 +47,16 @@ def _open(page: Any, item_id: str) -> None:
     page.keyboard.press("Enter")
     expect(page.locator("#item")).to_contain_text(item_id, timeout=WAIT)
     expect(page.locator("#rv-panel").first).to_be_visible(timeout=WAIT)
+    assert page.evaluate(REPEATED_IDS) == []
+
+
+REPEATED_IDS = """() => {
+  const seen = {};
+  for (const e of document.querySelectorAll('[id]')) seen[e.id] = (seen[e.id] || 0) + 1;
+  // plotly.js adds its own style element once per bundle that loads it: not an id of ours
+  return Object.keys(seen).filter((id) => id && id !== 'plotly.js-style-global' && seen[id] > 1);
+}"""
+"""The ids given to more than one element (a Gradio Group once wrote ``rv-panel`` on two nested divs)."""
 
 
 @pytest.mark.slow
