@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import defaultdict
 from collections.abc import Sequence
@@ -35,14 +36,33 @@ def _finding(row: GoldRow, check: str, detail: str, severity: Severity = "warnin
 
 
 def _row_findings(row: GoldRow) -> list[Finding]:
-    out: list[Finding] = []
+    """A row's findings; a misspelt tag is one finding, with what it causes told in its detail.
+
+    What the misspelling causes is found by reading the row again with the tag spelt as the scorer
+    reads it: a kind of finding that goes away then (a closing tag without its opening one, a label
+    entry that no tag matches, ``Modify`` "Yes" without a tag) is its consequence, named in the one
+    finding; a kind that stays is a problem of its own and is reported as such.
+    """
     odd = sorted({m.group() for m in _ANY_CASE_TAG.finditer(row.raw_tagged)} - _KNOWN_TAGS)
-    if odd:
-        out.append(
-            _finding(
-                row, "unrecognised-tag", f"tag spelling the scorer does not read: {', '.join(odd)}", "error"
-            )
-        )
+    if not odd:
+        return _spelt_row_findings(row)
+    respelt = _ANY_CASE_TAG.sub(lambda m: m.group().upper(), row.raw_tagged)
+    # by kind: a count in a detail moves with the respelling ("1 opening vs 0 closing tags")
+    own = {f.check for f in _spelt_row_findings(dataclasses.replace(row, tagged=respelt))}
+    found = _spelt_row_findings(row)
+    caused = [f.detail for f in found if f.check not in own]
+    detail = f"tag spelling the scorer does not read: {', '.join(odd)}"
+    if caused:
+        detail += "; so the scorer also finds: " + "; ".join(caused)
+    return [
+        _finding(row, "unrecognised-tag", detail, "error"),
+        *(f for f in found if f.check in own),
+    ]
+
+
+def _spelt_row_findings(row: GoldRow) -> list[Finding]:
+    """The findings of a row's tags as the scorer reads them, its labels and its ``Modify``."""
+    out: list[Finding] = []
     for problem in tag_problems(row.tagged):
         out.append(_finding(row, "malformed-tags", problem, "error"))
     _, ranges = read_tags(row.tagged)

@@ -223,8 +223,7 @@ def test_audit_finds_each_problem(tmp_path: Path) -> None:
         ("orphan-label", "c.png"),
         ("modify-mismatch", "c.png"),
         ("modify-mismatch", "d.png"),
-        ("unrecognised-tag", "e.png"),
-        ("malformed-tags", "e.png"),
+        ("unrecognised-tag", "e.png"),  # its closing tag without an opening one: told inside it
         ("duplicate-record", "b.png"),
         ("unreadable-media", "c.png"),
         ("missing-media", "b.png"),
@@ -233,6 +232,37 @@ def test_audit_finds_each_problem(tmp_path: Path) -> None:
     }
     dup = next(f for f in findings if f.check == "duplicate-record")
     assert "lines 2" not in dup.detail and "line 2" in dup.detail and "line 6" in dup.detail
+    typo = next(f for f in findings if f.check == "unrecognised-tag")
+    assert typo.detail.startswith("tag spelling the scorer does not read: <hallucination>; so the scorer")
+
+
+def test_a_misspelt_tag_is_one_finding_and_a_problem_of_its_own_stays_apart(tmp_path: Path) -> None:
+    """A lower-case tag made three findings (the spelling, the label it left unmatched, "Modify
+    is Yes but the caption has no tag"): one cause, now one finding; an unclosed tag elsewhere in
+    the caption is no consequence of it and stays a finding of its own."""
+    rows = [
+        {
+            "filename": "f.png",
+            "category": "Chart",
+            "Modify": "Yes",
+            "description_tag": "<hallucination>a</hallucination> and <HALLUCINATION>b",
+            "hallucination_labels": [{"text": "a", "labels": ["x"]}],
+        },
+        {
+            "filename": "g.png",
+            "category": "Chart",
+            "Modify": "Yes",
+            "description_tag": "<hallucination>a</hallucination> only",
+            "hallucination_labels": [{"text": "a", "labels": ["x"]}],
+        },
+    ]
+    findings = dvb.audit([write_jsonl(tmp_path / "real_test.jsonl", rows)], media_root=None)
+    by_row = {name: [f for f in findings if name in f.where] for name in ("f.png", "g.png")}
+    assert [f.check for f in by_row["g.png"]] == ["unrecognised-tag"]
+    detail = by_row["g.png"][0].detail
+    assert "label text that matches no tag: 'a'" in detail and "has no tag" in detail
+    assert [f.check for f in by_row["f.png"]] == ["unrecognised-tag", "malformed-tags"]
+    assert "matches no tag" in by_row["f.png"][0].detail
 
 
 # ---------------------------------------------------------------- bad input
