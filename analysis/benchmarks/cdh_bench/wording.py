@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from analysis.benchmarks.base import Finding, Fix
-from analysis.benchmarks.cdh_bench.read import GoldPair, item_id
+from analysis.benchmarks.cdh_bench.read import SIDES, GoldPair, item_id
 
 _LETTERS = "ABCD"
 _PREFIX = re.compile(r"^\s*([A-Da-d])\s*[.)]\s*")
@@ -271,6 +271,9 @@ def _three_counts(
         )
     elif qa is not None and qa != n:
         question = pair.questions["qa"]
+        # one question asked of both images: flagged, it is flagged on both sides, as a pair's
+        # broken question is (the pair's metrics compare the two sides)
+        both = tuple(item_id(pair.pair_id, "qa", s) for s in SIDES)
         yield Finding(
             "name-gold-mismatch",
             f"{pair.pair_id} qa",
@@ -278,8 +281,8 @@ def _three_counts(
             + (" and the multiple_choice gold agrees" if mc == n else "")
             + f", but the direct_qa question {question!r} counts {qa} for that side",
             "warning",
-            qa_ids,
-            (Fix(qa_ids[0], "flag", "invalid-question"),),
+            both,
+            tuple(Fix(i, "flag", "invalid-question") for i in both),
         )
 
 

@@ -49,6 +49,23 @@ def audit(tmp_path: Path, *pairs: dict[str, Any]) -> dict[tuple[str, str], Any]:
     return {(f.check, f.where): f for f in findings}
 
 
+def test_a_yes_no_question_against_the_name_is_flagged_on_both_sides(tmp_path: Path) -> None:
+    # Pair 58 of the release: the name and the multiple_choice gold count 3 stems on the
+    # counterfactual side, the yes/no question "1 stem and not 2 stems". That one question is asked
+    # of both images, so its flag covers both (it once covered the counterfactual side only, and
+    # the pair's commonsense side kept counting an invalid question).
+    found = audit(tmp_path, pair(58, "3 stems vs 1 stem", "Does the pine cone have 1 stem and not 2 stems?",
+                                 "How many stems attach this pine cone?",
+                                 ["A. 3 stems", "B. 9 stems", "C. 5 stems", "D. 1 stem"],
+                                 "A", "D"))  # fmt: skip
+    finding = found["name-gold-mismatch", "Pair 58 qa"]
+    both = {item_id("Pair 58", "qa", side) for side in ("commonsense", "counterfactual")}
+    assert set(finding.item_ids) == both
+    assert {(f.item_id, f.field, f.value) for f in finding.fix} == {
+        (i, "flag", "invalid-question") for i in both
+    }
+
+
 def test_a_name_the_gold_and_the_question_contradict(tmp_path: Path) -> None:
     # Pair 30 of the release: the name counts 3 wings, gold "D. 8 wings" and the question 8: two
     # sources agree against the name, which is the suspect (a warning; scores unaffected). No
