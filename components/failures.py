@@ -31,6 +31,8 @@ DIFF_COLUMNS = ["board", "metric", "A", "B", "A - B", "95% interval", "p (Holm)"
 BLIND_LINE = "Failure slices and comparisons are hidden in blind mode: they are verdicts against gold."
 MAX_ITEMS = 200
 """Items listed for one slice or cell (wrong answers first)."""
+PICKER_PX = 280
+"""A picker's least width: wider than half a phone's screen, so there they stack."""
 N_BOOT = 500
 """Bootstrap replicates of the comparison's intervals here (the report uses the full default)."""
 
@@ -66,9 +68,13 @@ class FailureWidgets:
 
 def build() -> FailureWidgets:
     """The tab's layout; empty until a request asks (:func:`show`)."""
+    # min_width: on a phone each picker takes a line of its own (two side by side cut a model's
+    # name under the dropdown's arrow, "commonsens▾")
     with gr.Row():
-        model = gr.Dropdown([], value=None, label="Model (A)", elem_id="fail-model")
-        other = gr.Dropdown([], value=None, label="Compare with (B)", elem_id="fail-other")
+        model = gr.Dropdown([], value=None, label="Model (A)", elem_id="fail-model", min_width=PICKER_PX)
+        other = gr.Dropdown(
+            [], value=None, label="Compare with (B)", elem_id="fail-other", min_width=PICKER_PX
+        )
     line = gr.Markdown("", elem_id="fail-line")
     slices = gr.Dataframe(
         pd.DataFrame(columns=SLICE_COLUMNS),
@@ -102,8 +108,15 @@ def build() -> FailureWidgets:
         )
     losses = gr.Markdown("", elem_id="fail-losses")
     with gr.Row(equal_height=True):
-        group = gr.Dropdown([], value=None, label="Items of a slice or cell", scale=2, elem_id="fail-group")
-        item = gr.Dropdown([], value=None, label="Item", scale=2, elem_id="fail-item")
+        group = gr.Dropdown(
+            [],
+            value=None,
+            label="Items of a slice or cell",
+            scale=2,
+            elem_id="fail-group",
+            min_width=PICKER_PX,
+        )
+        item = gr.Dropdown([], value=None, label="Item", scale=2, elem_id="fail-item", min_width=PICKER_PX)
         open_item = gr.Button("Open it in Items", scale=1, interactive=False, elem_id="fail-open")
     return FailureWidgets(model, other, line, slices, flips, diffs, losses, group, item, open_item)
 

@@ -111,5 +111,11 @@ def test_the_tab_on_a_phone(browser: Any, app_url: str) -> None:
         return [Math.min(...widths), box.scrollWidth > box.clientWidth]; }"""
     )
     assert narrowest >= 70 and scrolls, (narrowest, scrolls)
+    # two pickers side by side cut a model's name under the arrow ("commonsens▾"): each its own line
+    for first, second in (("fail-model", "fail-other"), ("fail-group", "fail-item")):
+        above = page.locator(f"#{first}").bounding_box()
+        below = page.locator(f"#{second}").bounding_box()
+        assert above and below and above["y"] + above["height"] <= below["y"] + 1, (first, above, below)
+        assert below["width"] >= 300, below  # the whole row
     page.screenshot(path=str(SHOTS / "failures-light-390.png"), full_page=True)
     page.context.close()
