@@ -65,3 +65,34 @@ def _state(finding: Finding, current: dict[tuple[str, str], str], judged: dict[s
     if CONFIRMED in seen:
         return CONFIRMED
     return None
+
+
+_RANK = {None: 0, CONFIRMED: 1, CORRECTED: 2, FIXED: 3}
+"""An item's place in the queue of flagged items: still open first, fixed last."""
+
+
+def flagged_queue(findings: Sequence[Finding], states: Sequence[str | None]) -> list[tuple[str, str]]:
+    """(item id, detail) of every item a finding names, those still open first.
+
+    An item is as open as the most open finding naming it; the detail names its checks and, once
+    the labels touch them, that state ("named by an audit finding: inverted-polarity · fixed").
+    Within a state, the order of the findings.
+    """
+    checks: dict[str, list[str]] = {}
+    rank: dict[str, int] = {}
+    for finding, state in zip(findings, states, strict=True):
+        for item in finding.item_ids:
+            named = checks.setdefault(item, [])
+            if finding.check not in named:
+                named.append(finding.check)
+            rank[item] = min(rank.get(item, _RANK[FIXED]), _RANK[state])
+    names = {v: k for k, v in _RANK.items()}
+    ordered = sorted(checks, key=lambda item: rank[item])  # stable: finding order within a state
+    return [
+        (
+            item,
+            f"named by an audit finding: {', '.join(checks[item])}"
+            + (f" · {names[rank[item]]}" if names[rank[item]] else ""),
+        )
+        for item in ordered
+    ]

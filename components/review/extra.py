@@ -19,6 +19,7 @@ from analysis.query import prepare
 from analysis.review import suspects
 from analysis.review.access import Access
 from analysis.review.corrected import corrected_view, official_gold, uncorrected
+from analysis.review.findings import finding_states, flagged_queue
 from analysis.review.gold_changes import GoldChanges, changes_html, gold_changes
 from analysis.store import (
     Identity,
@@ -188,8 +189,13 @@ def queue_frame(ctx: ReviewContext, queue: str, benchmark: str | None, who: Iden
     if not benchmark or benchmark not in REGISTRY:  # every benchmark at once: a queue is of one
         return _frame(rows, [], [])
     if queue == QUEUES[0]:
-        ids = rows.loc[rows["_flagged"].astype(bool), "item_id"].astype(str).unique().tolist()
-        return _frame(rows, ids, ["named by an audit finding"] * len(ids))
+        present = set(rows.loc[rows["_flagged"].astype(bool), "item_id"].astype(str))
+        named = ctx.catalog.findings.get(str(benchmark), [])
+        states = (
+            finding_states(ctx.store, str(benchmark), named) if ctx.store is not None else [None] * len(named)
+        )
+        listed = [(i, d) for i, d in flagged_queue(named, states) if i in present]
+        return _frame(rows, [i for i, _ in listed], [d for _, d in listed])  # open ones first
     if QUEUE_IDS.get(queue) == "suspects":
         top = suspects.queued(ctx.suspects(str(benchmark)))
         judged = suspects.verdicts(ctx.store, str(benchmark)) if access.sees_team else {}

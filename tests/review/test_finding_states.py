@@ -76,3 +76,52 @@ def test_a_store_that_does_not_exist_is_a_usage_error(
     assert main(["audit", "cdh-bench", str(GOLD), "--db", str(tmp_path / "none.db")]) == 2
     err = capsys.readouterr().err
     assert "no such database file" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_flagged_queue_lists_open_findings_first_and_says_each_items_state() -> None:
+    from analysis.benchmarks.base import Finding
+    from analysis.review.findings import flagged_queue
+
+    findings = [
+        Finding("inverted-polarity", "Pair 1", "swap", "warning", ("a", "b")),
+        Finding("duplicate-options", "Pair 2", "twice", "error", ("c",)),
+        Finding("same-gold-both-sides", "Pair 3", "A twice", "error", ("d", "b")),
+    ]
+    queue = flagged_queue(findings, ["fixed", None, "confirmed"])
+    # b is named by a fixed finding and a confirmed one: as open as the more open of them
+    assert queue == [
+        ("c", "named by an audit finding: duplicate-options"),
+        ("b", "named by an audit finding: inverted-polarity, same-gold-both-sides · confirmed"),
+        ("d", "named by an audit finding: same-gold-both-sides · confirmed"),
+        ("a", "named by an audit finding: inverted-polarity · fixed"),
+    ]
+    assert flagged_queue(findings, [None, None, None])[0] == (
+        "a",
+        "named by an audit finding: inverted-polarity",
+    )
+
+
+def test_the_review_tabs_flagged_queue_puts_a_fixed_finding_last(tmp_path: Path) -> None:
+    if not GOLD.exists():
+        pytest.skip("samples not generated (python samples/generate.py)")
+    from analysis.load.catalog import load_manifest
+    from components.review.context import ReviewContext
+    from components.review.extra import QUEUES, queue_frame
+
+    catalog = load_manifest(SAMPLE_MANIFEST)
+    store = open_store(tmp_path / "labels.db")
+    try:
+        ctx = ReviewContext(catalog, store, ("alice",))
+        alice = identity_from("alice")
+        before = queue_frame(ctx, QUEUES[0], "cdh-bench", alice)
+        pair_11 = next(f for f in catalog.findings["cdh-bench"] if f.where.startswith("Pair 11"))
+        assert set(before["item_id"][:2]) == set(pair_11.item_ids)  # the first finding's items first
+        for fix in pair_11.fix:
+            relabel(store, ItemRef("cdh-bench", fix.item_id, "qa"), fix.field, fix.value, alice, "swapped")
+        after = queue_frame(ctx, QUEUES[0], "cdh-bench", alice)
+        assert sorted(after["item_id"]) == sorted(before["item_id"])  # none lost, none doubled
+        assert set(after["item_id"][-2:]) == set(pair_11.item_ids)
+        assert all(d.endswith("· fixed") for d in after["detail"][-2:])
+        assert not any("fixed" in d for d in after["detail"][:-2])
+    finally:
+        store.close()
