@@ -150,7 +150,9 @@ def build_pairs_tab(
     with gr.Column(elem_id=ROOT_ID):
         w["who"] = gr.Markdown(elem_id="pairs-who")
         with gr.Row(equal_height=False):
-            with gr.Column(scale=2, min_width=300):
+            # 3 of 8: at 1280 px the list shows its status and decision columns (at 2 of 7 they
+            # were cut at "dec", past the box's edge)
+            with gr.Column(scale=3, min_width=300):
                 _build_list(ctx, w)
             with gr.Column(scale=5):
                 w["info"] = gr.Markdown(elem_id="pairs-info")

@@ -145,6 +145,17 @@ def test_two_reviewers_validate_a_pair_with_the_keyboard_alone(browser: Browser,
     alice.screenshot(path=str(SHOTS / "pairs_keyboard.png"), full_page=True)
     bob = _sign_in(browser, pairs_url, "bob")
     _validate(bob, "123455", "drop")  # bob: both clips show the same action
+    # the list shows how each pair stands: its status and decision columns inside the list's box
+    # (the list once showed "dec" at its edge, the rest of the column hidden past it)
+    expect(bob.locator("#pairs-list")).to_contain_text("disputed", timeout=TIMEOUT)
+    edges = bob.evaluate(
+        """() => { const box = document.querySelector('#pairs-list .table-container').getBoundingClientRect();
+        const heads = [...document.querySelectorAll('#pairs-list thead th')];
+        const right = (name) =>
+          heads.find((h) => h.textContent.trim().startsWith(name)).getBoundingClientRect().right;
+        return [box.right, right('status'), right('decision')]; }"""
+    )
+    assert edges[1] <= edges[0] + 1 and edges[2] <= edges[0] + 1, edges
     bob.locator("#pairs-team").get_by_text("Team: progress").click()
     expect(bob.locator("#pairs-progress")).to_contain_text("2 / 16", timeout=TIMEOUT)
     expect(bob.locator("#pairs-disagreements")).to_contain_text(PAIR, timeout=TIMEOUT)
