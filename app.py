@@ -482,7 +482,8 @@ def _wire_problems(
     free: dict[str, Any] = {"concurrency_limit": None, "api_visibility": "private"}
 
     def shown(request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None) -> tuple[Any, ...]:
-        return problems.show(ctx.catalog, benchmark, _hides_gold(ctx, request, profile), ctx.store)
+        access = ctx.access(identity_of(request, profile))
+        return problems.show(ctx.catalog, benchmark, not access.sees_gold, ctx.store, access.sees_team)
 
     demo.load(url_state.filled_at_load(shown, f.benchmark), f.benchmark, pw.outputs(), **free)
     tab, memory = shown_tab

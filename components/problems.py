@@ -118,10 +118,14 @@ def item_choices(catalog: Catalog, benchmark: str | None) -> list[tuple[str, str
     return [(label, item_id) for item_id, label in seen.items()]
 
 
-def show(catalog: Catalog, benchmark: str | None, blind: bool, store: Store | None = None) -> tuple[Any, ...]:
+def show(
+    catalog: Catalog, benchmark: str | None, blind: bool, store: Store | None = None, team: bool = True
+) -> tuple[Any, ...]:
     """Line, table, item choices and button state for a reviewer (blind: nothing quoting gold).
 
     With a label store, each finding's state: ``fixed``, ``corrected``, ``confirmed`` or blank.
+    ``team``: the viewer sees the team's work (``Access.sees_team``); a visitor does not, and the
+    states tell of reviewers' flags and verdicts, so their column stays blank.
     """
     if blind:
         return (
@@ -130,7 +134,7 @@ def show(catalog: Catalog, benchmark: str | None, blind: bool, store: Store | No
             gr.update(choices=[], value=None),
             gr.update(interactive=False),
         )
-    states = None if store is None else _states(catalog, benchmark, store)
+    states = None if store is None else (_states(catalog, benchmark, store) if team else {})
     frame = findings_frame(catalog, benchmark, states)
     choices = item_choices(catalog, benchmark)
     where = f" in {benchmark}" if benchmark else ""

@@ -191,9 +191,9 @@ def queue_frame(ctx: ReviewContext, queue: str, benchmark: str | None, who: Iden
     if queue == QUEUES[0]:
         present = set(rows.loc[rows["_flagged"].astype(bool), "item_id"].astype(str))
         named = ctx.catalog.findings.get(str(benchmark), [])
-        states = (
-            finding_states(ctx.store, str(benchmark), named) if ctx.store is not None else [None] * len(named)
-        )
+        # the states tell of the team's flags and verdicts: none for a visitor (as the suspects')
+        store = ctx.store if access.sees_team else None
+        states = finding_states(store, str(benchmark), named) if store is not None else [None] * len(named)
         listed = [(i, d) for i, d in flagged_queue(named, states) if i in present]
         return _frame(rows, [i for i, _ in listed], [d for _, d in listed])  # open ones first
     if QUEUE_IDS.get(queue) == "suspects":

@@ -128,5 +128,8 @@ def test_with_a_store_each_finding_says_where_the_labels_leave_it(cat: Catalog, 
         assert "(1 fixed, 1 corrected by the team's labels)" in line
         line, frame, _, _ = problems.show(cat, "cmm", blind=True, store=store)  # blind: still nothing
         assert line == problems.BLIND_LINE and frame.empty
+        # a visitor sees the findings, not the team's flags and verdicts their states tell of
+        line, frame, _, _ = problems.show(cat, None, blind=False, store=store, team=False)
+        assert len(frame) == 2 and set(frame[problems.REVIEWED]) == {""} and "team's labels" not in line
     finally:
         store.close()

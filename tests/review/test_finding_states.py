@@ -123,5 +123,10 @@ def test_the_review_tabs_flagged_queue_puts_a_fixed_finding_last(tmp_path: Path)
         assert set(after["item_id"][-2:]) == set(pair_11.item_ids)
         assert all(d.endswith("· fixed") for d in after["detail"][-2:])
         assert not any("fixed" in d for d in after["detail"][:-2])
+        # a visitor is offered the queue, not the team's labels: the findings' order, no state
+        seen = queue_frame(ctx, QUEUES[0], "cdh-bench", None)
+        assert list(seen["item_id"]) == list(before["item_id"]) and list(seen["detail"]) == list(
+            before["detail"]
+        )
     finally:
         store.close()
