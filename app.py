@@ -128,12 +128,9 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
         url_item = gr.Textbox(visible=False, elem_id="url-item")
         memory = ShownTabs.wired(demo, tabs)  # hidden tabs wait for their opening
         refresh, refresh_out, find = _wire(ctx, demo, current, f, t, ins, ch, jump, tabs, url_item, moved)
-        saves = [rv.message, rt.message]  # a save or an adjudication moves the gold Where it fails counts
         _wire_problems(ctx, demo, pw, (problems_tab, memory), f, jump, tabs, find, [current, *ins.outputs()])
         item_out = [current, *ins.outputs()]
-        _wire_failures(
-            ctx, fw, (fail_tab, memory, saves), f, jump, tabs, find, item_out, (refresh, refresh_out)
-        )
+        _wire_failures(ctx, fw, (fail_tab, memory), f, jump, tabs, find, item_out, (refresh, refresh_out))
         charts_folder = Path(tempfile.mkdtemp(prefix="halluscope-charts-"))
 
         def chart_csv(request: gr.Request, profile: gr.OAuthProfile | None, mode: str, *values: Any) -> Any:
@@ -496,7 +493,7 @@ def _wire_problems(
 def _wire_failures(
     ctx: ReviewContext,
     fw: failures.FailureWidgets,
-    shown_tab: tuple[gr.Tab, ShownTabs, list[Any]],
+    shown_tab: tuple[gr.Tab, ShownTabs],
     f: browse.BrowseWidgets,
     jump: gr.Textbox,
     tabs: gr.Tabs,
@@ -510,9 +507,22 @@ def _wire_failures(
     per benchmark switch, for a tab nobody opened, slowed every switch): on its first opening, on a
     benchmark change while it shows or on the opening after one (:class:`ShownTabs`, a tab not
     filled at load), and when a picker changes. A benchmark change starts from that benchmark's
-    default models.
+    default models. Each opening asks whether the corrected gold moved since the figures were
+    counted (anyone's save: the page remembers a digest of it, :func:`gold_basis`), and only then
+    counts again, with the models shown.
     """
+    from analysis.errors import StoreError
+    from analysis.review.corrected import gold_basis
+
     free: dict[str, Any] = {"concurrency_limit": None, "api_visibility": "private"}
+    basis = gr.State(None)  # (benchmark, digest of its corrected gold) the figures shown counted
+
+    def digest(benchmark: str | None) -> str:
+        """The corrected gold's digest ("" with none; a store that is down counts as unchanged)."""
+        try:
+            return gold_basis(ctx.store, benchmark) if benchmark else ""
+        except StoreError:
+            return ""
 
     def shown(
         request: gr.Request,
@@ -522,9 +532,9 @@ def _wire_failures(
         b: str | None,
     ) -> tuple[Any, ...]:
         hides = _hides_gold(ctx, request, profile)
-        return failures.show(
-            ctx.catalog, benchmark, a, b, hides, None if hides else _corrected_rows(ctx, benchmark)
-        )
+        counted = (benchmark, "" if hides else digest(benchmark))
+        rows = None if hides else _corrected_rows(ctx, benchmark)
+        return (*failures.show(ctx.catalog, benchmark, a, b, hides, rows), counted)
 
     def items(
         request: gr.Request,
@@ -539,19 +549,32 @@ def _wire_failures(
             ctx.catalog, benchmark, a, b, group, hides, None if hides else _corrected_rows(ctx, benchmark)
         )
 
-    def defaults(
-        request: gr.Request, profile: gr.OAuthProfile | None, benchmark: str | None
+    outs = [*fw.outputs(), basis]
+
+    def followed(
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+        benchmark: str | None,
+        a: str | None,
+        b: str | None,
+        counted: tuple[str, str] | None,
     ) -> tuple[Any, ...]:
+        """Another benchmark: its default models; the same one: again only if its gold moved."""
+        if counted is None or counted[0] != benchmark:
+            return shown(request, profile, benchmark, None, None)
         hides = _hides_gold(ctx, request, profile)
-        return failures.show(
-            ctx.catalog, benchmark, None, None, hides, None if hides else _corrected_rows(ctx, benchmark)
-        )
+        if hides or counted[1] == digest(benchmark):
+            return tuple(gr.skip() for _ in outs)
+        return shown(request, profile, benchmark, a, b)
 
     ins = [f.benchmark, fw.model, fw.other]
-    fail_tab, memory, saves = shown_tab  # a save moves the corrected gold it counts against
-    memory.follow(fail_tab, failures.TAB, f.benchmark, defaults, fw.outputs(), filled=False, stale_on=saves)
-    fw.model.input(shown, ins, fw.outputs(), **free)
-    fw.other.input(shown, ins, fw.outputs(), **free)
+    fail_tab, memory = shown_tab
+    memory.follow(
+        fail_tab, failures.TAB, f.benchmark, followed, outs, inputs=[fw.model, fw.other, basis],
+        filled=False, every_opening=True,
+    )  # fmt: skip
+    fw.model.input(shown, ins, outs, **free)
+    fw.other.input(shown, ins, outs, **free)
     fw.group.change(items, [*ins, fw.group], [fw.item, fw.open_item], **free)
     fw.open_item.click(navigate.open_in_items, fw.item, [jump, tabs], **free).success(
         find, [jump, *f.inputs()], item_out, **free

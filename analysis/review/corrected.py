@@ -10,6 +10,7 @@ are current is :func:`analysis.store.current_labels`.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -106,6 +107,18 @@ def gold_map(labels: pd.DataFrame) -> dict[str, str]:
 def corrected_gold(store: Store, benchmark: str) -> dict[str, str]:
     """Item id -> current corrected gold of ``benchmark`` (the labels as the store spells them)."""
     return gold_map(current_labels(store, benchmark))
+
+
+def gold_basis(store: Store | None, benchmark: str) -> str:
+    """A short digest of ``benchmark``'s current corrected gold: equal digests, equal corrected views.
+
+    What a view counted against gold was computed from; a tab that remembers it computes again
+    only when it changed (another reviewer's save, an adjudication, an undo).
+    """
+    if store is None:
+        return ""
+    gold = sorted(corrected_gold(store, benchmark).items())
+    return hashlib.blake2b(repr(gold).encode(), digest_size=12).hexdigest()
 
 
 def common_folder(paths: Sequence[Path]) -> Path:

@@ -158,13 +158,54 @@ def test_a_benchmark_change_computes_nothing_while_the_tab_is_closed(cat: Catalo
     (follow,) = mine
     memory = _closure(follow)["self"]
     request = gr.Request(username=None, session_hash="s1")
-    closed = follow(request, None, "vidhalluc")
+    closed = follow(request, None, "vidhalluc", None, None, None)
     assert all(isinstance(u, dict) and u.get("__type__") == "update" and len(u) == 1 for u in closed)
     memory.opened(request, failures.TAB)
-    line = follow(request, None, "cmm")[2]
+    line = follow(request, None, "cmm", None, None, None)[2]
     assert "on cmm" in line
     memory.opened(request, "Items")
-    assert all(u.get("__type__") == "update" for u in follow(request, None, "vidhalluc"))
+    assert all(u.get("__type__") == "update" for u in follow(request, None, "vidhalluc", None, None, None))
+
+
+def test_an_opening_counts_again_only_when_the_corrected_gold_moved(cat: Catalog, tmp_path: Any) -> None:
+    """Another reviewer's save moves the gold the tab counts: the next opening sees it, with the
+    models on screen; an opening with nothing moved sends nothing (a slice search and a bootstrap)."""
+    import warnings
+
+    import gradio as gr
+
+    import app
+    from analysis.store import Identity, open_store, relabel
+    from components.review.context import ReviewContext
+
+    store = open_store(tmp_path / "labels.db")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        demo = app.build_app(cat, ReviewContext(cat, store, ("alice", "bob")))
+    (follow,) = [
+        f.fn
+        for f in demo.fns.values()
+        if getattr(f.fn, "__qualname__", "") == "ShownTabs.follow.<locals>.followed"
+        and _closure(f.fn)["label"] == failures.TAB
+    ]
+    compute = _closure(follow)["compute"]
+    alice = gr.Request(username="alice", session_hash="a1")
+    first = compute(alice, None, "cmm", None, None, None)
+    counted = first[-1]
+    assert counted[0] == "cmm" and "corrected" not in first[2]
+    # opened again with nothing moved: nothing sent, whatever the pickers say
+    assert all(u == gr.skip() for u in compute(alice, None, "cmm", "yes-biased", "balanced", counted))
+    row = cat.table[cat.table["benchmark"] == "cmm"].iloc[0]
+    flipped = "yes" if str(row["gold"]).lower() == "no" else "no"
+    relabel(store, row, "gold", flipped, Identity("bob"), "heard")  # bob's save, in his own session
+    again = compute(alice, None, "cmm", "yes-biased", "balanced", counted)
+    assert again[-1][0] == "cmm" and again[-1][1] != counted[1]
+    assert again[0]["value"] == "yes-biased" and again[1]["value"] == "balanced"  # the models shown
+    assert "1 item(s) of cmm have one" in again[2]
+    # another benchmark: its own default models, counted afresh
+    other = compute(alice, None, "cdh-bench", "yes-biased", "balanced", again[-1])
+    assert other[-1][0] == "cdh-bench" and "on cdh-bench" in other[2]
+    store.close()
 
 
 def _closure(fn: Any) -> dict[str, Any]:
