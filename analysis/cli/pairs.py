@@ -37,6 +37,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     score.add_argument("--clip", type=Path, required=True, metavar="CLIP_DIR", help="a local CLIP checkpoint")
     score.add_argument("--out", type=Path, required=True, metavar="FILE", help="JSON Lines, one pair a line")
     score.add_argument("--no-cache", action="store_true", help="compute every embedding again")
+    score.add_argument("--db", help="label store: each line also gives the team's decision on the pair")
     saliency.add_argument("--pair", action="append", default=[], metavar="ID", help="only these pairs")
     saliency.add_argument(
         "--out", type=Path, required=True, metavar="DIR", help="folder for the PNG overlays"
@@ -114,13 +115,18 @@ def _score(args: argparse.Namespace, spec: Any, pairs: Any, resolve: Any) -> str
     if out.is_dir() or not out.parent.is_dir():  # said before minutes of embedding, not after
         where = "is a folder" if out.is_dir() else f"is in a folder that does not exist ({out.parent})"
         raise UsageError(f"--out {out} {where}: give the path of the scores file to write")
+    team = None
+    if args.db:  # read first: a store that cannot be read is said before minutes of embedding
+        from analysis.cli.store_commands import pair_decisions
+
+        team = pair_decisions(args.db, [str(p) for p in pairs["pair_id"]])
     clip, dino = load_encoder(args.clip, "clip"), load_encoder(args.dino, "dino")
     cache = EmbeddingCache(None if args.no_cache else default_cache_dir() / "embeddings")
     rule = spec.rule
     found = list(
         score_pairs(pairs, resolve, clip, dino, rule, frames=args.frames, cache=cache, progress=_progress())
     )
-    write_scores(args.out, found)
+    write_scores(args.out, found, team)
     kept = sum(s.kept is True for s in found)
     problems = sum(s.problem is not None for s in found)
     return (

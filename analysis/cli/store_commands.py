@@ -98,6 +98,21 @@ def finding_states(db: str | None, bench: Benchmark, findings: Sequence[Finding]
         store.close()
 
 
+def pair_decisions(db: str | None, pair_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """``pairs score --db``: pair id -> ``decision`` and ``resolution``, as the app's pair list shows them."""
+    from analysis.review.pairs.team import REVIEWERS_PER_ITEM, decisions
+
+    store = _open(db, only_read=True)
+    try:
+        final = decisions(store, pair_ids, required=REVIEWERS_PER_ITEM)
+    finally:
+        store.close()
+    return {
+        str(p): {"decision": d, "resolution": r}
+        for p, d, r in zip(final["pair_id"], final["decision"], final["resolution"], strict=True)
+    }
+
+
 def read_correction_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
     """``(where, row)`` of a CSV, JSONL or Parquet corrections file (by extension; else JSON Lines).
 

@@ -41,6 +41,11 @@ BLIND_COLUMNS = (
 ``extra`` with gold-bearing fields, such as the other side's gold) stays hidden."""
 
 
+REVIEWERS_PER_ITEM = 2
+"""How many reviewers each item and each pair is assigned to (the app's ``k``), and how many agreeing
+votes decide a pair when no adjudication does."""
+
+
 def _order_key(item_id: str) -> bytes:
     return hashlib.blake2b(item_id.encode("utf-8"), digest_size=8).digest()
 

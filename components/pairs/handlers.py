@@ -45,7 +45,7 @@ from analysis.review.pairs.validation import (
     validated,
 )
 from analysis.store import Identity, InvalidLabel, Store, StoreError
-from analysis.store.reviewers import round_team
+from analysis.store.reviewers import REVIEWERS_PER_ITEM, round_team
 from analysis.store.visibility import Viewer
 from components.browse.render import md_code, md_text
 from components.pairs.sync_player import ClipPanel, player_html
@@ -66,7 +66,7 @@ class PairsContext:
 
     catalog: Catalog
     store: Store
-    k: int = 2
+    k: int = REVIEWERS_PER_ITEM
     reviewers: tuple[str, ...] = ()
     """Reviewers a round is assigned to, besides everyone who already voted and the current one."""
     jobs: MediaJobs | None = None

@@ -15,6 +15,7 @@ import pandas as pd
 from analysis.load.catalog import Catalog
 from analysis.review.access import Access, Roles
 from analysis.store import Identity, Store
+from analysis.store.reviewers import REVIEWERS_PER_ITEM
 from analysis.store.values import official_value
 from analysis.suspects.rank import Suspect
 from components.browse.item_changes import ItemChanges, SessionCounts
@@ -32,7 +33,7 @@ class ReviewContext:
     store: Store | None = None
     reviewers: tuple[str, ...] = ()
     """Configured reviewer names (the password users), for round assignment."""
-    k: int = 2
+    k: int = REVIEWERS_PER_ITEM
     oauth: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
     adjudicators: frozenset[str] = frozenset()

@@ -167,6 +167,52 @@ def test_the_command_scores_the_samples_and_draws_overlays(
         assert image.mode == "RGB" and image.size[0] > IMAGE  # drawn over the frame, not the patch grid
 
 
+def test_with_a_store_each_line_gives_the_teams_decision(
+    tiny: tuple[Path, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``pairs score --db``: the rule's ``kept`` beside the team's decision, as the pair list shows it."""
+    from analysis.review.pairs.validation import PairChecks, adjudicate_pair, save_validation
+    from analysis.store import identity_from, open_store
+
+    monkeypatch.setenv("HALLUSCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    args = ["pairs", "score", *GOLD, "--media-root", f"vidhalluc={VIDHALLUC / 'media'}"]
+    args += ["--clip", str(tiny[0]), "--dino", str(tiny[1]), "--frames", "2"]
+    plain = tmp_path / "plain.jsonl"
+    assert main([*args, "--out", str(plain)]) == 0
+    pairs = [json.loads(line) for line in plain.read_text().splitlines()]
+    first, second = pairs[0], pairs[1]
+    db = tmp_path / "labels.db"
+    store = open_store(db)
+    try:
+        good = PairChecks(first["pair_id"], tuple(first["clips"]), (True, True), (True, True), True)
+        adjudicate_pair(store, good, identity_from("carol"), "both clips checked")
+        same = PairChecks(second["pair_id"], tuple(second["clips"]), (True, True), (True, True), False)
+        save_validation(store, same, identity_from("alice"))  # one vote of the two a pair needs
+    finally:
+        store.close()
+    out = tmp_path / "team.jsonl"
+    assert main([*args, "--out", str(out), "--db", str(db)]) == 0
+    capsys.readouterr()
+    lines = {d["pair_id"]: d for d in (json.loads(line) for line in out.read_text().splitlines())}
+    assert (lines[first["pair_id"]]["decision"], lines[first["pair_id"]]["resolution"]) == (
+        "keep",
+        "adjudicated",
+    )
+    assert (lines[second["pair_id"]]["decision"], lines[second["pair_id"]]["resolution"]) == (None, "pending")
+    assert {d["resolution"] for p, d in lines.items() if p not in (first["pair_id"], second["pair_id"])} == {
+        "unreviewed"
+    }
+    # the contract's keys first and unchanged; the scores are those of the run without a store
+    for pair in pairs:
+        line = lines[pair["pair_id"]]
+        assert list(line)[: len(pair)] == list(pair) and {k: line[k] for k in pair} == pair
+    assert main([*args, "--out", str(tmp_path / "x.jsonl"), "--db", str(tmp_path / "none.db")]) == 2
+    assert "no such database file" in capsys.readouterr().err and not (tmp_path / "x.jsonl").exists()
+
+
 def test_a_folder_that_is_no_checkpoint_is_one_clear_line(
     tiny: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -193,9 +193,12 @@ def _pair_similarity(embeddings: Sequence[tuple[Floats, Floats]]) -> tuple[float
     return semantic, visual
 
 
-def write_scores(path: Path, scores: Sequence[PairScore]) -> None:
-    """JSON Lines, one pair a line, written atomically."""
-    write_text_atomic(path, "".join(json.dumps(s.as_dict(), ensure_ascii=False) + "\n" for s in scores))
+def write_scores(
+    path: Path, scores: Sequence[PairScore], team: Mapping[str, Mapping[str, Any]] | None = None
+) -> None:
+    """JSON Lines, one pair a line, written atomically; ``team``: pair id -> keys added to its line."""
+    lines = ({**s.as_dict(), **(team or {}).get(s.pair_id, {})} for s in scores)
+    write_text_atomic(path, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
 
 
 def read_scores(path: Path) -> dict[str, dict[str, Any]]:
