@@ -127,18 +127,19 @@ def test_the_saliency_map_has_the_patch_grid_and_sums_to_one(encoders: Any) -> N
     assert np.allclose(maps.sum(axis=(1, 2)), 1.0, atol=1e-5) and (maps >= 0).all()
 
 
-def test_the_command_scores_the_samples_and_draws_overlays(
-    tiny: tuple[Path, Path],
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+@pytest.fixture
+def score_args(tiny: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """``pairs score`` of the samples: the tiny checkpoints, two frames a clip, a cache of the test's own."""
     monkeypatch.setenv("HALLUSCOPE_CACHE_DIR", str(tmp_path / "cache"))
-    out = tmp_path / "scores.jsonl"
     args = ["pairs", "score", *GOLD, "--media-root", f"vidhalluc={VIDHALLUC / 'media'}"]
-    assert (
-        main([*args, "--clip", str(tiny[0]), "--dino", str(tiny[1]), "--frames", "2", "--out", str(out)]) == 0
-    )
+    return [*args, "--clip", str(tiny[0]), "--dino", str(tiny[1]), "--frames", "2"]
+
+
+def test_the_command_scores_the_samples_and_draws_overlays(
+    tiny: tuple[Path, Path], score_args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "scores.jsonl"
+    assert main([*score_args, "--out", str(out)]) == 0
     said = capsys.readouterr().out
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == 8 and f"{len(rows)} pair(s)" in said
@@ -168,18 +169,13 @@ def test_the_command_scores_the_samples_and_draws_overlays(
 
 
 def test_with_a_store_each_line_gives_the_teams_decision(
-    tiny: tuple[Path, Path],
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
+    score_args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``pairs score --db``: the rule's ``kept`` beside the team's decision, as the pair list shows it."""
     from analysis.review.pairs.validation import PairChecks, adjudicate_pair, save_validation
     from analysis.store import identity_from, open_store
 
-    monkeypatch.setenv("HALLUSCOPE_CACHE_DIR", str(tmp_path / "cache"))
-    args = ["pairs", "score", *GOLD, "--media-root", f"vidhalluc={VIDHALLUC / 'media'}"]
-    args += ["--clip", str(tiny[0]), "--dino", str(tiny[1]), "--frames", "2"]
+    args = score_args
     plain = tmp_path / "plain.jsonl"
     assert main([*args, "--out", str(plain)]) == 0
     pairs = [json.loads(line) for line in plain.read_text().splitlines()]
