@@ -20,7 +20,7 @@ import pandas as pd
 from analysis.benchmarks.base import Finding
 from analysis.errors import StoreError
 from analysis.load.catalog import Catalog
-from analysis.review.findings import STATES, finding_states
+from analysis.review.findings import STATES, seen_states
 from analysis.store import Store
 
 TAB = "Data problems"
@@ -124,8 +124,8 @@ def show(
     """Line, table, item choices and button state for a reviewer (blind: nothing quoting gold).
 
     With a label store, each finding's state: ``fixed``, ``corrected``, ``confirmed`` or blank.
-    ``team``: the viewer sees the team's work (``Access.sees_team``); a visitor does not, and the
-    states tell of reviewers' flags and verdicts, so their column stays blank.
+    ``team``: the viewer's ``Access.sees_team``; which states that shows is the core's rule
+    (:func:`analysis.review.findings.seen_states`: a visitor's column stays blank).
     """
     if blind:
         return (
@@ -134,7 +134,7 @@ def show(
             gr.update(choices=[], value=None),
             gr.update(interactive=False),
         )
-    states = None if store is None else (_states(catalog, benchmark, store) if team else {})
+    states = None if store is None else _states(catalog, benchmark, store, team)
     frame = findings_frame(catalog, benchmark, states)
     choices = item_choices(catalog, benchmark)
     where = f" in {benchmark}" if benchmark else ""
@@ -171,10 +171,10 @@ def _state(states: Mapping[str, Sequence[str | None]] | None, benchmark: str, n:
     return (known[n] or "") if known else ""
 
 
-def _states(catalog: Catalog, benchmark: str | None, store: Store) -> dict[str, list[str | None]]:
+def _states(catalog: Catalog, benchmark: str | None, store: Store, team: bool) -> dict[str, list[str | None]]:
     """Benchmark -> its findings' states; none for a store that is down (its own line says so)."""
     names = [b for b, found in catalog.findings.items() if benchmark in (None, b) and found]
     try:
-        return {b: finding_states(store, b, catalog.findings[b]) for b in names}
+        return {b: seen_states(store, b, catalog.findings[b], sees_team=team) for b in names}
     except StoreError:
         return {}

@@ -100,7 +100,8 @@ def finding_states(db: str | None, bench: Benchmark, findings: Sequence[Finding]
 
 def pair_decisions(db: str | None, pair_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
     """``pairs score --db``: pair id -> ``decision`` and ``resolution``, as the app's pair list shows them."""
-    from analysis.review.pairs.team import REVIEWERS_PER_ITEM, decisions
+    from analysis.review.pairs.team import decisions
+    from analysis.store.reviewers import REVIEWERS_PER_ITEM
 
     store = _open(db, only_read=True)
     try:

@@ -37,6 +37,19 @@ def finding_states(store: Store, benchmark: str, findings: Sequence[Finding]) ->
     return [_state(f, current, judged) for f in findings]
 
 
+def seen_states(
+    store: Store | None, benchmark: str, findings: Sequence[Finding], *, sees_team: bool
+) -> list[str | None]:
+    """:func:`finding_states` as a viewer may see them, or blanks (None).
+
+    Blank for one who does not see the team's work (``Access.sees_team``: a visitor), since a state
+    tells of reviewers' flags and suspect verdicts; blank too without a store.
+    """
+    if store is None or not sees_team:
+        return [None] * len(findings)
+    return finding_states(store, benchmark, findings)
+
+
 def _current(labels: pd.DataFrame) -> dict[tuple[str, str], str]:
     rows = labels[labels["value"].notna()]
     return {

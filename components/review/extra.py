@@ -19,7 +19,7 @@ from analysis.query import prepare
 from analysis.review import suspects
 from analysis.review.access import Access
 from analysis.review.corrected import corrected_view, official_gold, uncorrected
-from analysis.review.findings import finding_states, flagged_queue
+from analysis.review.findings import flagged_queue, seen_states
 from analysis.review.gold_changes import GoldChanges, changes_html, gold_changes
 from analysis.store import (
     Identity,
@@ -191,9 +191,7 @@ def queue_frame(ctx: ReviewContext, queue: str, benchmark: str | None, who: Iden
     if queue == QUEUES[0]:
         present = set(rows.loc[rows["_flagged"].astype(bool), "item_id"].astype(str))
         named = ctx.catalog.findings.get(str(benchmark), [])
-        # the states tell of the team's flags and verdicts: none for a visitor (as the suspects')
-        store = ctx.store if access.sees_team else None
-        states = finding_states(store, str(benchmark), named) if store is not None else [None] * len(named)
+        states = seen_states(ctx.store, str(benchmark), named, sees_team=access.sees_team)
         listed = [(i, d) for i, d in flagged_queue(named, states) if i in present]
         return _frame(rows, [i for i, _ in listed], [d for _, d in listed])  # open ones first
     if QUEUE_IDS.get(queue) == "suspects":

@@ -68,6 +68,23 @@ def test_each_finding_says_where_the_labels_leave_it(
     assert left == [r for r in rows if not r["reason"].startswith("audit inverted")] and left
 
 
+def test_a_viewer_who_does_not_see_the_team_gets_blank_states(tmp_path: Path) -> None:
+    from analysis.benchmarks.base import Finding, Fix
+    from analysis.review.findings import seen_states
+
+    finding = Finding("x", "a", "d", "error", ("cdh-a",), (Fix("cdh-a", "flag", "ambiguous"),))
+    store = open_store(tmp_path / "labels.db")
+    try:
+        relabel(
+            store, ItemRef("cdh-bench", "cdh-a", "qa"), "flag", "ambiguous", identity_from("alice"), "both"
+        )
+        assert seen_states(store, "cdh-bench", [finding], sees_team=True) == ["fixed"]
+        assert seen_states(store, "cdh-bench", [finding], sees_team=False) == [None]  # a visitor
+        assert seen_states(None, "cdh-bench", [finding], sees_team=True) == [None]  # no store
+    finally:
+        store.close()
+
+
 def test_a_store_that_does_not_exist_is_a_usage_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

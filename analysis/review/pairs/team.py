@@ -17,7 +17,6 @@ import pandas as pd
 from analysis.review.pairs.checks import CLIP_CRITERIA, CRITERIA, FIELDS, pair_owner, split_key
 from analysis.review.pairs.labels import check_labels, shown_labels
 from analysis.store import Identity, Store, agreement_report, assign, disagreements
-from analysis.store.reviewers import REVIEWERS_PER_ITEM as REVIEWERS_PER_ITEM
 from analysis.store.visibility import Viewer
 
 DECISION_COLUMNS: tuple[str, ...] = ("pair_id", "decision", "resolution", "n_votes", "keep", "drop")
