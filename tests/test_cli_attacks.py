@@ -279,3 +279,33 @@ def test_a_file_saved_as_utf_16_is_named_as_such(
     assert (code, out) == (2, "")
     assert "not valid UTF-8" in one_line(err) or "is not UTF-8 text" in err, err
     assert "\x00" not in err and "table" not in err
+
+
+DEAD_SERVER = "postgresql://halluscope@127.0.0.1:9/halluscope"
+"""A PostgreSQL URL nothing listens on: a stopped server, as the commands see it."""
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["audit", "cmm", str(SAMPLES / "cmm" / "all_data_final_reorg.json")],
+        ["score", "cmm", str(CMM_PRED), "--corrected"],
+        ["items", "cmm", str(CMM_PRED), "--json"],
+        ["slices", "cmm", str(CMM_PRED)],
+        ["suspects", "cmm", *(str(p) for p in sorted((SAMPLES / "cmm" / "predictions").iterdir()))],
+        ["import", "cmm", "{tmp}/fix.jsonl", "--reviewer", "alice"],
+        ["export", "cmm", "--out", "{tmp}/labels.csv"],
+    ],
+    ids=lambda c: c[0],
+)
+def test_a_store_server_that_cannot_be_reached_is_one_line(
+    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Seen in a review: every command that reads the store said "internal error: OperationalError"
+    # with SQLAlchemy's text and a link (exit 1); the schema check connected outside read_tx
+    row = {"item_id": "b94177c4cec57ba3", "field": "gold", "value": "no", "reason": "heard it"}
+    (tmp_path / "fix.jsonl").write_text(json.dumps(row) + "\n")
+    assert main([*(c.replace("{tmp}", str(tmp_path)) for c in command), "--db", DEAD_SERVER]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "the label store cannot be read" in err and "127.0.0.1:9" in err
+    assert len(err.splitlines()) == 1 and "internal error" not in err and "sqlalche.me" not in err

@@ -125,7 +125,7 @@ def _ensure_table(conn: Connection) -> None:
 
 
 def _refuse_foreign(store: Store) -> None:
-    with store.engine.connect() as conn:
+    with read_tx(store) as conn:  # a server that cannot be reached: one line, not an internal error
         names = inspect(conn).get_table_names()
     refuse_foreign(names, store.path or store.url)
 
