@@ -9,6 +9,7 @@ handlers it wires are plain functions in ``components/``.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 import tempfile
@@ -178,7 +179,7 @@ def build_app(catalog: Catalog, review: ReviewContext | None = None) -> gr.Block
             overview_tab,
             memory,
             boards_of,
-            _corrected_of(ctx),
+            None if ctx.store is None else functools.partial(_corrected_rows, ctx),
             refresh,
             refresh_out,
             hidden=lambda request, profile: _hides_gold(ctx, request, profile),
@@ -440,19 +441,18 @@ def _wire(
 
 
 def _corrected_rows(ctx: ReviewContext, benchmark: str | None) -> pd.DataFrame | None:
-    """``benchmark``'s rows against the store's corrected gold, or None.
+    """``benchmark``'s rows against the store's corrected gold; None without a store or a correction.
 
-    None without a store or a correction, or with a store that is down (the store's line says so).
+    The one way every tab asks for the corrected gold. A store that is down raises
+    :class:`~analysis.errors.StoreError`, which every handler turns into the store's one line
+    (:mod:`components.store_errors`): a tab that says "counted against the corrected gold" must
+    never show the official gold's counts instead.
     """
-    from analysis.errors import StoreError
     from analysis.review.corrected import corrected_benchmark
 
     if ctx.store is None or not benchmark:
         return None
-    try:
-        return corrected_benchmark(ctx.catalog.table, ctx.store, benchmark)
-    except StoreError:
-        return None
+    return corrected_benchmark(ctx.catalog.table, ctx.store, benchmark)
 
 
 def _hides_gold(ctx: ReviewContext, request: gr.Request, profile: gr.OAuthProfile | None) -> bool:
@@ -511,18 +511,14 @@ def _wire_failures(
     counted (anyone's save: the page remembers a digest of it, :func:`gold_basis`), and only then
     counts again, with the models shown.
     """
-    from analysis.errors import StoreError
     from analysis.review.corrected import gold_basis
 
     free: dict[str, Any] = {"concurrency_limit": None, "api_visibility": "private"}
     basis = gr.State(None)  # (benchmark, digest of its corrected gold) the figures shown counted
 
     def digest(benchmark: str | None) -> str:
-        """The corrected gold's digest ("" with none; a store that is down counts as unchanged)."""
-        try:
-            return gold_basis(ctx.store, benchmark) if benchmark else ""
-        except StoreError:
-            return ""
+        """The corrected gold's digest ("" with none); a store that is down says so, as any read does."""
+        return gold_basis(ctx.store, benchmark) if benchmark else ""
 
     def shown(
         request: gr.Request,
@@ -606,20 +602,6 @@ def _wire_failures(
         refresh, f.inputs(), refresh_out, **free
     )
     fw.flips.select(cell_to_items, ins, cut, **free).then(refresh, f.inputs(), refresh_out, **free)
-
-
-def _corrected_of(ctx: ReviewContext) -> Any:
-    """Rows of a benchmark scored against the store's corrected gold; None without corrections."""
-    if ctx.store is None:
-        return None
-    from analysis.review.corrected import corrected_benchmark
-
-    store = ctx.store
-
-    def corrected(benchmark: str) -> pd.DataFrame | None:
-        return corrected_benchmark(ctx.catalog.table, store, benchmark)
-
-    return corrected
 
 
 def _summary(catalog: Catalog) -> str:

@@ -368,3 +368,40 @@ def test_every_handler_says_why_when_the_store_is_down(setting: tuple[Any, Revie
     assert problems == [], "\n".join(problems)
     assert said, "no handler touched the store"
     assert all("Connection refused" in m or "connection" in m.lower() for m in said), said
+
+
+def test_where_it_fails_refuses_rather_than_count_against_official_gold_when_the_store_is_down(
+    setting: tuple[Any, ReviewContext, int],
+) -> None:
+    """Its line says "counted against the corrected gold": with the store down it must not quietly
+    count against the official gold (it once did, where the overview said the store failed)."""
+    _, shared, row = setting
+    dead = open_store("postgresql://halluscope@127.0.0.1:9/halluscope", migrate=False)
+    ctx = ReviewContext(
+        shared.catalog, dead, shared.reviewers, adjudicators=shared.adjudicators, blind=shared.blind
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        demo = app.build_app(shared.catalog, ctx)
+    counting = [
+        f
+        for f in demo.fns.values()
+        if f.fn is not None
+        and f.name in ("shown", "items")
+        and any(getattr(b, "elem_id", None) in ("fail-line", "fail-item") for b in f.outputs)
+    ]
+    assert sorted(f.name for f in counting) == ["items", "shown", "shown"], [f.name for f in counting]
+    for fn in counting:
+        inputs = [None if getattr(b, "stateful", False) else _payload(b, "default") for b in fn.inputs]
+        request = gr.Request(username=ROLES["reviewer"], query_params={}, session_hash="fails-down")
+        with pytest.raises(gr.Error, match="label store"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            asyncio.run(
+                demo.process_api(
+                    block_fn=fn,
+                    inputs=inputs,
+                    state=SessionState(demo),
+                    request=request,
+                    event_data=_event_data(row, "default"),
+                )
+            )
