@@ -88,4 +88,5 @@ def choices(table: pd.DataFrame, benchmark: str | None) -> dict[str, list[str]]:
     names = ["model", "task", "category"]
     columns = table[names]  # the three columns only: masking every column copied the whole table
     sub = columns[(table["benchmark"] == benchmark).to_numpy(dtype=bool)] if _given(benchmark) else columns
-    return {c: sorted(v for v in sub[c].astype(str).unique() if v) for c in names}
+    # distinct values first, then their text: astype(str) of a million categorical rows took 50 ms a column
+    return {c: sorted({v for v in map(str, sub[c].unique()) if v}) for c in names}
