@@ -206,3 +206,32 @@ def test_without_a_reviewer_the_review_panel_is_hidden(page: Any, app_url: str) 
     expect(page.locator("#item")).to_contain_text(item_id, timeout=WAIT)
     expect(page.locator("#item-status")).to_contain_text("in view", timeout=WAIT)
     expect(page.locator("#rv-panel").first).to_be_hidden()
+
+
+ID_LINES = """() => [...document.querySelectorAll("#rv-queue-items [data-col='0'][data-row]")].map((cell) => {
+    const text = cell.querySelector('span.text') || cell;
+    const range = document.createRange();
+    range.selectNodeContents(text);
+    const box = range.getBoundingClientRect();
+    const size = parseFloat(getComputedStyle(text).fontSize);
+    return [text.textContent.trim(), box.height / size, box.right - cell.getBoundingClientRect().right];
+})"""
+"""Each id cell of the queue: its text, its height in font sizes (one line: under 2), how far it
+overflows its cell (px)."""
+
+
+def test_a_queues_item_ids_read_on_one_line_on_a_phone(browser: Any, app_url: str) -> None:
+    # at 390 px each id broke once, at its hyphen ("cdh-" over "78ba53b03e01f25c")
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    page = context.new_page()
+    page.goto(f"{app_url}?benchmark=cdh-bench")
+    page.locator(".overflow-menu button").first.click()
+    page.locator(".overflow-dropdown button", has_text="Review").click()
+    page.locator("#rv-queue label").filter(has_text="Flagged by the audit").click()
+    expect(page.locator("#rv-queue-items [data-row='0'][data-col='0']")).to_contain_text("cdh-", timeout=WAIT)
+    cells = page.evaluate(ID_LINES)
+    assert cells and all(lines < 2 and over <= 0 for _, lines, over in cells), cells
+    page.locator("#rv-queue-items").scroll_into_view_if_needed()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "review-queue-ids-390.png"), full_page=False)
+    context.close()
