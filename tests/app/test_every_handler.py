@@ -321,6 +321,17 @@ def test_the_sweep_sees_what_a_reviewer_may_see(setting: tuple[Any, ReviewContex
     assert {f"voter {v}" for v in VOTERS} <= set(_leaks(said, ctx))  # an adjudicator sees who voted
 
 
+def _app_with_the_store_down(shared: ReviewContext) -> Any:
+    """The app over ``shared``'s catalog and roles, its store a PostgreSQL URL nothing listens on."""
+    dead = open_store("postgresql://halluscope@127.0.0.1:9/halluscope", migrate=False)
+    ctx = ReviewContext(
+        shared.catalog, dead, shared.reviewers, adjudicators=shared.adjudicators, blind=shared.blind
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        return app.build_app(shared.catalog, ctx)
+
+
 def test_every_handler_says_why_when_the_store_is_down(setting: tuple[Any, ReviewContext, int]) -> None:
     """Issue 19, finding 10: with PostgreSQL down every read answered ``{"error": null}``.
 
@@ -328,13 +339,7 @@ def test_every_handler_says_why_when_the_store_is_down(setting: tuple[Any, Revie
     app): each handler either answers or refuses with the one line that says the store failed.
     """
     _, shared, row = setting
-    dead = open_store("postgresql://halluscope@127.0.0.1:9/halluscope", migrate=False)
-    ctx = ReviewContext(
-        shared.catalog, dead, shared.reviewers, adjudicators=shared.adjudicators, blind=shared.blind
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)
-        demo = app.build_app(shared.catalog, ctx)
+    demo = _app_with_the_store_down(shared)
     handlers = [f for f in demo.fns.values() if f.fn is not None]
     problems, said = [], set()
     for name in ("alice", "bob", "carol", None):
@@ -376,13 +381,7 @@ def test_where_it_fails_refuses_rather_than_count_against_official_gold_when_the
     """Its line says "counted against the corrected gold": with the store down it must not quietly
     count against the official gold (it once did, where the overview said the store failed)."""
     _, shared, row = setting
-    dead = open_store("postgresql://halluscope@127.0.0.1:9/halluscope", migrate=False)
-    ctx = ReviewContext(
-        shared.catalog, dead, shared.reviewers, adjudicators=shared.adjudicators, blind=shared.blind
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ResourceWarning)
-        demo = app.build_app(shared.catalog, ctx)
+    demo = _app_with_the_store_down(shared)
     counting = [
         f
         for f in demo.fns.values()
