@@ -97,8 +97,8 @@ table.hs-others th { text-align: left; }
   #fail-slices .table-wrap, #fail-diffs .table-wrap, #findings .table-wrap { min-width: 1040px; }
   /* the review queues too: an item id broke five letters a line in its fifth of 390 px */
   #rv-queue-items .table-container { overflow-x: auto; }
+  /* and wide enough that an id of the usual length keeps one line in its fifth (at 860 px "cdh-"
+     sat over its hash); a longer one wraps, whole, rather than being cut at the cell's edge */
   #rv-queue-items .table-wrap { min-width: 1000px; }
-  /* and an id on one line in its fifth: it still broke once, at its hyphen ("cdh-" over its hash) */
-  #rv-queue-items [data-col='0'] span.text { white-space: nowrap; }
 }
 """
