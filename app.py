@@ -26,7 +26,7 @@ from analysis.query import page_of
 from analysis.review.access import Roles
 from analysis.review.pairs.checks import pair_owner
 from analysis.review.pairs.previews import default_preview_dir
-from components import failures, gate, keys, narrow_charts, overview, problems, url_state
+from components import failures, gate, keys, media_route, narrow_charts, overview, problems, url_state
 from components.browse import charts, navigate
 from components.browse import page as browse
 from components.browse.inspector import build_inspector
@@ -624,14 +624,19 @@ def _errors_html(errors: list[str]) -> str:
 
 
 def launch_kwargs(catalog: Catalog) -> dict[str, Any]:
-    """What ``launch`` needs: styling, the key script, media roots as the only served folders, the gate."""
+    """What ``launch`` needs: styling, the key script, media roots as the only served folders, the gate.
+
+    Behind the gate, media outside the server's folder are served by token (:mod:`components.media_route`).
+    """
+    gated = gate.launch_kwargs()  # every upload refused, sign-in guessing slowed
+    gated["app_kwargs"]["middleware"].append(media_route.middleware())
     return {
         "css": CSS + overview.CSS,
         "head": keys.HEAD + url_state.HEAD + narrow_charts.HEAD,
         "allowed_paths": catalog.allowed_paths(),
         "run_history": False,
         "theme": gr.themes.Soft(),
-        **gate.launch_kwargs(),  # every upload refused, sign-in guessing slowed
+        **gated,
     }
 
 

@@ -18,9 +18,7 @@ from analysis.benchmarks.base import GoldKind, SpanView
 from analysis.benchmarks.shared.kinds import TEXT
 from analysis.files.media import MediaResolver
 from analysis.query import ItemDetail, MediaRef, OtherAnswer
-
-FILE_ROUTE = "gradio_api/file="
-"""Gradio's route for files under ``allowed_paths`` (relative, so it works under a proxy prefix)."""
+from components.media_route import FILE_ROUTE, alias_url
 
 SPAN_CLASSES = {"hit": "hs-hit", "false alarm": "hs-fa", "miss": "hs-miss", "not compared": "hs-nc"}
 
@@ -53,14 +51,15 @@ def media_url(path: Path) -> str:
 
     A file under the server's working folder is named relative to it (Gradio's route reads a
     relative path from there), so the page does not show where the server keeps its files: on a
-    Space, say, the app's folder. A file elsewhere can only be named by its absolute path.
+    Space, say, the app's folder. A file elsewhere is named by a token
+    (:func:`components.media_route.alias_url`), never by its absolute path.
     """
     try:
         shown = path.relative_to(Path.cwd()).as_posix()
     except ValueError:
-        shown = str(path)
-    if ":" in shown.split("/")[0]:  # "a:b/…" would read as a URL's scheme: absolute then
-        shown = str(path)
+        return alias_url(path)
+    if ":" in shown.split("/")[0]:  # "a:b/…" would read as a URL's scheme (and as the alias)
+        return alias_url(path)
     return FILE_ROUTE + quote(shown, safe="/")
 
 

@@ -60,3 +60,54 @@ def test_endpoints_answer_through_gradio_client(tmp_path: Path, monkeypatch: pyt
         assert httpx.get(url + f"gradio_api/file={outside}").status_code == 403
     finally:
         demo.close()
+
+
+def test_media_outside_the_servers_folder_are_served_by_token_never_by_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A media root elsewhere (``--media-root cmm=/data/CMM``): the page names no folder of the server."""
+    import httpx
+
+    from components import media_route
+
+    monkeypatch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
+    cat = catalog(tmp_path)
+    elsewhere = tmp_path / "server"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # the media lie outside the server's folder
+    video = tmp_path / "cmm" / "reorg_raw_files" / "v0.mp4"
+    video.write_bytes(b"0123456789")
+    demo = app.build_app(cat)
+    _, url, _ = demo.launch(
+        prevent_thread_lock=True,
+        server_name="127.0.0.1",
+        server_port=_free_port(),
+        quiet=True,
+        **app.launch_kwargs(cat),
+    )
+    try:
+        client = __import__("gradio_client").Client(url, verbose=False)
+        filters = ["cmm", [], ALL, ALL, True, False, False, ""]
+        _, media, *_ = client.predict("cmm-0", *filters, api_name="/item")
+        src = media.split('src="')[1].split('"')[0]
+        assert src.startswith("gradio_api/file=hs:media/") and src.endswith("/v0.mp4"), src
+        assert str(tmp_path) not in media and "reorg_raw_files" not in media
+        assert httpx.get(url + src).content == b"0123456789"
+        part = httpx.get(url + src, headers={"Range": "bytes=2-5"})  # a player seeks by range
+        assert part.status_code == 206 and part.content == b"2345"
+        assert httpx.head(url + src).status_code == 200
+        # an unknown token, another file's name under a known token: 404, naming nothing
+        key = src.split("/")[-2]
+        for bad in (f"hs:media/{'0' * len(key)}/v0.mp4", f"hs:media/{key}/v1.mp4", f"hs:media/{key}"):
+            reply = httpx.get(url + "gradio_api/file=" + bad)
+            assert reply.status_code == 404 and str(tmp_path) not in reply.text, (bad, reply.text)
+        # a file Gradio refuses (outside every root), given a token all the same: its 403 repeats
+        # the path, so the answer is the same 404
+        secret = tmp_path / "secret.txt"
+        secret.write_text("no")
+        refused = httpx.get(url + media_route.alias_url(secret))
+        assert refused.status_code == 404 and "secret" not in refused.text and refused.text != "no"
+        video.unlink()  # gone since the page was drawn
+        assert httpx.get(url + src).status_code == 404
+    finally:
+        demo.close()

@@ -6,7 +6,6 @@ import html
 import re
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import gradio as gr
 import pytest
@@ -15,6 +14,7 @@ from app_data import GRADIO_LOOP_WARNINGS, PAYLOAD, catalog, close_gradio_loop
 import app
 from analysis.load.catalog import SAMPLE_MANIFEST, Catalog, load_manifest
 from analysis.query import ALL
+from components import media_route
 from components.browse import charts, navigate, render
 from components.browse import page as browse
 from components.browse.inspector import inspect_row
@@ -139,7 +139,10 @@ def test_media_served_only_when_found_inside_a_root(cat: Catalog) -> None:
     _, media, *_ = inspect_row(cat, _row(cat, "cmm-0"))
     # CMM visual+audio: the silent video and its wav play together (same sync group)
     assert media.count('data-sync="hs-sync-0"') == 2
-    assert "gradio_api/file=" in media and "reorg_raw_files/v0.mp4" in media
+    # (the media lie outside the tests' folder: named by token, which maps back to the file)
+    src = media.split('src="')[1].split('"')[0]
+    assert src.startswith("gradio_api/file=hs:media/") and src.endswith("/v0.mp4")
+    assert str(media_route.aliased(src.split("/")[-2])).endswith("cmm/reorg_raw_files/v0.mp4")
     _, media, *_ = inspect_row(cat, _row(cat, "cmm-2"))
     assert (
         "Not found under the media roots" in media and "gradio_api/file=" not in media.split("hs-missing")[1]
@@ -207,13 +210,17 @@ def test_load_errors_are_shown_escaped(tmp_path: Path) -> None:
 
 
 def test_render_media_url_quotes_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert render.media_url(Path("/m/a b#c.mp4")) == "gradio_api/file=/m/a%20b%23c.mp4"
     monkeypatch.chdir(tmp_path)  # under the server's folder: named relative to it
     assert render.media_url(tmp_path / "v" / "a b.mp4") == "gradio_api/file=v/a%20b.mp4"
-    # a first folder with a colon would read as a URL's scheme (refused by the route): absolute
-    assert render.media_url(tmp_path / "http:x" / "a.mp4") == "gradio_api/file=" + quote(
-        str(tmp_path / "http:x" / "a.mp4"), safe="/"
-    )
+    # outside it: a token and the file's name, never the folder (the route maps the token back)
+    outside = Path("/m/a b#c.mp4")
+    url = render.media_url(outside)
+    assert url == f"gradio_api/file=hs:media/{media_route.token(outside)}/a%20b%23c.mp4"
+    assert media_route.aliased(media_route.token(outside)) == outside
+    # a first folder with a colon would read as a URL's scheme (refused by the route), and as the
+    # alias: a token as well
+    odd = tmp_path / "hs:media" / "a.mp4"
+    assert render.media_url(odd) == f"gradio_api/file=hs:media/{media_route.token(odd)}/a.mp4"
 
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "manifest.json"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import socket
 import sys
 import warnings
@@ -107,11 +108,18 @@ def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]
 
 def _hostile_manifest(folder: Path) -> Path:
     """The samples' manifest with absolute paths, plus a CDH-Bench answer and a DetailVerifyBench
-    caption carrying HTML that would run if it were ever inserted as markup."""
+    caption carrying HTML that would run if it were ever inserted as markup.
+
+    The media are copied outside the server's folder (the tests' working folder), as a media root
+    elsewhere is (``--media-root avhbench=/data/AVHBench``): every player and image of these tests
+    is then served by token (``components/media_route.py``), ranges included."""
     manifest = json.loads(SAMPLES.read_text())
     base = SAMPLES.parent
-    for entry in manifest["benchmarks"].values():
-        entry["media_root"] = str(base / entry["media_root"])
+    assert not folder.resolve().is_relative_to(Path.cwd().resolve()), "media must lie outside"
+    for bench, entry in manifest["benchmarks"].items():
+        media = folder / "media" / bench
+        shutil.copytree(base / entry["media_root"], media)
+        entry["media_root"] = str(media)
         entry["gold"] = [str(base / g) for g in entry["gold"]]
         for pred in entry["predictions"]:
             pred["path"] = str(base / pred["path"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 import time
 
 import pytest
@@ -154,6 +155,11 @@ def test_a_failing_item_of_each_benchmark_shows_its_media(page: Page, app_url: s
         spans = page.locator("#spans .hs-caption :is(.hs-hit, .hs-miss, .hs-fa)")
         expect(spans.first).to_be_visible()
         assert spans.first.get_attribute("title")
+    # the media lie outside the server's folder (conftest): each is named by token, and no folder
+    # of the server's reaches the page
+    sources = media.locator("video, audio, img").evaluate_all("els => els.map(e => e.getAttribute('src'))")
+    assert sources and all(s.startswith("gradio_api/file=hs:media/") for s in sources), sources
+    assert tempfile.gettempdir() not in page.content() and "/media/" not in " ".join(sources)
     page.screenshot(path=str(SHOTS / f"item_{bench}.png"), full_page=True)
 
 
