@@ -2,8 +2,8 @@
 
 Gradio serves a file under ``allowed_paths`` at ``gradio_api/file=<path>``: a path relative to the
 server's working folder, or an absolute one. A media root elsewhere (``--media-root
-avhbench=/data/AVHBench``) could only be named absolutely, so every page showed the server's
-folders. Such a file is now named ``gradio_api/file=hs:media/<token>/<file name>``:
+BENCH=/data/media``) could only be named absolutely, so every page showed the server's folders.
+Such a file is now named ``gradio_api/file=hs:media/<token>/<file name>``:
 
 - :func:`alias_url` gives the token, a hash of the file's path, and remembers which file it names
   (only files the media resolver found inside a root are ever given one);
