@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from app_data import GRADIO_LOOP_WARNINGS, catalog, close_gradio_loop
 
 import app
+from analysis.load.catalog import Catalog
 from analysis.query import ALL
 
 pytestmark = [*GRADIO_LOOP_WARNINGS, pytest.mark.usefixtures("close_gradio_loop")]
@@ -21,11 +24,9 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_endpoints_answer_through_gradio_client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    client_module = pytest.importorskip("gradio_client")
-    monkeypatch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
-    cat = catalog(tmp_path)
-    monkeypatch.chdir(tmp_path)  # the server's folder holds the media, as the app's folder on a Space
+@contextmanager
+def _served(cat: Catalog) -> Iterator[str]:
+    """The app over ``cat`` on a free loopback port, from the current folder; its URL."""
     demo = app.build_app(cat)
     _, url, _ = demo.launch(
         prevent_thread_lock=True,
@@ -35,6 +36,17 @@ def test_endpoints_answer_through_gradio_client(tmp_path: Path, monkeypatch: pyt
         **app.launch_kwargs(cat),
     )
     try:
+        yield url
+    finally:
+        demo.close()
+
+
+def test_endpoints_answer_through_gradio_client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    client_module = pytest.importorskip("gradio_client")
+    monkeypatch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
+    cat = catalog(tmp_path)
+    monkeypatch.chdir(tmp_path)  # the server's folder holds the media, as the app's folder on a Space
+    with _served(cat) as url:
         client = client_module.Client(url, verbose=False)
         filters = ["cmm", [], ALL, ALL, True, False, False, ""]
         view = client.predict(*filters, api_name="/view")
@@ -58,8 +70,6 @@ def test_endpoints_answer_through_gradio_client(tmp_path: Path, monkeypatch: pyt
         outside = tmp_path / "secret.txt"
         outside.write_text("no")
         assert httpx.get(url + f"gradio_api/file={outside}").status_code == 403
-    finally:
-        demo.close()
 
 
 def test_media_outside_the_servers_folder_are_served_by_token_never_by_path(
@@ -77,15 +87,7 @@ def test_media_outside_the_servers_folder_are_served_by_token_never_by_path(
     monkeypatch.chdir(elsewhere)  # the media lie outside the server's folder
     video = tmp_path / "cmm" / "reorg_raw_files" / "v0.mp4"
     video.write_bytes(b"0123456789")
-    demo = app.build_app(cat)
-    _, url, _ = demo.launch(
-        prevent_thread_lock=True,
-        server_name="127.0.0.1",
-        server_port=_free_port(),
-        quiet=True,
-        **app.launch_kwargs(cat),
-    )
-    try:
+    with _served(cat) as url:
         client = __import__("gradio_client").Client(url, verbose=False)
         filters = ["cmm", [], ALL, ALL, True, False, False, ""]
         _, media, *_ = client.predict("cmm-0", *filters, api_name="/item")
@@ -109,5 +111,3 @@ def test_media_outside_the_servers_folder_are_served_by_token_never_by_path(
         assert refused.status_code == 404 and "secret" not in refused.text and refused.text != "no"
         video.unlink()  # gone since the page was drawn
         assert httpx.get(url + src).status_code == 404
-    finally:
-        demo.close()
