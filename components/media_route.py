@@ -13,8 +13,9 @@ Such a file is now named ``gradio_api/file=hs:media/<token>/<file name>``:
   a file gone since, or any refusal of Gradio's is answered 404 with a message that names no path
   (Gradio's own 403 repeats the path it refused).
 
-No relative name can start like the alias: its first folder has a colon, and a path whose first
-folder has one is named absolutely (:func:`components.browse.render.media_url`).
+No relative name can start like the alias: the alias's first folder has a colon, and a file whose
+relative path would start with such a folder is named by token as well
+(:func:`components.browse.render.media_url`).
 """
 
 from __future__ import annotations
