@@ -2,43 +2,17 @@
 
 from __future__ import annotations
 
-import socket
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from app_data import GRADIO_LOOP_WARNINGS, catalog, close_gradio_loop
+from http_app import launched
 
 import app
-from analysis.load.catalog import Catalog
 from analysis.query import ALL
 
 pytestmark = [*GRADIO_LOOP_WARNINGS, pytest.mark.usefixtures("close_gradio_loop")]
 __all__ = ["close_gradio_loop"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextmanager
-def _served(cat: Catalog) -> Iterator[str]:
-    """The app over ``cat`` on a free loopback port, from the current folder; its URL."""
-    demo = app.build_app(cat)
-    _, url, _ = demo.launch(
-        prevent_thread_lock=True,
-        server_name="127.0.0.1",
-        server_port=_free_port(),
-        quiet=True,
-        **app.launch_kwargs(cat),
-    )
-    try:
-        yield url
-    finally:
-        demo.close()
 
 
 def test_endpoints_answer_through_gradio_client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -46,7 +20,8 @@ def test_endpoints_answer_through_gradio_client(tmp_path: Path, monkeypatch: pyt
     monkeypatch.setenv("GRADIO_ANALYTICS_ENABLED", "False")
     cat = catalog(tmp_path)
     monkeypatch.chdir(tmp_path)  # the server's folder holds the media, as the app's folder on a Space
-    with _served(cat) as url:
+    with launched(app.build_app(cat), **app.launch_kwargs(cat)) as base:
+        url = base + "/"  # the page's media URLs are relative to it
         client = client_module.Client(url, verbose=False)
         filters = ["cmm", [], ALL, ALL, True, False, False, ""]
         view = client.predict(*filters, api_name="/view")
@@ -87,7 +62,8 @@ def test_media_outside_the_servers_folder_are_served_by_token_never_by_path(
     monkeypatch.chdir(elsewhere)  # the media lie outside the server's folder
     video = tmp_path / "cmm" / "reorg_raw_files" / "v0.mp4"
     video.write_bytes(b"0123456789")
-    with _served(cat) as url:
+    with launched(app.build_app(cat), **app.launch_kwargs(cat)) as base:
+        url = base + "/"  # the page's media URLs are relative to it
         client = __import__("gradio_client").Client(url, verbose=False)
         filters = ["cmm", [], ALL, ALL, True, False, False, ""]
         _, media, *_ = client.predict("cmm-0", *filters, api_name="/item")
@@ -109,5 +85,9 @@ def test_media_outside_the_servers_folder_are_served_by_token_never_by_path(
         secret.write_text("no")
         refused = httpx.get(url + media_route.alias_url(secret))
         assert refused.status_code == 404 and "secret" not in refused.text and refused.text != "no"
+        # a name that needs escaping (space, "#", "%", a non-ASCII letter) reaches the same file
+        odd = tmp_path / "cmm" / "ça va #1 %20.mp4"
+        odd.write_bytes(b"odd")
+        assert httpx.get(url + media_route.alias_url(odd)).content == b"odd"
         video.unlink()  # gone since the page was drawn
         assert httpx.get(url + src).status_code == 404
