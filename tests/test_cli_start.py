@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -78,3 +79,35 @@ def test_a_command_that_needs_pandas_still_gets_it() -> None:
         check=False,
     )
     assert done.returncode == 0 and "Benchmark" in done.stdout, done.stderr
+
+
+def test_the_app_is_built_without_scipy_which_the_first_statistic_imports() -> None:
+    # scipy.stats was a second of the served app's import (issue 24's first page): the app is
+    # built without it, and the first paired test, slice test or rank correlation imports it
+    probe = """
+import sys
+import app
+from analysis.load.catalog import load_paths
+from pathlib import Path
+import json
+manifest = json.loads(Path("samples/manifest.json").read_text())
+first = next(iter(manifest["benchmarks"].values()))["predictions"][0]["path"]
+catalog = load_paths([Path("samples") / first])
+app.build_app(catalog, app.open_review(catalog))
+before = "scipy.stats" in sys.modules
+import pandas as pd
+from analysis.stats.paired import mcnemar
+p, counts = mcnemar(pd.Series([True, True, False]), pd.Series([False, False, False]))
+print(before, "scipy.stats" in sys.modules, round(p, 4), counts)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert done.returncode == 0, done.stderr
+    # exact McNemar: 2 discordant pairs, both one way: two-sided p = 2 * 0.5**2
+    assert done.stdout.split() == ["False", "True", "0.5", "(2,", "0)"]

@@ -18,7 +18,6 @@ from html import escape
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from scipy.stats import kendalltau
 
 from analysis import benchmarks
 from analysis.benchmarks.base import Board
@@ -159,6 +158,8 @@ def _tau(a: dict[str, float | None], b: dict[str, float | None]) -> float | None
     both = [m for m in a if a[m] is not None and b.get(m) is not None]
     if len(both) < 2:
         return None
+    from scipy.stats import kendalltau  # here, not at the top: scipy.stats is a second of the app's start
+
     tau = kendalltau([a[m] for m in both], [b[m] for m in both]).statistic
     return None if tau != tau else float(tau)  # NaN: one side is constant
 

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binomtest
 
 from analysis.stats.clusters import ClusterStats, FloatArray, Scope, point
 from analysis.stats.intervals import LEVEL, N_BOOT, SEED, Interval, percentile, replicate_totals
@@ -65,7 +64,11 @@ def mcnemar(a: pd.Series, b: pd.Series) -> tuple[float, tuple[int, int]]:
     right_wrong = int(np.count_nonzero(va & ~vb))
     wrong_right = int(np.count_nonzero(~va & vb))
     n = right_wrong + wrong_right
-    p = 1.0 if n == 0 else float(binomtest(right_wrong, n, 0.5).pvalue)
+    if n == 0:
+        return 1.0, (right_wrong, wrong_right)
+    from scipy.stats import binomtest  # here, not at the top: scipy.stats is a second of the app's start
+
+    p = float(binomtest(right_wrong, n, 0.5).pvalue)
     return p, (right_wrong, wrong_right)
 
 

@@ -23,7 +23,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy.stats import hypergeom
 
 Floats = npt.NDArray[Any]
 """Float arrays (NumPy's stubs type some float results as integer arrays, hence Any)."""
@@ -104,6 +103,8 @@ def lower_tail_log_p(n_a: Floats, y_a: Floats, n_b: Floats, y_b: Floats) -> Floa
 
     Logarithms keep the order of very small p values, which underflow as floats.
     """
+    from scipy.stats import hypergeom  # here, not at the top: scipy.stats is a second of the app's start
+
     total = n_a + n_b
     right = y_a + y_b
     with np.errstate(divide="ignore", invalid="ignore"):
