@@ -16,6 +16,8 @@ Each cold load is printed beside three baselines run in the same process tree on
 the per-record script (json.loads of every record, no item table: what a plain script costs just
 to read the files), DuckDB's bare parse of every file (the floor: each record found, none read
 into fields) and DuckDB reading every record into Arrow columns (what the least loader would do).
+The cold start to the first served page is printed with the moments the server said it reached
+each step (its ``halluscope:`` messages), so a slower start shows which step took the time.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from collections.abc import Callable
@@ -286,7 +289,10 @@ def cold_start(files: list[Path]) -> None:
     }
     start = time.perf_counter()
     cmd = [sys.executable, "-m", "analysis.cli", "serve", *map(str, files), "--port", str(port)]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace"
+    )
+    seen = _milestones(proc, start)
     url = f"http://127.0.0.1:{port}/"
     try:
         while True:
@@ -304,12 +310,40 @@ def cold_start(files: list[Path]) -> None:
 
         Client(url, verbose=False).predict(*filters("avhbench"), api_name="/view")
         first_view = time.perf_counter() - start
+        for label, at in seen.items():  # what the server said, when: where the start went
+            print(f"  {label:56} {at * 1000:10.0f}")
         print(f"{'cold start to the first served page':58} {page * 1000:10.0f}")
         print(f"{'cold start to the first page of items and charts':58} {first_view * 1000:10.0f}")
     finally:
         proc.terminate()
         proc.wait(timeout=20)
         shutil.rmtree(cache, ignore_errors=True)
+
+
+_MILESTONES = (
+    ("loading ", "files told apart, the workers asked to read them"),
+    ("indexing...", "every file read; stacking and indexing"),
+    (" rows from ", "table indexed; then the catalog, the app, its launch"),
+)
+"""(start of the ``halluscope:`` line the server prints, what it marks) of a cold start."""
+
+
+def _milestones(proc: subprocess.Popen[str], start: float) -> dict[str, float]:
+    """Seconds from ``start`` at which the server printed each milestone, filled in as it prints.
+
+    A thread reads the server's messages to the end (a full pipe would stop the server).
+    """
+    seen: dict[str, float] = {}
+
+    def read() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            for marker, label in _MILESTONES:
+                if label not in seen and line.startswith("halluscope:") and marker in line:
+                    seen[label] = time.perf_counter() - start
+
+    threading.Thread(target=read, daemon=True).start()
+    return seen
 
 
 def main() -> None:
