@@ -1,6 +1,7 @@
 """The JSON readers: bad input names the file, the record and the field."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -198,6 +199,40 @@ def test_the_key_count_matches_the_key_ends_of_plain_json() -> None:
     value = {"a": [{"b": 1, "c": {"d": None}}, 3], "e": "text: with colon"}
     assert keys_in(value) == key_ends(json.dumps(value).encode()) == 5
     assert keys_in([[[[[{"deep": 1}]]]]]) == 1
+
+
+def _key_ends_by_search(data: bytes) -> int:
+    """The definition, searched for: each ``":``, plus each quote, white space and colon."""
+    return data.count(b'":') + len(re.findall(rb'"[ \t\r\n]+:', data))
+
+
+@settings(max_examples=400)
+@given(
+    st.binary(max_size=40) | st.text(alphabet='":a {}\t\r\n\x00\x1f', max_size=40).map(str.encode), st.data()
+)
+def test_key_ends_counted_as_numbers_equal_the_search_at_every_chunk_size(
+    data: bytes, draw: st.DataObject
+) -> None:
+    # chunks as small as one byte: a quote at a chunk's end and its colon or space at the next
+    # chunk's start must count as in one pass
+    chunk = draw.draw(st.integers(1, 8))
+    assert key_ends(data, chunk=chunk) == key_ends(data) == _key_ends_by_search(data)
+
+
+@pytest.mark.parametrize(
+    ("data", "ends"),
+    [
+        (b"", 0),
+        (b'"', 0),
+        (b'":', 1),
+        (b'{"a":1,"b" :2}', 2),  # white space before a colon: found by the exact search
+        (b'{"a"\t\r\n:1}', 1),
+        (b'["x" , "y"]', 0),  # a quote then white space, no colon: nothing added
+        (b'{"a":":"}', 2),  # the string ":" looks like a key end: an upper bound may be above
+    ],
+)
+def test_key_ends_of_small_texts(data: bytes, ends: int) -> None:
+    assert key_ends(data) == key_ends(data, chunk=1) == ends
 
 
 def test_loads_run_with_the_collector_paused_and_its_state_comes_back() -> None:
