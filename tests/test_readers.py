@@ -4,6 +4,7 @@ import json
 import re
 from pathlib import Path
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -277,6 +278,24 @@ def test_the_fast_key_count_is_never_more_than_the_keys(value: object) -> None:
     # lower than the truth (the exact check then runs), never higher (a repeat would slip through).
     fast = keys_at_most(value)
     assert fast is not None and fast <= keys_in(value)
+
+
+def _keys_at_most_by_position(value: object) -> int:
+    """The definition, one byte at a time: each ``":`` of the compact text not first in it and not
+    after one of ``\\{[,:``."""
+    text = orjson.dumps(value)
+    return sum(
+        1
+        for i in range(1, len(text) - 1)
+        if text[i : i + 2] == b'":' and text[i - 1 : i] not in (b"\\", b"{", b"[", b",", b":")
+    )
+
+
+@settings(max_examples=300)
+@given(_JSON, st.integers(1, 8))
+def test_the_fast_key_count_is_the_same_at_every_chunk_size(value: object, chunk: int) -> None:
+    # chunks as small as one byte: a quote and its colon (or the byte before it) in two chunks
+    assert keys_at_most(value, chunk=chunk) == keys_at_most(value) == _keys_at_most_by_position(value)
 
 
 @pytest.mark.parametrize(
