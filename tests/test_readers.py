@@ -14,6 +14,8 @@ from analysis.files.readers import (
     MAX_LINE_BYTES,
     WALK_BYTES_PER_KEY,
     key_ends,
+    key_ends_as_numbers,
+    key_ends_searched,
     keys_at_most,
     keys_in,
     read_json,
@@ -217,7 +219,9 @@ def test_key_ends_counted_as_numbers_equal_the_search_at_every_chunk_size(
     # chunks as small as one byte: a quote at a chunk's end and its colon or space at the next
     # chunk's start must count as in one pass
     chunk = draw.draw(st.integers(1, 8))
-    assert key_ends(data, chunk=chunk) == key_ends(data) == _key_ends_by_search(data)
+    expected = _key_ends_by_search(data)
+    assert key_ends_as_numbers(data, chunk=chunk) == key_ends_as_numbers(data) == expected
+    assert key_ends_searched(data) == key_ends(data) == expected
 
 
 @pytest.mark.parametrize(
@@ -233,7 +237,15 @@ def test_key_ends_counted_as_numbers_equal_the_search_at_every_chunk_size(
     ],
 )
 def test_key_ends_of_small_texts(data: bytes, ends: int) -> None:
-    assert key_ends(data) == key_ends(data, chunk=1) == ends
+    assert key_ends(data) == key_ends_searched(data) == key_ends_as_numbers(data, chunk=1) == ends
+
+
+def test_a_whole_file_is_counted_as_numbers_and_gives_the_searched_count() -> None:
+    # above the size a line of JSON Lines has: the numbers' path, with a spaced key end in it
+    text = b"[" + b",".join([b'{"a":1,"b" :"x\\":"}'] * 8000) + b"]"
+    assert len(text) >= 1 << 16
+    per_record = 3  # "a":, "b" : and, in the string, an escaped quote before a colon
+    assert key_ends(text) == key_ends_searched(text) == _key_ends_by_search(text) == per_record * 8000
 
 
 def test_loads_run_with_the_collector_paused_and_its_state_comes_back() -> None:
