@@ -240,12 +240,14 @@ def test_key_ends_of_small_texts(data: bytes, ends: int) -> None:
     assert key_ends(data) == key_ends_searched(data) == key_ends_as_numbers(data, chunk=1) == ends
 
 
-def test_a_whole_file_is_counted_as_numbers_and_gives_the_searched_count() -> None:
-    # above the size a line of JSON Lines has: the numbers' path, with a spaced key end in it
+def test_a_whole_file_gives_the_searched_count_at_the_default_chunk_size() -> None:
+    # above the size a line of JSON Lines has, so key_ends takes the numbers' path, here at its
+    # own chunk size (the property test above uses chunks of 1-8 bytes), with a spaced key end
     text = b"[" + b",".join([b'{"a":1,"b" :"x\\":"}'] * 8000) + b"]"
     assert len(text) >= 1 << 16
     per_record = 3  # "a":, "b" : and, in the string, an escaped quote before a colon
     assert key_ends(text) == key_ends_searched(text) == _key_ends_by_search(text) == per_record * 8000
+    assert key_ends_as_numbers(text) == per_record * 8000
 
 
 def test_loads_run_with_the_collector_paused_and_its_state_comes_back() -> None:
