@@ -373,7 +373,7 @@ def _labels_from_extra(
     extra: pd.Series, rows: np.ndarray[Any, Any]
 ) -> list[list[dict[str, Any]] | None] | None:
     """Gold label entries kept in ``extra`` by ``load(gold=...)`` (rows ``rows``); None when none has them."""
-    if not may_hold_labels(extra):
+    if not may_hold_labels(extra, rows):
         return None
     texts = extra.iloc[rows].fillna("").astype(str)
     if not texts.str.contains('"hallucination_labels"', regex=False).any():

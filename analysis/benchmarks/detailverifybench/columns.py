@@ -122,16 +122,33 @@ def _text(value: Any) -> str:
     return "" if value is None or value is pd.NA or value != value else str(value)
 
 
-def may_hold_labels(extra: pd.Series) -> bool:
-    """False when no row of ``extra`` can contain a ``"hallucination_labels"`` key.
+def may_hold_labels(extra: pd.Series, rows: npt.NDArray[np.intp] | None = None) -> bool:
+    """False when no row of ``extra`` (of ``rows``, when given) can contain a ``"hallucination_labels"`` key.
 
-    Arrow-backed columns are searched in their raw buffers (a fast byte search that may see
-    bytes of rows outside a sliced array, so True only means "look row by row"); other columns
-    fall back to the string accessor.
+    Arrow-backed columns are searched in their raw bytes: those of the rows from the first of
+    ``rows`` to the last (every row without ``rows``), never the bytes of other rows in the same
+    buffer. A benchmark's rows are a few spans of a table holding all five, so a search of the
+    whole table's ``extra`` would read every other benchmark's text as well. True only means
+    "look row by row": the span may hold rows not in ``rows``, and a match may straddle two rows.
+    Other columns fall back to the string accessor.
     """
+    if rows is not None:
+        if not len(rows):
+            return False
+        extra = extra.iloc[int(rows.min()) : int(rows.max()) + 1]
     values = extra.array
     if isinstance(values, pd.arrays.ArrowStringArray):
-        needle = re.compile(re.escape(_LABELS_KEY.encode("utf-8")))
         chunks = pa.chunked_array(values.__arrow_array__()).chunks
-        return any(needle.search(memoryview(c.buffers()[2])) for c in chunks if c.buffers()[2] is not None)
+        return any(_LABELS_BYTES.search(_text_bytes(c)) for c in chunks if c.buffers()[2] is not None)
     return bool(extra.fillna("").astype(str).str.contains(_LABELS_KEY, regex=False).any())
+
+
+_LABELS_BYTES = re.compile(re.escape(_LABELS_KEY.encode("utf-8")))
+
+
+def _text_bytes(chunk: pa.Array) -> memoryview:
+    """The bytes of ``chunk``'s own strings (a slice's, not its whole buffer's), without a copy."""
+    width = np.int64 if chunk.type == pa.large_string() else np.int32
+    offsets = np.frombuffer(chunk.buffers()[1], dtype=width)
+    first, last = int(offsets[chunk.offset]), int(offsets[chunk.offset + len(chunk)])
+    return memoryview(chunk.buffers()[2])[first:last]

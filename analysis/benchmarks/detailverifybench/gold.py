@@ -56,7 +56,7 @@ def _official_tags(out: pd.DataFrame, rows: Bools) -> None:
     if not at.size:
         return
     values = out["gold"].iloc[at].tolist()
-    holds = may_hold_labels(out["extra"])
+    holds = may_hold_labels(out["extra"], at)
     gold = out["gold"].array.copy()
     extra = out["extra"].astype("string").array.copy() if holds else None
     for k, value in zip(at.tolist(), values, strict=True):
@@ -84,7 +84,7 @@ def chart_columns(table: pd.DataFrame, rows: npt.NDArray[np.intp]) -> dict[str, 
     if scored.size:
         at = rows[scored]
         token_f1[scored] = _token_f1(table, at)
-        if may_hold_labels(table["extra"]):
+        if may_hold_labels(table["extra"], at):
             for k, found in _labels(table["extra"].iloc[at]):
                 labels[int(scored[k])] = found
     return {"_token_f1": token_f1, "_labels": labels}

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import orjson
 import pandas as pd
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -200,10 +201,32 @@ def test_labels_are_looked_for_row_by_row_only_when_some_may_hold_them() -> None
     with_labels = pd.Series(['{"a":1}', '{"hallucination_labels":[]}'], dtype="string")
     assert may_hold_labels(with_labels)
     assert may_hold_labels(with_labels.astype(object))
-    # a slice may see bytes of rows outside it: True then only means "look row by row"
-    assert may_hold_labels(with_labels.iloc[:1]) in (True, False)
+    # a slice is searched in its own rows' bytes only, not in the buffer it shares with the rest
+    assert not may_hold_labels(with_labels.iloc[:1])
+    assert may_hold_labels(with_labels.iloc[1:])
+    assert not may_hold_labels(with_labels, np.array([0]))
+    assert may_hold_labels(with_labels, np.array([1]))
+    assert not may_hold_labels(with_labels, np.array([], dtype=np.intp))
     assert dvb._labels_from_extra(with_labels, np.array([0])) is None
     assert dvb._labels_from_extra(with_labels, np.array([1, 0])) == [[], None]
+
+
+@pytest.mark.parametrize("text_type", [pa.string(), pa.large_string()])
+def test_labels_are_looked_for_in_the_span_of_the_rows_asked(text_type: pa.DataType) -> None:
+    # the rows of other benchmarks around a benchmark's rows: their bytes are not searched
+    texts = ['{"a":1}', '{"hallucination_labels":[]}', None, '{"b":2}', "", '{"c":3}']
+    extra = pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([pa.array(texts, text_type)])))
+    assert may_hold_labels(extra)
+    assert not may_hold_labels(extra, np.array([3, 5, 4]))
+    assert not may_hold_labels(extra, np.array([0]))
+    assert may_hold_labels(extra, np.array([0, 3]))  # the span from 0 to 3 holds row 1: look row by row
+    assert may_hold_labels(extra, np.array([1]))
+    assert dvb._labels_from_extra(extra, np.array([3, 5])) is None
+    assert dvb._labels_from_extra(extra, np.array([0, 3])) is None  # looked at row by row: neither holds them
+    assert dvb._labels_from_extra(extra, np.array([1, 4])) == [[], None]
+    sliced = extra.iloc[2:]  # a slice of the Arrow array: its offset is not 0
+    assert not may_hold_labels(sliced)
+    assert may_hold_labels(extra.iloc[1:2])
 
 
 def test_column_texts_read_slices_and_nulls() -> None:
