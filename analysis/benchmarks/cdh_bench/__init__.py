@@ -82,6 +82,7 @@ import orjson
 import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import pyarrow.compute as pc  # type: ignore[import-untyped, unused-ignore]
+import pyarrow.json as pa_json  # type: ignore[import-untyped, unused-ignore]
 
 from analysis.benchmarks.base import (
     Board,
@@ -272,16 +273,50 @@ def _scopes(
 def _stored_commonsense_error(extra: pd.Series) -> BoolArray:
     """Per row, whether the record's ``commonsense_error`` is ``true`` (kept in ``extra``).
 
-    Only texts where ``"commonsense_error"`` is followed by ``true`` can hold it, so only those
-    are parsed (the others, most rows, are False without parsing a JSON object each).
+    Arrow's JSON reader reads that one top-level field of every text at once
+    (:func:`_commonsense_error_by_arrow`); when it cannot (a value that is not a boolean, a text
+    that is not one JSON object, or a very long one), each text that may hold ``true`` is parsed on its
+    own: only texts where ``"commonsense_error"`` is followed by ``true`` can hold it.
     """
     text = pa.array(extra.astype("string"))
+    read = _commonsense_error_by_arrow(text)
+    if read is not None:
+        return read
     maybe = pc.match_substring_regex(text, r'"commonsense_error"\s*:\s*true').fill_null(False)
     out = np.zeros(len(text), dtype=bool)
     candidates = np.flatnonzero(maybe.to_numpy(zero_copy_only=False))
     texts = text.take(candidates).to_pylist()
     out[candidates] = [orjson.loads(t).get("commonsense_error") is True for t in texts]
     return out
+
+
+def _commonsense_error_by_arrow(text: pa.Array) -> BoolArray | None:
+    """Each text's top-level ``commonsense_error`` is ``true``, read by Arrow; None when it cannot say.
+
+    The texts are joined one per line ("" and null as ``{}``) and read with a schema of that one
+    boolean field, the others skipped: 0.18-0.25 s for 148,000 texts against 0.39 s parsing each
+    candidate (``docs/development.md``). A field nested in another object is not top-level and
+    is not read. Arrow refuses a value of another type (a text ``"true"``, a 1) and a text
+    longer than the block it reads at once; a text holding two objects would give more rows
+    than texts. Either way the caller parses the texts itself.
+    """
+    if not len(text):
+        return np.zeros(0, dtype=bool)
+    big = pa.large_string()
+    whole = pc.if_else(pc.equal(pc.fill_null(text.cast(big), ""), ""), pa.scalar("{}", big), text.cast(big))
+    lines = pc.binary_join_element_wise(whole, pa.scalar("", big), pa.scalar("\n", big))
+    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64)
+    data = memoryview(lines.buffers()[2])[offsets[lines.offset] : offsets[lines.offset + len(lines)]]
+    schema = pa.schema([("commonsense_error", pa.bool_())])
+    options = pa_json.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore")
+    try:
+        read = pa_json.read_json(pa.BufferReader(pa.py_buffer(data)), parse_options=options)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        return None
+    if read.num_rows != len(text):
+        return None
+    flags: BoolArray = read.column(0).fill_null(False).to_numpy(zero_copy_only=False).astype(bool)
+    return flags
 
 
 def verdicts(rows: pd.DataFrame, parser: str) -> tuple[BoolArray, BoolArray]:

@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pandas as pd
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import pytest
 from cdh_bench_synth import TaskCounts, record, task_records, write_jsonl
 
@@ -307,3 +309,56 @@ def test_model_name_fallback_and_override(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "my-run.jsonl", [record(0, "qa", "commonsense", "yes", model_name=None)])
     assert cdh_bench.load(path)["model"].tolist() == ["my-run"]
     assert cdh_bench.load(path, model="M")["model"].tolist() == ["M"]
+
+
+# (extra text, why) for the stored commonsense error: each must read as orjson.loads(t).get(...) is True
+_STORED_ERRORS = [
+    ('{"commonsense_error": true}', "the field itself"),
+    ('{"commonsense_error": false}', "false"),
+    ('{"commonsense_error": null}', "a stored null counts as False, as the official `is True`"),
+    ("", "no other field: an empty extra"),
+    ("{}", "no field at all"),
+    ('{"raw": {"commonsense_error": true}}', "nested in another field: not the record's own"),
+    ('{"raw": "\\"commonsense_error\\": true"}', "inside a string: not a field"),
+    ('{"a": 18446744073709551616, "commonsense_error": true}', "an integer beyond 64 bits beside it"),
+    ('{"a": [1, {"b": [true, null]}], "commonsense_error": true, "c": "é\\n"}', "lists, escapes, non-ASCII"),
+    ('{"commonsense_error":true}', "compact JSON"),
+    ('{"commonsense_error": true,\n "raw": 1}', "a line break between fields: Arrow reads whole objects"),
+]
+"""Texts Arrow's reader takes; below, those it refuses (the caller then parses each candidate)."""
+_REFUSED = [
+    ('{"commonsense_error": "true"}', False, "a text, not a boolean"),
+    ('{"commonsense_error": 1}', False, "a number, not a boolean"),
+    (
+        '{"commonsense_error": true, "raw": "' + "x" * (2 << 20) + '"}',
+        True,
+        "longer than one block Arrow reads",
+    ),
+    ('{"x": {}} {"y": 1}', False, "two objects in one text: more rows read than texts, none misplaced"),
+]
+
+
+@pytest.mark.parametrize("shuffle", [0, 1, 2])
+def test_the_stored_commonsense_error_is_the_records_own_true(shuffle: int) -> None:
+    texts = [t for t, _ in _STORED_ERRORS] * 3
+    texts = texts[shuffle:] + texts[:shuffle]
+    extra = pd.Series(texts, dtype="string")
+    want = [bool(t) and orjson.loads(t).get("commonsense_error") is True for t in texts]
+    assert cdh_bench._commonsense_error_by_arrow(pa.array(extra)) is not None  # the fast path ran
+    assert cdh_bench._stored_commonsense_error(extra).tolist() == want
+    with_null = pd.Series([*texts, None], dtype="string")
+    assert cdh_bench._stored_commonsense_error(with_null).tolist() == [*want, False]
+
+
+@pytest.mark.parametrize(("refused", "holds", "why"), _REFUSED)
+def test_a_stored_commonsense_error_arrow_refuses_is_parsed_text_by_text(
+    refused: str, holds: bool, why: str
+) -> None:
+    texts = ['{"commonsense_error": true}', refused, '{"commonsense_error": false}']
+    extra = pd.Series(texts, dtype="string")
+    assert cdh_bench._commonsense_error_by_arrow(pa.array(extra)) is None, why
+    assert cdh_bench._stored_commonsense_error(extra).tolist() == [True, holds, False]
+
+
+def test_no_stored_commonsense_error_in_no_rows() -> None:
+    assert cdh_bench._stored_commonsense_error(pd.Series([], dtype="string")).tolist() == []
