@@ -345,6 +345,9 @@ def test_the_stored_commonsense_error_is_the_records_own_true(shuffle: int) -> N
     extra = pd.Series(texts, dtype="string")
     want = [bool(t) and orjson.loads(t).get("commonsense_error") is True for t in texts]
     assert cdh_bench._commonsense_error_by_arrow(pa.array(extra)) is not None  # the fast path ran
+    for kind in (pa.string(), pa.large_string()):  # a stacked table's text may have either offsets
+        read = cdh_bench._commonsense_error_by_arrow(pa.array(texts, kind).slice(1))
+        assert read is not None and read.tolist() == want[1:]
     assert cdh_bench._stored_commonsense_error(extra).tolist() == want
     with_null = pd.Series([*texts, None], dtype="string")
     assert cdh_bench._stored_commonsense_error(with_null).tolist() == [*want, False]
