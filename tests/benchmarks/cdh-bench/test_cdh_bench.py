@@ -363,5 +363,22 @@ def test_a_stored_commonsense_error_arrow_refuses_is_parsed_text_by_text(
     assert cdh_bench._stored_commonsense_error(extra).tolist() == [True, holds, False]
 
 
+def test_the_stored_commonsense_error_is_read_a_slice_of_texts_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(cdh_bench, "_ARROW_ROWS", 4)
+    texts = [t for t, _ in _STORED_ERRORS] * 2  # 22 texts: five full slices and one of two
+    want = [bool(t) and orjson.loads(t).get("commonsense_error") is True for t in texts]
+    read = cdh_bench._commonsense_error_by_arrow(pa.array(texts, pa.large_string()))
+    assert read is not None and read.tolist() == want
+    refused = [*texts[:13], '{"commonsense_error": 1}', *texts[13:]]  # in the fourth slice only
+    assert cdh_bench._commonsense_error_by_arrow(pa.array(refused, pa.large_string())) is None
+    assert cdh_bench._stored_commonsense_error(pd.Series(refused, dtype="string")).tolist() == [
+        *want[:13],
+        False,
+        *want[13:],
+    ]
+
+
 def test_no_stored_commonsense_error_in_no_rows() -> None:
     assert cdh_bench._stored_commonsense_error(pd.Series([], dtype="string")).tolist() == []
