@@ -3,6 +3,7 @@
 import json
 
 import pandas as pd
+import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -16,6 +17,7 @@ from analysis.table.columns import (
     json_list,
     make_table,
     media_json,
+    text_bytes,
 )
 
 
@@ -100,3 +102,14 @@ def test_media_json_is_exactly_json_dumps(refs: list[tuple[str, str, str]]) -> N
 @given(st.lists(_REF_TEXT, max_size=4))
 def test_json_list_is_exactly_json_dumps(texts: list[str]) -> None:
     assert json_list(texts) == json.dumps(texts, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("kind", [pa.string(), pa.large_string()])
+def test_text_bytes_are_a_slices_own_strings(kind: pa.DataType) -> None:
+    text = pa.array(["ab", None, "", "cdé", "f"], kind)
+    assert bytes(text_bytes(text)) == "abcdéf".encode()
+    assert bytes(text_bytes(text.slice(1, 3))) == "cdé".encode()  # not its neighbours' "ab" and "f"
+    assert bytes(text_bytes(text.slice(4))) == b"f"
+    assert bytes(text_bytes(text.slice(1, 2))) == b""  # a null and an empty string
+    assert bytes(text_bytes(pa.array([], kind))) == b""
+    assert bytes(text_bytes(pa.array([None, None], kind))) == b""

@@ -219,6 +219,20 @@ def arrow_text_column(text: pa.Array) -> pd.arrays.ArrowStringArray:
     return pd.arrays.ArrowStringArray(pa.chunked_array([text], ARROW_TEXT))
 
 
+def text_bytes(text: pa.Array) -> memoryview:
+    """The bytes of ``text``'s own strings, one after another, without a copy.
+
+    A slice of an Arrow string array shares its whole buffer: its own strings are the bytes
+    between its first and last offsets (either offset width), never its neighbours' bytes.
+    """
+    if text.buffers()[2] is None:  # no string holds a byte
+        return memoryview(b"")
+    width = np.int64 if text.type == pa.large_string() else np.int32
+    offsets = np.frombuffer(text.buffers()[1], dtype=width)
+    first, last = int(offsets[text.offset]), int(offsets[text.offset + len(text)])
+    return memoryview(text.buffers()[2])[first:last]
+
+
 def same_text_column(value: str, n: int) -> pd.arrays.ArrowStringArray:
     """A string column holding ``value`` in every row (what the table makes of a scalar, made at once)."""
     return arrow_text_column(pa.repeat(pa.scalar(value, ARROW_TEXT), n))

@@ -122,7 +122,7 @@ from analysis.errors import InputError
 from analysis.files.readers import without_gc_pauses
 from analysis.stats.clusters import ClusterStats, scope_verdicts, tally
 from analysis.stats.metrics import MetricDict
-from analysis.table.columns import concat_tables, make_table
+from analysis.table.columns import concat_tables, make_table, text_bytes
 
 TITLE = "CDH-Bench"
 """Display name."""
@@ -294,8 +294,8 @@ def _commonsense_error_by_arrow(text: pa.Array) -> BoolArray | None:
     """Each text's top-level ``commonsense_error`` is ``true``, read by Arrow; None when it cannot say.
 
     The texts are joined one per line ("" and null as ``{}``), :data:`_ARROW_ROWS` at a time, and
-    read with a schema of that one boolean field, the others skipped: 0.13-0.22 s for 148,000
-    texts against 0.39 s parsing each candidate (``docs/development.md``). A field nested in
+    read with a schema of that one boolean field, the others skipped: 0.15-0.27 s for 148,000
+    texts against 0.38-0.39 s parsing each candidate (``docs/development.md``). A field nested in
     another object is not top-level and is not read. Arrow refuses a value of another type (a
     text ``"true"``, a 1) and a text longer than the block it reads at once; a text holding two
     objects would give more rows than texts. Either way the caller parses the texts itself.
@@ -321,8 +321,7 @@ def _commonsense_error_lines(text: pa.Array) -> BoolArray | None:
     if pc.any(empty).as_py():  # an empty line would be no row: an object with no field instead
         text = pc.if_else(empty, pa.scalar("{}", kind), text)
     lines = pc.binary_join_element_wise(text, pa.scalar("", kind), pa.scalar("\n", kind))
-    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64 if kind == pa.large_string() else np.int32)
-    data = memoryview(lines.buffers()[2])[offsets[lines.offset] : offsets[lines.offset + len(lines)]]
+    data = text_bytes(lines)
     schema = pa.schema([("commonsense_error", pa.bool_())])
     options = pa_json.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore")
     try:

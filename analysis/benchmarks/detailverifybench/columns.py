@@ -20,7 +20,7 @@ import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
 from analysis.files.readers import Records, record_name
-from analysis.table.columns import extra_json, json_string, media_json
+from analysis.table.columns import extra_json, json_string, media_json, text_bytes
 
 ROWS_PER_SLICE = 8192
 """Records encoded (or rows read) per step."""
@@ -139,16 +139,8 @@ def may_hold_labels(extra: pd.Series, rows: npt.NDArray[np.intp] | None = None) 
     values = extra.array
     if isinstance(values, pd.arrays.ArrowStringArray):
         chunks = pa.chunked_array(values.__arrow_array__()).chunks
-        return any(_LABELS_BYTES.search(_text_bytes(c)) for c in chunks if c.buffers()[2] is not None)
+        return any(_LABELS_BYTES.search(text_bytes(c)) for c in chunks)
     return bool(extra.fillna("").astype(str).str.contains(_LABELS_KEY, regex=False).any())
 
 
 _LABELS_BYTES = re.compile(re.escape(_LABELS_KEY.encode("utf-8")))
-
-
-def _text_bytes(chunk: pa.Array) -> memoryview:
-    """The bytes of ``chunk``'s own strings (a slice's, not its whole buffer's), without a copy."""
-    width = np.int64 if chunk.type == pa.large_string() else np.int32
-    offsets = np.frombuffer(chunk.buffers()[1], dtype=width)
-    first, last = int(offsets[chunk.offset]), int(offsets[chunk.offset + len(chunk)])
-    return memoryview(chunk.buffers()[2])[first:last]
